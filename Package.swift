@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Pacer: a running wearable's daemon. A pure core (PacerCore) and one thin adapter module
+// per C library; see README.md for the layout.
+let package = Package(
+    name: "Pacer",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "pacerd", targets: ["pacerd"]),
+        .executable(name: "pacerctl", targets: ["pacerctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Pure: samples and time in, decisions out. No I/O, no clocks, no Foundation.
+        .target(name: "PacerCore"),
+        // Config file parsing: text in, typed configuration or a located error out.
+        .target(name: "PacerConfig", dependencies: ["PacerCore"]),
+
+        // libgps (gpsd 3.22, API 11). Only GPSD imports it.
+        .systemLibrary(
+            name: "CGPS",
+            pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]
+        ),
+        .target(name: "GPSD", dependencies: ["CGPS", "PacerCore"]),
+
+        // Offline replay of recorded gpsd/HR logs through the core; shared by pacerctl and tests.
+        .target(name: "PacerReplay", dependencies: ["PacerCore", "GPSD"]),
+
+        .executableTarget(name: "pacerd", dependencies: ["PacerCore", "GPSD"]),
+        .executableTarget(
+            name: "pacerctl",
+            dependencies: [
+                "PacerReplay",
+                "PacerConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"]),
+        .testTarget(name: "PacerConfigTests", dependencies: ["PacerConfig", "PacerCore"]),
+        .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore"]),
+        .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,204 @@
+/// The part of TOML Pacer's config uses: `[section]` headers, `key = value` with strings, numbers,
+/// booleans and arrays of those, and `#` comments. Anything else is an error with its line, never
+/// a guess: a config that half-parses is worse than one that is rejected.
+enum TOMLValue: Sendable, Equatable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case array([TOMLValue])
+
+    var typeName: String {
+        switch self {
+        case .string: "a string"
+        case .number: "a number"
+        case .bool: "a boolean"
+        case .array: "an array"
+        }
+    }
+}
+
+struct TOMLEntry: Sendable, Equatable {
+    var key: String  // dotted: section.key
+    var value: TOMLValue
+    var line: Int
+}
+
+enum TOMLSubset {
+    static func parse(_ text: String, file: String) throws(ConfigError) -> [TOMLEntry] {
+        var entries: [TOMLEntry] = []
+        var section = ""
+        var seen: Set<String> = []
+        var lineNumber = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let line = stripComment(rawLine).trimmed
+            if line.isEmpty { continue }
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]"), !line.hasPrefix("[["), line.count > 2 else {
+                    throw ConfigError(file: file, line: lineNumber, key: nil, problem: "malformed section header \(quoted(line))")
+                }
+                let name = String(line.dropFirst().dropLast()).trimmed
+                guard isBareKey(name) else {
+                    throw ConfigError(file: file, line: lineNumber, key: nil, problem: "invalid section name \(quoted(name))")
+                }
+                section = name
+                continue
+            }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigError(file: file, line: lineNumber, key: nil, problem: "expected `key = value`, got \(quoted(line))")
+            }
+            let key = String(line[..<equals]).trimmed
+            guard isBareKey(key) else {
+                throw ConfigError(file: file, line: lineNumber, key: nil, problem: "invalid key \(quoted(key))")
+            }
+            let fullKey = section.isEmpty ? key : "\(section).\(key)"
+            let valueText = String(line[line.index(after: equals)...]).trimmed
+            guard !valueText.isEmpty else {
+                throw ConfigError(file: file, line: lineNumber, key: fullKey, problem: "missing value")
+            }
+            var parser = ValueParser(text: Array(valueText.unicodeScalars))
+            let value: TOMLValue
+            do {
+                value = try parser.parseValue()
+                try parser.expectEnd()
+            } catch {
+                throw ConfigError(file: file, line: lineNumber, key: fullKey, problem: "\(error.message) in \(quoted(valueText))")
+            }
+            guard seen.insert(fullKey).inserted else {
+                throw ConfigError(file: file, line: lineNumber, key: fullKey, problem: "set twice")
+            }
+            entries.append(TOMLEntry(key: fullKey, value: value, line: lineNumber))
+        }
+        return entries
+    }
+
+    private static func stripComment(_ line: Substring) -> Substring {
+        var inString = false
+        var escaped = false
+        for index in line.indices {
+            let c = line[index]
+            if inString {
+                if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { inString = false }
+            } else if c == "\"" {
+                inString = true
+            } else if c == "#" {
+                return line[..<index]
+            }
+        }
+        return line
+    }
+
+    private static func isBareKey(_ key: String) -> Bool {
+        !key.isEmpty && key.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+        }
+    }
+
+    static func quoted(_ text: String) -> String { "\"\(text)\"" }
+}
+
+private struct ValueParseError: Error {
+    var message: String
+}
+
+private struct ValueParser {
+    let text: [Unicode.Scalar]
+    var index = 0
+
+    mutating func expectEnd() throws(ValueParseError) {
+        skipSpace()
+        guard index == text.count else { throw ValueParseError(message: "unexpected text after the value") }
+    }
+
+    mutating func skipSpace() {
+        while index < text.count, text[index] == " " || text[index] == "\t" { index += 1 }
+    }
+
+    mutating func parseValue() throws(ValueParseError) -> TOMLValue {
+        skipSpace()
+        guard index < text.count else { throw ValueParseError(message: "missing value") }
+        switch text[index] {
+        case "\"": return .string(try parseString())
+        case "[": return .array(try parseArray())
+        case "t", "f": return .bool(try parseBool())
+        default: return .number(try parseNumber())
+        }
+    }
+
+    mutating func parseString() throws(ValueParseError) -> String {
+        index += 1
+        var result = String.UnicodeScalarView()
+        while index < text.count {
+            let c = text[index]
+            index += 1
+            if c == "\"" { return String(result) }
+            if c == "\\" {
+                guard index < text.count else { break }
+                let e = text[index]
+                index += 1
+                switch e {
+                case "n": result.append("\n")
+                case "t": result.append("\t")
+                case "\\": result.append("\\")
+                case "\"": result.append("\"")
+                default: throw ValueParseError(message: "unsupported escape \\\(e)")
+                }
+            } else {
+                result.append(c)
+            }
+        }
+        throw ValueParseError(message: "unterminated string")
+    }
+
+    mutating func parseArray() throws(ValueParseError) -> [TOMLValue] {
+        index += 1
+        var items: [TOMLValue] = []
+        while true {
+            skipSpace()
+            guard index < text.count else { throw ValueParseError(message: "unterminated array") }
+            if text[index] == "]" {
+                index += 1
+                return items
+            }
+            items.append(try parseValue())
+            skipSpace()
+            guard index < text.count else { throw ValueParseError(message: "unterminated array") }
+            if text[index] == "," { index += 1 } else if text[index] != "]" {
+                throw ValueParseError(message: "expected `,` or `]` in array")
+            }
+        }
+    }
+
+    mutating func parseBool() throws(ValueParseError) -> Bool {
+        let rest = String(String.UnicodeScalarView(text[index...]))
+        if rest.hasPrefix("true") { index += 4; return true }
+        if rest.hasPrefix("false") { index += 5; return false }
+        throw ValueParseError(message: "expected true or false")
+    }
+
+    mutating func parseNumber() throws(ValueParseError) -> Double {
+        let start = index
+        while index < text.count, text[index] != " ", text[index] != "\t", text[index] != ",", text[index] != "]" {
+            index += 1
+        }
+        let token = String(String.UnicodeScalarView(text[start..<index])).replacingUnderscores
+        guard !token.isEmpty, let value = Double(token), value.isFinite else {
+            throw ValueParseError(message: "not a number, string, boolean or array")
+        }
+        return value
+    }
+}
+
+extension String {
+    var trimmed: String { Substring(self).trimmed }
+    fileprivate var replacingUnderscores: String { String(filter { $0 != "_" }) }
+}
+
+extension Substring {
+    var trimmed: String {
+        var s = self[...]
+        while let f = s.first, f == " " || f == "\t" || f == "\r" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\r" { s = s.dropLast() }
+        return String(s)
+    }
+}

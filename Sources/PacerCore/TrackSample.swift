@@ -1,0 +1,13 @@
+/// The pipeline's state after one accepted GPS epoch: what the runner would hear at that moment.
+public struct TrackSample: Sendable, Equatable {
+    public var time: Timestamp
+    /// Filtered position.
+    public var coordinate: Coordinate
+    /// Smoothed speed, m/s; 0 while not moving.
+    public var speed: Double
+    /// Distance run so far, metres.
+    public var distance: Double
+    public var moving: Bool
+    /// Moving time so far, seconds.
+    public var movingTime: Double
+}

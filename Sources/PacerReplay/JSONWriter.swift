@@ -1,0 +1,95 @@
+import PacerCore
+
+/// A small JSON writer with fixed number formats, so the same input always gives byte-identical
+/// output (no locale, no shortest-round-trip surprises) and no Foundation is needed.
+struct JSONWriter {
+    private(set) var output = ""
+    private var needsComma: [Bool] = [false]
+
+    init(capacity: Int = 1024) {
+        output.reserveCapacity(capacity)
+    }
+
+    mutating func beginObject(_ key: String? = nil) { open(key, "{") }
+    mutating func endObject() { close("}") }
+    mutating func beginArray(_ key: String? = nil) { open(key, "[") }
+    mutating func endArray() { close("]") }
+
+    mutating func string(_ key: String?, _ value: String?) {
+        prefix(key)
+        if let value { appendQuoted(value) } else { output += "null" }
+    }
+
+    mutating func number(_ key: String?, _ value: Double?, digits: Int) {
+        prefix(key)
+        output += value.map { Self.fixed($0, digits: digits) } ?? "null"
+    }
+
+    mutating func integer(_ key: String?, _ value: Int?) {
+        prefix(key)
+        output += value.map(String.init) ?? "null"
+    }
+
+    mutating func bool(_ key: String?, _ value: Bool) {
+        prefix(key)
+        output += value ? "true" : "false"
+    }
+
+    mutating func time(_ key: String?, _ value: Timestamp?) {
+        string(key, value?.iso8601)
+    }
+
+    private mutating func open(_ key: String?, _ bracket: String) {
+        prefix(key)
+        output += bracket
+        needsComma.append(false)
+    }
+
+    private mutating func close(_ bracket: String) {
+        needsComma.removeLast()
+        output += bracket
+    }
+
+    private mutating func prefix(_ key: String?) {
+        if needsComma[needsComma.count - 1] { output += "," }
+        needsComma[needsComma.count - 1] = true
+        if let key {
+            appendQuoted(key)
+            output += ":"
+        }
+    }
+
+    private mutating func appendQuoted(_ text: String) {
+        output += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+
+    /// `value` rounded half away from zero to `digits` decimals; non-finite values become null.
+    static func fixed(_ value: Double, digits: Int) -> String {
+        guard value.isFinite else { return "null" }
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded(.toNearestOrAwayFromZero)
+        guard scaled < 9e15 else { return String(value) }
+        let units = Int64(scaled)
+        let negative = value < 0 && units != 0
+        var integerPart = String(units / Int64(scale))
+        if negative { integerPart = "-" + integerPart }
+        guard digits > 0 else { return integerPart }
+        let fraction = String(units % Int64(scale))
+        return integerPart + "." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+}

@@ -1,0 +1,28 @@
+import GPSD
+import PacerCore
+
+/// One input to the core, in the order the replay feeds them.
+public enum ReplayInput: Sendable, Equatable {
+    case fix(GPSFix)
+    case heartRate(HeartRateSample)
+}
+
+/// What the replay made of its input files, reported beside the result.
+public struct InputStats: Sendable, Equatable {
+    public var gpsLines = 0
+    /// Lines that are not JSON objects (gpspipe can interleave NMEA); skipped by design.
+    public var nonJSONLines = 0
+    /// JSON lines libgps rejected (truncated, garbage); only ever non-zero with `skipMalformed`.
+    public var malformedLines = 0
+    public var tpvReports = 0
+    public var gpsdErrors: [String] = []
+    public var heartRateLines = 0
+    public var heartRateSamples = 0
+}
+
+/// The decoded, time-merged inputs of a replay.
+public struct ReplayInputs: Sendable {
+    public var items: [ReplayInput]
+    public var stats: InputStats
+    public var gpsEpochLines: Int { stats.tpvReports }
+}

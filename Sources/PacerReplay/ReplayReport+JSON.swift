@@ -1,0 +1,94 @@
+import PacerCore
+
+extension ReplayReport {
+    /// The `pacerctl replay --json` document. Field names and formats are a public interface
+    /// (README "Replay output"): change them only on purpose.
+    public func json() -> String {
+        var w = JSONWriter(capacity: 128 * (samples.count + 16))
+        w.beginObject()
+
+        w.beginObject("summary")
+        w.number("distance_m", summary.distance, digits: 2)
+        w.number("moving_time_s", summary.movingTime, digits: 3)
+        w.number("elapsed_time_s", summary.elapsedTime, digits: 3)
+        w.number("avg_pace_s_per_km", summary.averagePacePerKm, digits: 1)
+        w.number("max_speed_mps", summary.maxSpeed, digits: 3)
+        w.number("hr_avg", summary.heartRateAverage, digits: 1)
+        w.integer("hr_max", summary.heartRateMax)
+        w.time("start_time", summary.startTime)
+        w.time("end_time", summary.endTime)
+        w.endObject()
+
+        w.beginArray("samples")
+        for s in samples {
+            w.beginObject()
+            w.time("time", s.time)
+            w.number("lat", s.coordinate.latitude, digits: 7)
+            w.number("lon", s.coordinate.longitude, digits: 7)
+            w.number("speed_mps", s.speed, digits: 3)
+            w.number("distance_m", s.distance, digits: 2)
+            w.bool("moving", s.moving)
+            w.endObject()
+        }
+        w.endArray()
+
+        w.beginArray("splits")
+        for split in splits {
+            w.beginObject()
+            w.integer("index", split.index)
+            w.number("distance_m", split.distance, digits: 2)
+            w.number("time_s", split.time, digits: 3)
+            w.number("pace_s_per_km", split.pacePerKm, digits: 1)
+            w.time("end_time", split.endTime)
+            w.endObject()
+        }
+        w.endArray()
+
+        w.beginArray("laps")
+        for lap in laps {
+            w.beginObject()
+            w.integer("index", lap.index)
+            w.number("distance_m", lap.distance, digits: 2)
+            w.number("time_s", lap.time, digits: 3)
+            w.number("pace_s_per_km", lap.pacePerKm, digits: 1)
+            w.endObject()
+        }
+        w.endArray()
+
+        // Filled by the voice-coaching and SOS issues; present now so consumers can rely on them.
+        w.beginArray("cues")
+        w.endArray()
+        w.beginArray("alerts")
+        w.endArray()
+
+        w.beginArray("warnings")
+        for warning in warnings {
+            w.beginObject()
+            w.time("time", warning.time)
+            w.string("kind", warning.kind)
+            w.string("text", warning.text)
+            w.endObject()
+        }
+        w.endArray()
+
+        w.beginObject("input")
+        w.integer("gps_lines", stats.gpsLines)
+        w.integer("non_json_lines", stats.nonJSONLines)
+        w.integer("malformed_lines", stats.malformedLines)
+        w.integer("tpv", stats.tpvReports)
+        w.integer("accepted_epochs", counts.accepted)
+        w.beginObject("skipped")
+        for reason in FixSkipReason.allCases {
+            w.integer(reason.rawValue, counts.count(reason))
+        }
+        w.endObject()
+        w.integer("gated_positions", counts.gatedPositions)
+        w.integer("time_jumps", counts.timeJumps)
+        w.integer("bridged_gaps", counts.bridgedGaps)
+        w.integer("hr_samples", stats.heartRateSamples)
+        w.endObject()
+
+        w.endObject()
+        return w.output + "\n"
+    }
+}

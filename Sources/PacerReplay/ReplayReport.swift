@@ -1,0 +1,28 @@
+import PacerCore
+
+/// Everything a replay decided, in the order it was decided.
+public struct ReplayReport: Sendable {
+    public var summary = RunSummary(distance: 0, movingTime: 0, elapsedTime: 0, averagePacePerKm: nil, maxSpeed: 0)
+    public var samples: [TrackSample] = []
+    public var splits: [Split] = []
+    public var laps: [Lap] = []
+    public var warnings: [TrackerWarning] = []
+    public var counts = FixCounts()
+    public var stats: InputStats
+
+    init(stats: InputStats) {
+        self.stats = stats
+    }
+
+    mutating func record(_ events: [TrackerEvent]) {
+        for event in events {
+            switch event {
+            case .sample(let sample): samples.append(sample)
+            case .split(let split): splits.append(split)
+            case .lap(let lap): laps.append(lap)
+            case .warning(let warning): warnings.append(warning)
+            case .motion, .gpsLost, .gpsRegained, .fixSkipped: break
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import FoundationEssentials
+import PacerConfig
+import PacerCore
+import PacerReplay
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Run the tracking pipeline offline over a recorded gpsd log, exactly as the daemon would.",
+        discussion: """
+            LOG is gpsd JSON, one object per line (what `gpspipe -w` writes). Lines that are not \
+            JSON objects are skipped and counted; a malformed JSON line is an error unless \
+            --skip-malformed is given. The HR log holds one {"time","bpm","rr_ms","contact"} per line.
+            """
+    )
+
+    @Option(name: .customLong("gps"), help: ArgumentHelp("gpsd JSON log to replay.", valueName: "LOG"))
+    var gpsPath: String
+
+    @Option(name: .customLong("hr"), help: ArgumentHelp("Heart-rate log (JSON lines) to merge by time.", valueName: "LOG"))
+    var heartRatePath: String?
+
+    @Option(name: .customLong("config"), help: ArgumentHelp("Pacer config file (TOML).", valueName: "FILE"))
+    var configPath: String?
+
+    @Option(name: .customLong("workout"), help: ArgumentHelp("Workout file (arrives with voice coaching).", valueName: "FILE"))
+    var workoutPath: String?
+
+    @Flag(help: "Print one JSON document instead of the readable summary.")
+    var json = false
+
+    @Flag(help: "Skip malformed JSON lines (counted in input.malformed_lines) instead of failing.")
+    var skipMalformed = false
+
+    @Flag(help: "Print decode and pipeline timings to stderr.")
+    var timings = false
+
+    func run() throws {
+        if workoutPath != nil {
+            fail(ReplayError(.unsupported, "--workout: workouts are not implemented yet (voice coaching, issue #6)"))
+        }
+        var configuration = PacerConfiguration()
+        if let configPath {
+            do {
+                let data = try Data(contentsOf: URL(filePath: configPath))
+                configuration = try PacerConfiguration.parse(String(decoding: data, as: UTF8.self), file: configPath)
+            } catch let error as ConfigError {
+                fail(ReplayError(.badConfig, error.description))
+            } catch {
+                fail(ReplayError(.missingFile, "\(configPath): cannot read config: \(error)"))
+            }
+        }
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        let inputs: ReplayInputs
+        do {
+            inputs = try ReplayLoader.load(gpsPath: gpsPath, heartRatePath: heartRatePath, skipMalformed: skipMalformed)
+        } catch {
+            fail(error)
+        }
+        let loaded = clock.now
+        let report = Replay.run(inputs, configuration: configuration.tracking)
+        let processed = clock.now
+
+        for line in report.stats.gpsdErrors { printError("pacerctl: \(line)") }
+        for warning in report.warnings { printError("pacerctl: warning: \(warning.text)") }
+        if report.stats.malformedLines > 0 {
+            printError("pacerctl: warning: skipped \(report.stats.malformedLines) malformed JSON line(s) in \(gpsPath)")
+        }
+        if report.counts.accepted == 0 {
+            printError("pacerctl: warning: \(gpsPath) holds no usable GPS fix")
+        }
+        print(json ? report.json() : report.text(), terminator: "")
+
+        if timings {
+            let decodeMs = Self.milliseconds(loaded - start)
+            let coreMs = Self.milliseconds(processed - loaded)
+            let epochs = report.counts.accepted
+            let rate = coreMs > 0 ? Double(report.stats.tpvReports) / (coreMs / 1000) : 0
+            printError("timings: lines=\(report.stats.gpsLines) tpv=\(report.stats.tpvReports) epochs=\(epochs) "
+                + "decode_ms=\(Self.format(decodeMs)) core_ms=\(Self.format(coreMs)) "
+                + "total_ms=\(Self.format(decodeMs + coreMs)) core_tpv_per_s=\(Int(rate)) "
+                + "core_epochs_per_s=\(coreMs > 0 ? Int(Double(epochs) / (coreMs / 1000)) : 0)")
+        }
+    }
+
+    private static func milliseconds(_ d: Duration) -> Double {
+        let c = d.components
+        return Double(c.seconds) * 1000 + Double(c.attoseconds) / 1e15
+    }
+
+    private static func format(_ ms: Double) -> String {
+        String(Double(Int(ms * 1000)) / 1000)
+    }
+}
+
+func printError(_ text: String) {
+    // `stderr` is a C global that Swift 6 rejects as shared mutable state; write(2) is not.
+    let bytes = Array((text + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+/// Exits with the error's own status; input errors are reported, never thrown as crashes.
+func fail(_ error: ReplayError) -> Never {
+    printError("pacerctl: \(error.message)")
+    exit(error.exitStatus)
+}
