@@ -16,6 +16,8 @@ struct PositionFilter: Sendable {
         var minimumPositionSigma = 3.0
         /// Chi-square gate on the 2-D position innovation (2 degrees of freedom).
         var gate = 16.0
+        /// Innovations beyond this (chi-square, 2 dof) get a proportionally smaller weight.
+        var softGate = 4.0
         var restartAfterGatedFixes = 5
     }
 
@@ -69,8 +71,12 @@ struct PositionFilter: Sendable {
             return false
         }
         gatedInARow = 0
-        east.updatePosition(e, variance: variance)
-        north.updatePosition(n, variance: variance)
+        // Huber-style down-weighting: a fix well outside the expected spread (the rising edge of
+        // a multipath excursion) still counts, but with the weight its surprise deserves, so it
+        // pulls the track by metres instead of dragging the velocity along.
+        let inflation = distance2 > configuration.softGate ? distance2 / configuration.softGate : 1
+        east.updatePosition(e, variance: variance * inflation)
+        north.updatePosition(n, variance: variance * inflation)
         return true
     }
 
