@@ -43,6 +43,8 @@ let package = Package(
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"]),
         .testTarget(name: "PacerConfigTests", dependencies: ["PacerConfig", "PacerCore"]),
         .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore"]),
+        // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
+        .testTarget(name: "pacerctlTests", dependencies: ["pacerctl"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD"]),
     ],
     swiftLanguageModes: [.v6]

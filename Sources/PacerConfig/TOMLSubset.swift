@@ -120,8 +120,7 @@ private struct ValueParser {
         switch text[index] {
         case "\"": return .string(try parseString())
         case "[": return .array(try parseArray())
-        case "t", "f": return .bool(try parseBool())
-        default: return .number(try parseNumber())
+        default: return try parseBareToken()
         }
     }
 
@@ -169,23 +168,19 @@ private struct ValueParser {
         }
     }
 
-    mutating func parseBool() throws(ValueParseError) -> Bool {
-        let rest = String(String.UnicodeScalarView(text[index...]))
-        if rest.hasPrefix("true") { index += 4; return true }
-        if rest.hasPrefix("false") { index += 5; return false }
-        throw ValueParseError(message: "expected true or false")
-    }
-
-    mutating func parseNumber() throws(ValueParseError) -> Double {
+    /// `true`, `false` or a number; any other bare word is an error that says what would be valid.
+    mutating func parseBareToken() throws(ValueParseError) -> TOMLValue {
         let start = index
         while index < text.count, text[index] != " ", text[index] != "\t", text[index] != ",", text[index] != "]" {
             index += 1
         }
-        let token = String(String.UnicodeScalarView(text[start..<index])).replacingUnderscores
-        guard !token.isEmpty, let value = Double(token), value.isFinite else {
-            throw ValueParseError(message: "not a number, string, boolean or array")
+        let token = String(String.UnicodeScalarView(text[start..<index]))
+        if token == "true" { return .bool(true) }
+        if token == "false" { return .bool(false) }
+        guard !token.isEmpty, let value = Double(token.replacingUnderscores), value.isFinite else {
+            throw ValueParseError(message: "`\(token)` is not a number, a quoted string, true/false or an array")
         }
-        return value
+        return .number(value)
     }
 }
 

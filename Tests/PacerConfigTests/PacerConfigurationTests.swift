@@ -40,12 +40,14 @@ import Testing
     }
 
     @Test(arguments: [
-        BadCase(text: "[tracking]\nsplit_distance_m = abc\n", line: 2, key: "tracking.split_distance_m", problem: "not a number"),
+        BadCase(text: "[tracking]\nsplit_distance_m = abc\n", line: 2, key: "tracking.split_distance_m", problem: "`abc` is not a number"),
         BadCase(text: "[tracking]\nsplit_distance_m = \"1000\"\n", line: 2, key: "tracking.split_distance_m", problem: "got a string"),
         BadCase(text: "[tracking]\n\nsplit_distance_m = -5\n", line: 3, key: "tracking.split_distance_m", problem: "got -5.0"),
         BadCase(text: "[tracking]\nsplit_distanse_m = 1000\n", line: 2, key: "tracking.split_distanse_m", problem: "unknown key"),
         BadCase(text: "[units]\nsystem = \"furlongs\"\n", line: 2, key: "units.system", problem: "\"metric\" or \"imperial\""),
         BadCase(text: "[tracking\n", line: 1, key: nil, problem: "malformed section header"),
+        BadCase(text: "[tracking]\nsplit_distance_m = fast\n", line: 2, key: "tracking.split_distance_m", problem: "`fast` is not a number"),
+        BadCase(text: "[tracking]\nsplit_distance_m = 1000 m\n", line: 2, key: "tracking.split_distance_m", problem: "unexpected text after the value"),
         BadCase(text: "hello\n", line: 1, key: nil, problem: "expected `key = value`"),
         BadCase(text: "[units]\nsystem = \"metric\n", line: 2, key: "units.system", problem: "unterminated string"),
         BadCase(text: "[tracking]\npause_below_mps = 1\npause_below_mps = 1\n", line: 3, key: "tracking.pause_below_mps", problem: "set twice"),
