@@ -55,7 +55,9 @@ public struct RunTracker: Sendable {
         guard fix.mode == .twoD || fix.mode == .threeD else {
             counts.skipped[.noFix, default: 0] += 1
             var events: [TrackerEvent] = [.fixSkipped(.noFix, time: fix.time)]
-            if let t = fix.time { events += noticeTime(Timestamp(milliseconds: t.milliseconds + timeOffsetMs)) }
+            // A no-fix report still tells the time, so a lost GPS is noticed; it does not make
+            // the run longer.
+            if let t = fix.time { events += advance(to: Timestamp(milliseconds: t.milliseconds + timeOffsetMs)) }
             return events
         }
         if fix.status == .simulated {
@@ -86,13 +88,15 @@ public struct RunTracker: Sendable {
                 return events + skip(.outOfOrder, time, warning: nil)
             }
         }
-        events += noticeTime(time)
+        // No loss check here: `accept` reports an outage that this very fix ends.
+        extendTimeline(to: time)
         events += accept(fix, at: time, position: Coordinate(latitude: lat, longitude: lon))
         return events
     }
 
     public mutating func ingest(_ sample: HeartRateSample) -> [TrackerEvent] {
-        let events = noticeTime(sample.time)
+        extendTimeline(to: sample.time)
+        let events = advance(to: sample.time)
         if sample.isValid {
             heartRateSum += sample.bpm
             heartRateCount += 1
@@ -155,7 +159,7 @@ public struct RunTracker: Sendable {
             filter.restart(at: position, positionSigma: positionSigma)
             if let d = doppler { filter.update(speed: d.speed, course: d.course, sigma: 0.3) }
             let measured = doppler?.speed ?? 0
-            _ = smoother.add(time: 0, speed: measured)
+            _ = smoother.add(time: time.seconds(since: firstTime ?? time), speed: measured)
             if motion.update(speed: measured) { events.append(.motion(moving: true, time: time)) }
             lastIntegrand = motion.moving ? measured : 0
             lastFixTime = time
@@ -231,10 +235,10 @@ public struct RunTracker: Sendable {
         return sample
     }
 
-    private mutating func noticeTime(_ time: Timestamp) -> [TrackerEvent] {
-        if firstTime == nil || time < firstTime! { firstTime = time }
-        if lastTime == nil || time > lastTime! { lastTime = time }
-        return advance(to: time)
+    /// The run's timeline spans its fixes and heart-rate samples, whichever came first and last.
+    private mutating func extendTimeline(to time: Timestamp) {
+        if firstTime.map({ time < $0 }) ?? true { firstTime = time }
+        if lastTime.map({ time > $0 }) ?? true { lastTime = time }
     }
 
     private mutating func skip(_ reason: FixSkipReason, _ time: Timestamp?, warning: (kind: String, text: String)?) -> [TrackerEvent] {

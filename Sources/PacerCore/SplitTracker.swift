@@ -29,10 +29,11 @@ struct SplitTracker: Sendable {
         return splits
     }
 
-    /// The final partial split, if any distance was run since the last boundary.
+    /// The final partial split, when at least 5 % of a split was run since the last boundary:
+    /// the few metres after the last full split carry no pace worth reading.
     func finish(distance: Double, movingTime: Double, time: Timestamp) -> Split? {
         let remaining = distance - boundaryDistance
-        guard remaining >= 1 else { return nil }
+        guard remaining >= length * 0.05 else { return nil }
         return Split(index: completed + 1, distance: remaining, time: movingTime - boundaryMovingTime, endTime: time)
     }
 }

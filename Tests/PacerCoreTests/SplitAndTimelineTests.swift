@@ -66,3 +66,14 @@ import Testing
         #expect(again.isEmpty)
     }
 }
+
+@Suite struct FinalSplitTests {
+    @Test func aFewMetresAfterTheLastBoundaryAreNotASplit() {
+        // 1003 m: one split, not a second one of 3 m with a meaningless pace.
+        let run = SyntheticRun(legs: [.init(seconds: 250.75, speed: 4)], jitter: 0, biasSigma: 0, dopplerSigma: 0)
+            .build()
+        var tracker = RunTracker()
+        let splits = tracker.run(run.fixes).splits
+        #expect(splits.count == 1)
+    }
+}
