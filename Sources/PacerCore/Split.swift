@@ -8,6 +8,13 @@ public struct Split: Sendable, Equatable {
     /// When the split ended (interpolated between fixes).
     public var endTime: Timestamp
 
+    public init(index: Int, distance: Double, time: Double, endTime: Timestamp) {
+        self.index = index
+        self.distance = distance
+        self.time = time
+        self.endTime = endTime
+    }
+
     /// Seconds per kilometre, nil for a zero-length split.
     public var pacePerKm: Double? { distance > 0 ? time / distance * 1000 : nil }
 }
@@ -19,6 +26,14 @@ public struct Lap: Sendable, Equatable {
     public var time: Double
     public var startTime: Timestamp
     public var endTime: Timestamp
+
+    public init(index: Int, distance: Double, time: Double, startTime: Timestamp, endTime: Timestamp) {
+        self.index = index
+        self.distance = distance
+        self.time = time
+        self.startTime = startTime
+        self.endTime = endTime
+    }
 
     public var pacePerKm: Double? { distance > 0 ? time / distance * 1000 : nil }
 }

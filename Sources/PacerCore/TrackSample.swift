@@ -10,4 +10,13 @@ public struct TrackSample: Sendable, Equatable {
     public var moving: Bool
     /// Moving time so far, seconds.
     public var movingTime: Double
+
+    public init(time: Timestamp, coordinate: Coordinate, speed: Double, distance: Double, moving: Bool, movingTime: Double) {
+        self.time = time
+        self.coordinate = coordinate
+        self.speed = speed
+        self.distance = distance
+        self.moving = moving
+        self.movingTime = movingTime
+    }
 }
