@@ -1,0 +1,144 @@
+import PacerCore
+
+/// One recorded point of a run, as the exporters write it.
+///
+/// `coordinate` must be finite and on the globe (latitude −90…90, longitude −180…180): a writer
+/// skips any other point and counts it in ``ExportStatistics/skippedPoints``. Optional values that
+/// are unknown or not finite are left out of the document; a heart rate outside 1…254 bpm is
+/// left out too (255 is the "no data" sentinel of some devices) and counted in
+/// ``ExportStatistics/droppedHeartRates``.
+public struct ExportPoint: Sendable, Equatable {
+    public var time: Timestamp
+    public var coordinate: Coordinate
+    /// Metres above mean sea level (GPX `<ele>`, TCX `AltitudeMeters`).
+    public var altitude: Double?
+    /// Beats per minute.
+    public var heartRate: Int?
+    /// Metres since the start of the run (TCX `DistanceMeters`; GPX has no such field).
+    public var distance: Double?
+
+    public init(time: Timestamp, coordinate: Coordinate, altitude: Double? = nil,
+                heartRate: Int? = nil, distance: Double? = nil) {
+        self.time = time
+        self.coordinate = coordinate
+        self.altitude = altitude
+        self.heartRate = heartRate
+        self.distance = distance
+    }
+}
+
+/// One lap of a run. A lap runs from its `startTime` to the next lap's `startTime` (the last one
+/// to the end of the run); `time` and `distance` are what the lap header reports.
+public struct ExportLap: Sendable, Equatable {
+    public var startTime: Timestamp
+    /// Seconds (TCX `TotalTimeSeconds`).
+    public var time: Double
+    /// Metres (TCX `DistanceMeters`).
+    public var distance: Double
+    /// Per-lap heart rate, when the caller knows it. The TCX writer streams its points, so it
+    /// cannot compute these itself: it writes them only when given.
+    public var averageHeartRate: Double?
+    public var maxHeartRate: Int?
+
+    public init(startTime: Timestamp, time: Double, distance: Double,
+                averageHeartRate: Double? = nil, maxHeartRate: Int? = nil) {
+        self.startTime = startTime
+        self.time = time
+        self.distance = distance
+        self.averageHeartRate = averageHeartRate
+        self.maxHeartRate = maxHeartRate
+    }
+}
+
+/// What the writers need to know before the first point: the header data, and the laps (a
+/// streaming TCX writer must know where laps start before it sees the points).
+public struct ExportRun: Sendable, Equatable {
+    public var name: String
+    public var startTime: Timestamp
+    /// Metres.
+    public var distance: Double
+    /// Seconds. Neither format has a field for it; it is here for callers and later formats.
+    public var movingTime: Double
+    /// Seconds. The TCX lap's `TotalTimeSeconds` when `laps` is empty.
+    public var elapsedTime: Double
+    public var averageHeartRate: Double?
+    public var maxHeartRate: Int?
+    /// In start-time order. Empty: the TCX writer writes one lap for the whole run.
+    public var laps: [ExportLap]
+
+    public init(name: String, startTime: Timestamp, distance: Double, movingTime: Double,
+                elapsedTime: Double, averageHeartRate: Double? = nil, maxHeartRate: Int? = nil,
+                laps: [ExportLap] = []) {
+        self.name = name
+        self.startTime = startTime
+        self.distance = distance
+        self.movingTime = movingTime
+        self.elapsedTime = elapsedTime
+        self.averageHeartRate = averageHeartRate
+        self.maxHeartRate = maxHeartRate
+        self.laps = laps
+    }
+}
+
+/// What a writer did with the points it was given.
+public struct ExportStatistics: Sendable, Equatable {
+    /// Points written to the document.
+    public var writtenPoints = 0
+    /// Points skipped because their coordinate was not finite or off the globe.
+    public var skippedPoints = 0
+    /// Heart rates left out because they were outside 1…254 bpm (the point itself is written).
+    public var droppedHeartRates = 0
+
+    public init() {}
+}
+
+public enum ExportError: Error, Equatable, Sendable {
+    /// `add` or `end` before `begin`.
+    case notBegun
+    /// `begin` called a second time.
+    case alreadyBegun
+    /// A call after `end`.
+    case alreadyEnded
+    /// A call after the sink threw: the document is incomplete and the writer unusable.
+    case sinkFailed
+    /// The run's header data cannot be written (the text says what).
+    case invalidRun(String)
+}
+
+/// A streaming exporter: `begin` once, `add` each point in time order, `end` once.
+///
+/// The writer holds no points and no document: every call hands the text it produced to the
+/// writer's sink before it returns, in chunks of well under 1 KiB (one per point, plus the header,
+/// lap changes and the end; only the escaped run name can make one longer), so a 3-hour run at
+/// 1 Hz costs no more memory than a 3-minute one. The output is
+/// a pure function of the input: the same calls give the same bytes. If the sink throws, the
+/// error is passed on and every later call throws ``ExportError/sinkFailed``.
+public protocol ExportWriter {
+    mutating func begin(_ run: ExportRun) throws
+    mutating func add(_ point: ExportPoint) throws
+    mutating func end() throws
+    var statistics: ExportStatistics { get }
+}
+
+extension ExportWriter {
+    /// `begin`, `add` for every point, `end`. `points` may be lazy: it is read once, in order.
+    public mutating func write<Points: Sequence<ExportPoint>>(_ run: ExportRun, points: Points) throws {
+        try begin(run)
+        for point in points { try add(point) }
+        try end()
+    }
+}
+
+/// The export formats, for callers that pick one at run time (a CLI flag, an upload target).
+public enum ExportFormat: String, Sendable, CaseIterable {
+    case gpx, tcx
+
+    public var fileExtension: String { rawValue }
+
+    public func makeWriter(sink: @escaping (String) throws -> Void) -> any ExportWriter {
+        switch self {
+        case .gpx: GPXWriter(sink: sink)
+        case .tcx: TCXWriter(sink: sink)
+        }
+    }
+}
