@@ -12,6 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // Pure: samples and time in, decisions out. No I/O, no clocks, no Foundation.
@@ -27,6 +28,14 @@ let package = Package(
         ),
         .target(name: "GPSD", dependencies: ["CGPS", "PacerCore"]),
 
+        // Runs on disk: SQLite through GRDB, durable batches, crash recovery, history queries.
+        .target(
+            name: "Store",
+            dependencies: ["PacerCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // GPX 1.1 and TCX writers, streamed point by point.
+        .target(name: "Export", dependencies: ["PacerCore"]),
+
         // Offline replay of recorded gpsd/HR logs through the core; shared by pacerctl and tests.
         .target(name: "PacerReplay", dependencies: ["PacerCore", "GPSD"]),
 
@@ -36,12 +45,16 @@ let package = Package(
             dependencies: [
                 "PacerReplay",
                 "PacerConfig",
+                "Store",
+                "Export",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"]),
         .testTarget(name: "PacerConfigTests", dependencies: ["PacerConfig", "PacerCore"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "PacerCore"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore"]),
         .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore"]),
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
         .testTarget(name: "pacerctlTests", dependencies: ["pacerctl"]),

@@ -2,40 +2,40 @@ import PacerCore
 
 /// A small JSON writer with fixed number formats, so the same input always gives byte-identical
 /// output (no locale, no shortest-round-trip surprises) and no Foundation is needed.
-struct JSONWriter {
-    private(set) var output = ""
+public struct JSONWriter {
+    public private(set) var output = ""
     private var needsComma: [Bool] = [false]
 
-    init(capacity: Int = 1024) {
+    public init(capacity: Int = 1024) {
         output.reserveCapacity(capacity)
     }
 
-    mutating func beginObject(_ key: String? = nil) { open(key, "{") }
-    mutating func endObject() { close("}") }
-    mutating func beginArray(_ key: String? = nil) { open(key, "[") }
-    mutating func endArray() { close("]") }
+    public mutating func beginObject(_ key: String? = nil) { open(key, "{") }
+    public mutating func endObject() { close("}") }
+    public mutating func beginArray(_ key: String? = nil) { open(key, "[") }
+    public mutating func endArray() { close("]") }
 
-    mutating func string(_ key: String?, _ value: String?) {
+    public mutating func string(_ key: String?, _ value: String?) {
         prefix(key)
         if let value { appendQuoted(value) } else { output += "null" }
     }
 
-    mutating func number(_ key: String?, _ value: Double?, digits: Int) {
+    public mutating func number(_ key: String?, _ value: Double?, digits: Int) {
         prefix(key)
         output += value.map { Self.fixed($0, digits: digits) } ?? "null"
     }
 
-    mutating func integer(_ key: String?, _ value: Int?) {
+    public mutating func integer(_ key: String?, _ value: Int?) {
         prefix(key)
         output += value.map(String.init) ?? "null"
     }
 
-    mutating func bool(_ key: String?, _ value: Bool) {
+    public mutating func bool(_ key: String?, _ value: Bool) {
         prefix(key)
         output += value ? "true" : "false"
     }
 
-    mutating func time(_ key: String?, _ value: Timestamp?) {
+    public mutating func time(_ key: String?, _ value: Timestamp?) {
         string(key, value?.iso8601)
     }
 
@@ -78,7 +78,7 @@ struct JSONWriter {
     }
 
     /// `value` rounded half away from zero to `digits` decimals; non-finite values become null.
-    static func fixed(_ value: Double, digits: Int) -> String {
+    public static func fixed(_ value: Double, digits: Int) -> String {
         guard value.isFinite else { return "null" }
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }

@@ -3,20 +3,41 @@ import PacerCore
 /// Runs exactly the core the daemon runs over decoded inputs.
 public enum Replay {
     public static func run(_ inputs: ReplayInputs, configuration: TrackerConfiguration) -> ReplayReport {
-        var tracker = RunTracker(configuration: configuration)
-        var report = ReplayReport(stats: inputs.stats)
+        var session = ReplaySession(inputs: inputs, configuration: configuration)
+        for item in inputs.items { _ = session.ingest(item) }
+        return session.finish().report
+    }
+}
+
+/// One replay fed an input at a time, for callers that do more with each step (recording).
+public struct ReplaySession: Sendable {
+    private var tracker: RunTracker
+    private var report: ReplayReport
+
+    public init(inputs: ReplayInputs, configuration: TrackerConfiguration) {
+        tracker = RunTracker(configuration: configuration)
+        report = ReplayReport(stats: inputs.stats)
         report.samples.reserveCapacity(inputs.gpsEpochLines)
-        for item in inputs.items {
-            let events: [TrackerEvent]
-            switch item {
-            case .fix(let fix): events = tracker.ingest(fix)
-            case .heartRate(let sample): events = tracker.ingest(sample)
-            }
-            report.record(events)
+    }
+
+    /// The tracker's decisions for this input (none for a raw line).
+    public mutating func ingest(_ item: ReplayInput) -> [TrackerEvent] {
+        let events: [TrackerEvent]
+        switch item {
+        case .fix(let fix): events = tracker.ingest(fix)
+        case .heartRate(let sample): events = tracker.ingest(sample)
+        case .rawLine: return []
         }
-        report.record(tracker.finish())
+        report.record(events)
+        return events
+    }
+
+    /// Ends the run: the final split and lap it decided, and the whole report.
+    public mutating func finish() -> (events: [TrackerEvent], report: ReplayReport) {
+        let events = tracker.finish()
+        report.record(events)
         report.summary = tracker.summary
         report.counts = tracker.counts
-        return report
+        return (events, report)
     }
 }

@@ -5,6 +5,9 @@ import PacerCore
 public enum ReplayInput: Sendable, Equatable {
     case fix(GPSFix)
     case heartRate(HeartRateSample)
+    /// A gpsd JSON line as received, just before what was decoded from it; only when the loader
+    /// was asked to keep them (recording).
+    case rawLine(String)
 }
 
 /// What the replay made of its input files, reported beside the result.

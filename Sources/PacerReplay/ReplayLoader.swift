@@ -5,9 +5,11 @@ import PacerCore
 /// Loads a gpsd JSON log (what `gpspipe -w` writes) and an optional heart-rate log, decodes them
 /// the way the daemon does (gpsd JSON through libgps), and merges them by time.
 public enum ReplayLoader {
-    public static func load(gpsPath: String, heartRatePath: String?, skipMalformed: Bool = false) throws(ReplayError) -> ReplayInputs {
+    public static func load(
+        gpsPath: String, heartRatePath: String?, skipMalformed: Bool = false, keepRawLines: Bool = false
+    ) throws(ReplayError) -> ReplayInputs {
         var stats = InputStats()
-        var gps: [(key: Int64, fix: GPSFix)] = []
+        var gps: [(key: Int64, input: ReplayInput)] = []
         let decoder = GPSDecoder()
         let gpsFile = try LogFile(path: gpsPath)
         var lastKey = Int64.min
@@ -29,12 +31,13 @@ public enum ReplayLoader {
                     throw ReplayError(.malformedLine, "\(gpsPath):\(number): malformed gpsd JSON (\(reason)): \(preview(line))")
                 }
             }
+            if case .fix(let fix) = message, let t = fix.time { lastKey = max(lastKey, t.milliseconds) }
+            if keepRawLines { gps.append((lastKey, .rawLine(String(decoding: line, as: UTF8.self)))) }
             switch message {
             case .fix(let fix):
                 stats.tpvReports += 1
                 // Fixes without a time keep their place in the file relative to the timed ones.
-                if let t = fix.time { lastKey = max(lastKey, t.milliseconds) }
-                gps.append((lastKey, fix))
+                gps.append((lastKey, .fix(fix)))
             case .gpsdError(let text):
                 stats.gpsdErrors.append("\(gpsPath):\(number): gpsd reported an error: \(text)")
             default:
@@ -79,7 +82,7 @@ public enum ReplayLoader {
                 items.append(.heartRate(heartRate[h]))
                 h += 1
             }
-            items.append(.fix(entry.fix))
+            items.append(entry.input)
         }
         while h < heartRate.count {
             items.append(.heartRate(heartRate[h]))

@@ -33,14 +33,14 @@ extension ReplayReport {
         return out
     }
 
-    static func clock(_ seconds: Double) -> String {
+    public static func clock(_ seconds: Double) -> String {
         let total = Int(seconds.rounded())
         let h = total / 3600, m = total / 60 % 60, s = total % 60
         let mm = m < 10 ? "0\(m)" : "\(m)", ss = s < 10 ? "0\(s)" : "\(s)"
         return h > 0 ? "\(h):\(mm):\(ss)" : "\(m):\(ss)"
     }
 
-    static func padLeft(_ text: String, _ width: Int) -> String {
+    public static func padLeft(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 }

@@ -9,6 +9,8 @@ public struct ReplayReport: Sendable {
     public var warnings: [TrackerWarning] = []
     public var counts = FixCounts()
     public var stats: InputStats
+    /// The run's number when the replay was recorded into a store.
+    public var recordedRunID: Int64?
 
     init(stats: InputStats) {
         self.stats = stats

@@ -40,6 +40,20 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Print decode and pipeline timings to stderr.")
     var timings = false
 
+    @Option(name: .customLong("record"), help: ArgumentHelp("Record the replayed run into this store, as the daemon would.", valueName: "DB"))
+    var recordPath: String?
+
+    @Option(help: ArgumentHelp("With --record: replay this many times faster than real time (default: as fast as possible).", valueName: "X"))
+    var pace: Double?
+
+    @Flag(help: "With --record: print the run time of every epoch once ingested (for crash tests).")
+    var progress = false
+
+    func validate() throws {
+        if let pace, !(pace > 0) { throw ValidationError("--pace must be a positive number, got \(pace)") }
+        if recordPath == nil, pace != nil || progress { throw ValidationError("--pace and --progress go with --record") }
+    }
+
     func run() throws {
         if workoutPath != nil {
             fail(ReplayError(.unsupported, "--workout: workouts are not implemented yet (voice coaching, issue #6)"))
@@ -60,12 +74,24 @@ struct ReplayCommand: ParsableCommand {
         let start = clock.now
         let inputs: ReplayInputs
         do {
-            inputs = try ReplayLoader.load(gpsPath: gpsPath, heartRatePath: heartRatePath, skipMalformed: skipMalformed)
+            inputs = try ReplayLoader.load(
+                gpsPath: gpsPath, heartRatePath: heartRatePath, skipMalformed: skipMalformed, keepRawLines: recordPath != nil)
         } catch {
             fail(error)
         }
         let loaded = clock.now
-        let report = Replay.run(inputs, configuration: configuration.tracking)
+        let report: ReplayReport
+        if let recordPath {
+            do {
+                report = try ReplayRecording.record(inputs, configuration: configuration.tracking, into: recordPath,
+                                                    pace: pace, progress: progress)
+            } catch {
+                printError("pacerctl: \(recordPath): \(error)")
+                Glibc.exit(74)
+            }
+        } else {
+            report = Replay.run(inputs, configuration: configuration.tracking)
+        }
         let processed = clock.now
 
         for line in report.stats.gpsdErrors { printError("pacerctl: \(line)") }

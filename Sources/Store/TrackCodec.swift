@@ -1,0 +1,96 @@
+import PacerCore
+
+/// Packs samples and heart-rate readings into little-endian bytes for `track_chunk`.
+///
+/// Times are milliseconds since the run's start; positions 1e-7° (1 cm); speed mm/s; distance cm;
+/// moving time ms. That is exactly the precision `pacerctl replay --json` prints, so a stored run
+/// compares equal to a replay of its raw lines. 23 bytes a sample.
+enum TrackCodec {
+    static let sampleSize = 23
+
+    static func encode(_ samples: [TrackSample], runStart: Timestamp) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(samples.count * sampleSize)
+        for s in samples {
+            put(&bytes, UInt32(clamping: s.time.milliseconds - runStart.milliseconds))
+            put(&bytes, UInt32(bitPattern: Int32((s.coordinate.latitude * 1e7).rounded())))
+            put(&bytes, UInt32(bitPattern: Int32((s.coordinate.longitude * 1e7).rounded())))
+            put(&bytes, UInt16(clamping: Int((s.speed * 1000).rounded())))
+            put(&bytes, UInt32(clamping: Int64((s.distance * 100).rounded())))
+            put(&bytes, UInt32(clamping: Int64((s.movingTime * 1000).rounded())))
+            bytes.append(s.moving ? 1 : 0)
+        }
+        return bytes
+    }
+
+    static func decodeSamples(_ bytes: [UInt8], runStart: Timestamp, into samples: inout [TrackSample]) throws(StoreError) {
+        guard bytes.count % sampleSize == 0 else { throw .corrupt("sample chunk of \(bytes.count) bytes") }
+        var i = 0
+        while i < bytes.count {
+            let t = Int64(u32(bytes, i))
+            let lat = Double(Int32(bitPattern: u32(bytes, i + 4))) / 1e7
+            let lon = Double(Int32(bitPattern: u32(bytes, i + 8))) / 1e7
+            let speed = Double(u16(bytes, i + 12)) / 1000
+            let distance = Double(u32(bytes, i + 14)) / 100
+            let moving = Double(u32(bytes, i + 18)) / 1000
+            samples.append(TrackSample(
+                time: Timestamp(milliseconds: runStart.milliseconds + t),
+                coordinate: Coordinate(latitude: lat, longitude: lon),
+                speed: speed, distance: distance, moving: bytes[i + 22] != 0, movingTime: moving))
+            i += sampleSize
+        }
+    }
+
+    static func encode(_ readings: [HeartRateSample], runStart: Timestamp) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(readings.count * 10)
+        for r in readings {
+            put(&bytes, UInt32(clamping: r.time.milliseconds - runStart.milliseconds))
+            put(&bytes, UInt16(clamping: r.bpm))
+            bytes.append(r.contact.map { $0 ? 1 : 0 } ?? 2)
+            let rr = r.rrIntervalsMs.prefix(255)
+            bytes.append(UInt8(rr.count))
+            for interval in rr { put(&bytes, UInt16(clamping: Int(interval.rounded()))) }
+        }
+        return bytes
+    }
+
+    static func decodeHeartRate(_ bytes: [UInt8], runStart: Timestamp, into readings: inout [HeartRateSample]) throws(StoreError) {
+        var i = 0
+        while i < bytes.count {
+            guard i + 8 <= bytes.count else { throw .corrupt("heart-rate chunk truncated") }
+            let t = Int64(u32(bytes, i))
+            let bpm = Int(u16(bytes, i + 4))
+            let contact: Bool? = bytes[i + 6] == 2 ? nil : bytes[i + 6] == 1
+            let count = Int(bytes[i + 7])
+            i += 8
+            guard i + 2 * count <= bytes.count else { throw .corrupt("heart-rate chunk truncated") }
+            var rr: [Double] = []
+            rr.reserveCapacity(count)
+            for k in 0..<count { rr.append(Double(u16(bytes, i + 2 * k))) }
+            i += 2 * count
+            readings.append(HeartRateSample(
+                time: Timestamp(milliseconds: runStart.milliseconds + t), bpm: bpm, rrIntervalsMs: rr, contact: contact))
+        }
+    }
+
+    private static func put(_ bytes: inout [UInt8], _ v: UInt32) {
+        bytes.append(UInt8(truncatingIfNeeded: v))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 24))
+    }
+
+    private static func put(_ bytes: inout [UInt8], _ v: UInt16) {
+        bytes.append(UInt8(truncatingIfNeeded: v))
+        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
+    }
+
+    private static func u32(_ b: [UInt8], _ i: Int) -> UInt32 {
+        UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
+    }
+
+    private static func u16(_ b: [UInt8], _ i: Int) -> UInt16 {
+        UInt16(b[i]) | UInt16(b[i + 1]) << 8
+    }
+}
