@@ -112,8 +112,18 @@ struct ReplayCommand: ParsableCommand {
             printError("timings: lines=\(report.stats.gpsLines) tpv=\(report.stats.tpvReports) epochs=\(epochs) "
                 + "decode_ms=\(Self.format(decodeMs)) core_ms=\(Self.format(coreMs)) "
                 + "total_ms=\(Self.format(decodeMs + coreMs)) core_tpv_per_s=\(Int(rate)) "
-                + "core_epochs_per_s=\(coreMs > 0 ? Int(Double(epochs) / (coreMs / 1000)) : 0)")
+                + "core_epochs_per_s=\(coreMs > 0 ? Int(Double(epochs) / (coreMs / 1000)) : 0)"
+                + (recordPath != nil ? " write_bytes=\(Self.writeBytes().map(String.init) ?? "unknown")" : ""))
         }
+    }
+
+    /// Bytes this process caused to be written to storage (/proc/self/io), for tools/bench-storage.
+    private static func writeBytes() -> Int? {
+        guard let data = try? Data(contentsOf: URL(filePath: "/proc/self/io")) else { return nil }
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("write_bytes:") {
+            return Int(line.dropFirst("write_bytes:".count).trimmingPrefix(" "))
+        }
+        return nil
     }
 
     private static func milliseconds(_ d: Duration) -> Double {

@@ -62,8 +62,8 @@ import Testing
             recorder.record([.sample(sample(i))])
             if try recorder.flushIfDue() { commits += 1 }
         }
-        // 0-3, 4-7, ... : a commit every 4 samples; never more than 3 s of run time waiting.
-        #expect(commits == 7)
+        // A commit once the newest sample is 3 s past the last durable one: 0-3, 4-6, 7-9, ...
+        #expect(commits == 9)
         let stored = try store.track(recorder.runID).samples.count
         #expect(stored == 28)
     }
@@ -77,11 +77,12 @@ import Testing
             var recorder = try RunRecorder(store: store, uuid: "crashed", startTime: runStart)
             try recorder.recordSeconds(0..<333)
             recorder.record([.split(Split(index: 1, distance: 1000, time: 330, endTime: runStart.adding(seconds: 333)))])
-            try recorder.recordSeconds(333..<1200)
-            // Collected, never committed: the "crash". Batches end at 3.25 s of run time, so the
-            // last durable one closed with second 1199.
-            recorder.record([.split(Split(index: 4, distance: 1000, time: 330, endTime: runStart.adding(seconds: 1200)))])
-            try recorder.recordSeconds(1200..<1202)
+            try recorder.recordSeconds(333..<1197)
+            // Collected, never committed: the "crash". A batch commits when its newest item (the
+            // HR reading at i + 0.25 s) is 4 s past the last durable one, so the last commit came
+            // with second 1196.
+            recorder.record([.split(Split(index: 4, distance: 1000, time: 330, endTime: runStart.adding(seconds: 1197)))])
+            try recorder.recordSeconds(1197..<1199)
             id = recorder.runID
         }
         let reopened = try tmp.open()
@@ -89,9 +90,9 @@ import Testing
         #expect(try reopened.recoverInterruptedRuns() == [id])
         let run = try #require(try reopened.run(id))
         #expect(run.state == .interrupted)
-        let lastDurable = sample(1199)
+        let lastDurable = sample(1196)
         #expect(abs(run.distance - lastDurable.distance) < 0.01)
-        #expect(abs(run.elapsedTime - 1199.25) < 0.001)  // the last HR reading, 0.25 s after the sample
+        #expect(abs(run.elapsedTime - 1196.25) < 0.001)  // the last HR reading, 0.25 s after the sample
         #expect(run.heartRateMax == 159)
         #expect(try reopened.detail(id).splits.count == 1)
         #expect(try reopened.recoverInterruptedRuns().isEmpty)
