@@ -92,6 +92,7 @@ public final class RunStore: Sendable {
                                  summary.elapsedTime, summary.maxSpeed, summary.heartRateAverage, summary.heartRateMax, runID])
             guard db.changesCount == 1 else { throw StoreError.noSuchRun(runID) }
             try Self.insert(splits: splits, laps: laps, runID: runID, db: db)
+            try Self.storeBestEfforts(runID: runID, db: db)
         }
     }
 
@@ -111,6 +112,7 @@ public final class RunStore: Sendable {
                     WHERE id = ?
                     """, arguments: [summary.endTime?.milliseconds, summary.distance, summary.movingTime, summary.elapsedTime,
                                      summary.maxSpeed, summary.heartRateAverage, summary.heartRateMax, id])
+                try Self.storeBestEfforts(runID: id, samples: track.samples, db: db)
             }
             return ids
         }
@@ -177,21 +179,37 @@ public final class RunStore: Sendable {
     public func forEachRawLine(_ id: Int64, _ body: (Substring) throws -> Void) throws {
         guard let run = try run(id) else { throw StoreError.noSuchRun(id) }
         guard !run.rawPruned else { throw StoreError.unavailable("run \(id)'s raw gpsd lines were removed by retention") }
-        let range = try read("reading run \(id)") { db in try Self.chunkRange(run, db) }
+        try forEachChunkRow(run, columns: "raw") { row in
+            if let raw: String = row["raw"] {
+                for line in raw.split(separator: "\n", omittingEmptySubsequences: false) { try body(line) }
+            }
+        }
+    }
+
+    /// Streams a run's samples and heart-rate readings, one durable batch at a time, in time order.
+    public func forEachTrackChunk(_ id: Int64, _ body: ([TrackSample], [HeartRateSample]) throws -> Void) throws {
+        guard let run = try run(id) else { throw StoreError.noSuchRun(id) }
+        try forEachChunkRow(run, columns: "samples, heart") { row in
+            var samples: [TrackSample] = []
+            var readings: [HeartRateSample] = []
+            if let data: Data = row["samples"] { try TrackCodec.decodeSamples([UInt8](data), runStart: run.startTime, into: &samples) }
+            if let data: Data = row["heart"] { try TrackCodec.decodeHeartRate([UInt8](data), runStart: run.startTime, into: &readings) }
+            try body(samples, readings)
+        }
+    }
+
+    /// A page of chunk rows per read, so a 3-hour run never sits in memory at once.
+    private func forEachChunkRow(_ run: StoredRun, columns: String, _ body: (Row) throws -> Void) throws {
+        let range = try read("reading run \(run.id)") { db in try Self.chunkRange(run, db) }
         guard let range else { return }
         var next = range.lowerBound
         while next < range.upperBound {
-            // A page of chunks per read, so a 3-hour run never sits in memory at once.
-            let page = try read("reading run \(id)") { db in
-                try Row.fetchAll(db, sql: "SELECT id, raw FROM track_chunk WHERE id >= ? AND id < ? AND run_id = ? ORDER BY id LIMIT 256",
-                                 arguments: [next, range.upperBound, id])
+            let page = try read("reading run \(run.id)") { db in
+                try Row.fetchAll(db, sql: "SELECT id, \(columns) FROM track_chunk WHERE id >= ? AND id < ? AND run_id = ? ORDER BY id LIMIT 256",
+                                 arguments: [next, range.upperBound, run.id])
             }
             guard let last = page.last else { break }
-            for row in page {
-                if let raw: String = row["raw"] {
-                    for line in raw.split(separator: "\n", omittingEmptySubsequences: false) { try body(line) }
-                }
-            }
+            for row in page { try body(row) }
             next = (last["id"] as Int64) + 1
         }
     }
@@ -248,7 +266,72 @@ public final class RunStore: Sendable {
         }
     }
 
+    /// All-time personal records, folded from every run's best efforts.
+    public func personalRecords() throws(StoreError) -> PersonalRecords {
+        try read("reading personal records") { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM best_effort")
+            return PersonalRecords(rows.map { row in
+                PersonalRecord(runID: row["run_id"], effort: BestEffort(
+                    distance: RecordDistance(meters: row["distance_m"]), duration: row["duration_s"],
+                    start: Timestamp(milliseconds: row["start_ms"]), end: Timestamp(milliseconds: row["end_ms"]),
+                    movingTime: row["moving_s"]))
+            })
+        }
+    }
+
+    /// Every run's start, distance and moving time, for totals and goals.
+    public func historyRuns() throws(StoreError) -> [HistoryRun] {
+        try read("reading history") { db in
+            try Row.fetchAll(db, sql: "SELECT start_ms, distance_m, moving_s FROM run WHERE state != 'recording'").map {
+                HistoryRun(start: Timestamp(milliseconds: $0["start_ms"]), distance: $0["distance_m"], movingTime: $0["moving_s"])
+            }
+        }
+    }
+
+    public func goals() throws(StoreError) -> [(id: Int64, goal: DistanceGoal)] {
+        try read("reading goals") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM goal ORDER BY id").compactMap { row in
+                guard let period = PeriodKind(rawValue: row["period"]),
+                    let goal = DistanceGoal(period: period, target: row["distance_m"])
+                else { return nil }
+                return (row["id"], goal)
+            }
+        }
+    }
+
+    public func addGoal(_ goal: DistanceGoal, at time: Timestamp) throws(StoreError) -> Int64 {
+        try write("adding a goal") { db in
+            try db.execute(sql: "INSERT INTO goal (period, distance_m, created_ms) VALUES (?, ?, ?)",
+                           arguments: [goal.period.rawValue, goal.target, time.milliseconds])
+            return db.lastInsertedRowID
+        }
+    }
+
+    public func removeGoal(_ id: Int64) throws(StoreError) {
+        try write("removing goal \(id)") { db in
+            try db.execute(sql: "DELETE FROM goal WHERE id = ?", arguments: [id])
+            guard db.changesCount == 1 else { throw StoreError.noSuchGoal(id) }
+        }
+    }
+
     // MARK: Internals
+
+    static func storeBestEfforts(runID: Int64, samples: [TrackSample]? = nil, db: Database) throws {
+        let track: [TrackSample]
+        if let samples {
+            track = samples
+        } else {
+            guard let run = try fetchRun(runID, db) else { return }
+            track = try loadTrack(run, db: db, wantRaw: false).samples
+        }
+        let efforts = PersonalRecords.bestEfforts(in: track.map(EffortSample.init))
+        try db.execute(sql: "DELETE FROM best_effort WHERE run_id = ?", arguments: [runID])
+        for effort in efforts.compactMap({ $0 }) {
+            try db.execute(sql: "INSERT INTO best_effort VALUES (?, ?, ?, ?, ?, ?)", arguments: [
+                runID, effort.distance.meters, effort.duration, effort.start.milliseconds, effort.end.milliseconds, effort.movingTime,
+            ])
+        }
+    }
 
     struct Track {
         var samples: [TrackSample] = []

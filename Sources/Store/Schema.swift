@@ -56,6 +56,18 @@ enum Schema {
                     PRIMARY KEY (run_id, kind, idx)
                 ) WITHOUT ROWID;
 
+                -- Each run's fastest 1 km, 5 km, ... (sliding window over its samples), written
+                -- when the run ends or is recovered; personal records are folded from these rows.
+                CREATE TABLE best_effort (
+                    run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+                    distance_m REAL NOT NULL,
+                    duration_s REAL NOT NULL,
+                    start_ms INTEGER NOT NULL,
+                    end_ms INTEGER NOT NULL,
+                    moving_s REAL NOT NULL,
+                    PRIMARY KEY (run_id, distance_m)
+                ) WITHOUT ROWID;
+
                 CREATE TABLE cue (
                     id INTEGER PRIMARY KEY,
                     run_id INTEGER REFERENCES run(id) ON DELETE CASCADE,

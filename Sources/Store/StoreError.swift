@@ -5,6 +5,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Stored data that does not decode: never silently skipped.
     case corrupt(String)
     case noSuchRun(Int64)
+    case noSuchGoal(Int64)
     /// A write into a run that is not recording.
     case notRecording(Int64)
 
@@ -13,6 +14,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable(let why): "store unavailable: \(why)"
         case .corrupt(let what): "store data is corrupt: \(what)"
         case .noSuchRun(let id): "no run \(id)"
+        case .noSuchGoal(let id): "no goal \(id)"
         case .notRecording(let id): "run \(id) is not recording"
         }
     }

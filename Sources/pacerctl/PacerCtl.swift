@@ -7,6 +7,6 @@ struct PacerCtl: ParsableCommand {
         commandName: "pacerctl",
         abstract: "Control and inspect Pacer, the running wearable's daemon.",
         version: "0.1.0",
-        subcommands: [ReplayCommand.self, RunsCommand.self]
+        subcommands: [ReplayCommand.self, RunsCommand.self, GoalsCommand.self]
     )
 }

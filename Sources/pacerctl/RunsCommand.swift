@@ -12,7 +12,7 @@ struct RunsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "runs",
         abstract: "List, show and delete recorded runs.",
-        subcommands: [List.self, Show.self, Delete.self]
+        subcommands: [List.self, Show.self, Delete.self, ExportCommand.self, TotalsCommand.self, RecordsCommand.self, PruneCommand.self]
     )
 
     struct StoreOption: ParsableArguments {
@@ -151,7 +151,10 @@ func orFail<T>(_ body: () throws -> T) -> T {
         return try body()
     } catch let error as StoreError {
         printError("pacerctl: \(error)")
-        if case .noSuchRun = error { exit(66) }
+        switch error {
+        case .noSuchRun, .noSuchGoal: exit(66)
+        default: break
+        }
         exit(74)
     } catch {
         printError("pacerctl: \(error)")
