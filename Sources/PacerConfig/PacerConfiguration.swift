@@ -9,6 +9,12 @@ public struct PacerConfiguration: Sendable, Equatable {
 
     public var units: UnitSystem = .metric
     public var tracking = TrackerConfiguration()
+    /// Where runs are stored.
+    public var databasePath = "/var/lib/pacer/pacer.db"
+    /// Raw gpsd lines of uploaded runs are removed after this many days (nil: kept for ever).
+    public var keepRawDays: Int? = 30
+    /// Time zone for weekly/monthly/yearly totals and goals (nil: the system's).
+    public var timeZone: String?
 
     public init() {}
 
@@ -40,6 +46,16 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.tracking.resumeAboveSpeed = try number(in: 0.1...5, "a speed in m/s from 0.1 to 5")
             case "tracking.pause_below_mps":
                 config.tracking.pauseBelowSpeed = try number(in: 0.05...5, "a speed in m/s from 0.05 to 5")
+            case "storage.database":
+                guard case .string(let path) = entry.value, path.hasPrefix("/") else { throw fail("expected an absolute path in quotes") }
+                config.databasePath = path
+            case "storage.keep_raw_days":
+                let days = try number(in: 0...36_500, "a number of days from 0 to 36500, or 0 to keep them for ever")
+                guard days == days.rounded() else { throw fail("expected a whole number of days, got \(days)") }
+                config.keepRawDays = days == 0 ? nil : Int(days)
+            case "history.time_zone":
+                guard case .string(let zone) = entry.value else { throw fail("expected a zone name in quotes, e.g. \"Europe/Rome\"") }
+                config.timeZone = zone.isEmpty ? nil : zone
             case "tracking.gps_lost_after_s":
                 config.tracking.gpsLostAfterSeconds = try number(in: 2...120, "seconds from 2 to 120")
             default:

@@ -33,12 +33,12 @@ struct TotalsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "totals", abstract: "Distance, time and runs per week, month or year.")
     @OptionGroup var store: RunsCommand.StoreOption
     @Option(help: "week (Monday to Sunday, ISO numbering), month or year.") var per: PeriodKind = .month
-    @Option(help: ArgumentHelp("Time zone, e.g. Europe/Rome (default: the system's).", valueName: "ZONE")) var tz: String?
+    @Option(help: ArgumentHelp("Time zone, e.g. Europe/Rome (default: [history] time_zone, else the system's).", valueName: "ZONE")) var tz: String?
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
         let runs = store.open(readOnly: true)
-        let zone = ZoneOffsets(zone: tz)
+        let zone = ZoneOffsets(zone: tz ?? store.configuration.timeZone)
         let totals = PeriodTotals.totals(of: orFail { try runs.historyRuns() }, per: per, utcOffset: zone.offset(at:))
         if json {
             var w = JSONWriter()
@@ -106,11 +106,11 @@ struct GoalsCommand: ParsableCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Goals and progress in the current period.")
         @OptionGroup var store: RunsCommand.StoreOption
-        @Option(help: ArgumentHelp("Time zone (default: the system's).", valueName: "ZONE")) var tz: String?
+        @Option(help: ArgumentHelp("Time zone (default: [history] time_zone, else the system's).", valueName: "ZONE")) var tz: String?
 
         func run() throws {
             let runs = store.open(readOnly: true)
-            let zone = ZoneOffsets(zone: tz)
+            let zone = ZoneOffsets(zone: tz ?? store.configuration.timeZone)
             let now = Timestamp(milliseconds: Int64(time(nil)) * 1000)
             let history = orFail { try runs.historyRuns() }
             let goals = orFail { try runs.goals() }

@@ -1,7 +1,6 @@
 import ArgumentParser
 
 // pacerctl: Pacer's command-line tool. Thin: each command lives in its own file.
-@main
 struct PacerCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pacerctl",
@@ -9,4 +8,20 @@ struct PacerCtl: ParsableCommand {
         version: "0.1.0",
         subcommands: [ReplayCommand.self, RunsCommand.self, GoalsCommand.self]
     )
+}
+
+/// `pacerctl --db PATH runs …` and `pacerctl --config FILE goals` read naturally, but
+/// ArgumentParser only takes options after the subcommand that declares them: move leading
+/// store/config options to the end.
+@main
+enum Entry {
+    static func main() {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        var moved: [String] = []
+        while arguments.count >= 2, ["--db", "--config"].contains(arguments[0]) {
+            moved += arguments.prefix(2)
+            arguments.removeFirst(2)
+        }
+        PacerCtl.main(arguments + moved)
+    }
 }

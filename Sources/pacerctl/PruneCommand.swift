@@ -12,13 +12,17 @@ struct PruneCommand: ParsableCommand {
         commandName: "prune",
         abstract: "Remove the raw gpsd lines of uploaded runs older than N days (summaries, samples and heart rate stay).")
     @OptionGroup var store: RunsCommand.StoreOption
-    @Option(name: .customLong("raw-older-than-days"), help: "Age in days.") var days: Int
+    @Option(name: .customLong("raw-older-than-days"), help: "Age in days (default: [storage] keep_raw_days, 30).") var days: Int?
 
     func validate() throws {
-        guard days >= 0 else { throw ValidationError("--raw-older-than-days must be 0 or more") }
+        if let days, days < 0 { throw ValidationError("--raw-older-than-days must be 0 or more") }
     }
 
     func run() throws {
+        guard let days = days ?? store.configuration.keepRawDays else {
+            print("Raw gpsd lines are kept for ever ([storage] keep_raw_days = 0): nothing to prune.")
+            return
+        }
         let now = Int64(time(nil)) * 1000
         let cutoff = Timestamp(milliseconds: now - Int64(days) * 86_400_000)
         let pruned = orFail { try store.open(readOnly: false).pruneRawLines(endedBefore: cutoff) }

@@ -58,17 +58,8 @@ struct ReplayCommand: ParsableCommand {
         if workoutPath != nil {
             fail(ReplayError(.unsupported, "--workout: workouts are not implemented yet (voice coaching, issue #6)"))
         }
-        var configuration = PacerConfiguration()
-        if let configPath {
-            do {
-                let data = try Data(contentsOf: URL(filePath: configPath))
-                configuration = try PacerConfiguration.parse(String(decoding: data, as: UTF8.self), file: configPath)
-            } catch let error as ConfigError {
-                fail(ReplayError(.badConfig, error.description))
-            } catch {
-                fail(ReplayError(.missingFile, "\(configPath): cannot read config: \(error)"))
-            }
-        }
+        // Replay uses defaults unless a config is named: the same log gives the same result anywhere.
+        let configuration = configPath.map { loadConfiguration($0) } ?? PacerConfiguration()
 
         let clock = ContinuousClock()
         let start = clock.now

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PacerConfig
 import PacerCore
 import PacerReplay
 import Store
@@ -16,10 +17,18 @@ struct RunsCommand: ParsableCommand {
     )
 
     struct StoreOption: ParsableArguments {
-        @Option(name: .customLong("db"), help: ArgumentHelp("The store file.", valueName: "PATH"))
-        var path = "/var/lib/pacer/pacer.db"
+        @Option(name: .customLong("db"), help: ArgumentHelp("The store file (default: [storage] database in the config, /var/lib/pacer/pacer.db).", valueName: "PATH"))
+        var databasePath: String?
+
+        @Option(name: .customLong("config"), help: ArgumentHelp("Config file (default: \(defaultConfigPath) when present).", valueName: "FILE"))
+        var configPath: String?
+
+        var configuration: PacerConfiguration { loadConfiguration(configPath) }
+
+        var path: String { databasePath ?? configuration.databasePath }
 
         func open(readOnly: Bool) -> RunStore {
+            let path = self.path
             guard access(path, F_OK) == 0 else {
                 printError("pacerctl: \(path): no such store (is pacerd installed, or give --db PATH)")
                 Glibc.exit(66)

@@ -26,6 +26,20 @@ import Testing
         #expect(config.tracking.gpsLostAfterSeconds == 8)
     }
 
+    @Test func storageAndHistoryKeys() throws {
+        let config = try PacerConfiguration.parse("""
+            [storage]
+            database = "/data/pacer.db"
+            keep_raw_days = 0
+            [history]
+            time_zone = "Europe/Rome"
+            """, file: "f")
+        #expect(config.databasePath == "/data/pacer.db")
+        #expect(config.keepRawDays == nil)
+        #expect(config.timeZone == "Europe/Rome")
+        #expect(PacerConfiguration().keepRawDays == 30)
+    }
+
     @Test func explicitSplitDistanceWinsOverUnits() throws {
         let config = try PacerConfiguration.parse("[units]\nsystem = \"imperial\"\n[tracking]\nsplit_distance_m = 400\n", file: "f")
         #expect(config.tracking.splitDistanceMeters == 400)
@@ -48,6 +62,8 @@ import Testing
         BadCase(text: "[tracking\n", line: 1, key: nil, problem: "malformed section header"),
         BadCase(text: "[tracking]\nsplit_distance_m = fast\n", line: 2, key: "tracking.split_distance_m", problem: "`fast` is not a number"),
         BadCase(text: "[tracking]\nsplit_distance_m = 1000 m\n", line: 2, key: "tracking.split_distance_m", problem: "unexpected text after the value"),
+        BadCase(text: "[storage]\nkeep_raw_days = 1.5\n", line: 2, key: "storage.keep_raw_days", problem: "whole number"),
+        BadCase(text: "[storage]\ndatabase = \"pacer.db\"\n", line: 2, key: "storage.database", problem: "absolute path"),
         BadCase(text: "hello\n", line: 1, key: nil, problem: "expected `key = value`"),
         BadCase(text: "[units]\nsystem = \"metric\n", line: 2, key: "units.system", problem: "unterminated string"),
         BadCase(text: "[tracking]\npause_below_mps = 1\npause_below_mps = 1\n", line: 3, key: "tracking.pause_below_mps", problem: "set twice"),

@@ -115,6 +115,22 @@ struct StoreCommandTests {
         #expect(missing.stderr == "pacerctl: no run 1\n")
     }
 
+    @Test func storeAndConfigCanComeFirstAndRetentionFollowsTheConfig() throws {
+        let dir = scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let db = dir + "/p.db"
+        #expect(try cli.pacerctl("replay", "--gps", data + "/sim/walk-1.gpsd.jsonl", "--record", db).status == 0)
+        try "[storage]\ndatabase = \"\(db)\"\nkeep_raw_days = 0\n".write(toFile: dir + "/pacer.toml", atomically: true, encoding: .utf8)
+        let listed = try cli.pacerctl("--config", dir + "/pacer.toml", "runs", "list", "--json")
+        #expect(listed.status == 0)
+        #expect(listed.stdout.contains(#""total":1"#))
+        let pruned = try cli.pacerctl("--db", db, "--config", dir + "/pacer.toml", "runs", "prune")
+        #expect(pruned.stdout.contains("kept for ever"))
+        let badConfig = try cli.pacerctl("--config", dir + "/missing.toml", "runs", "list")
+        #expect(badConfig.status == 66)
+        #expect(badConfig.stderr == "pacerctl: \(dir)/missing.toml: no such config file\n")
+    }
+
     @Test func noStoreIsNamed() throws {
         let r = try cli.pacerctl("runs", "list", "--db", "/nonexistent/pacer.db")
         #expect(r.status == 66)
