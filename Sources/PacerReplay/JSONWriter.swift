@@ -79,17 +79,6 @@ public struct JSONWriter {
 
     /// `value` rounded half away from zero to `digits` decimals; non-finite values become null.
     public static func fixed(_ value: Double, digits: Int) -> String {
-        guard value.isFinite else { return "null" }
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded(.toNearestOrAwayFromZero)
-        guard scaled < 9e15 else { return String(value) }
-        let units = Int64(scaled)
-        let negative = value < 0 && units != 0
-        var integerPart = String(units / Int64(scale))
-        if negative { integerPart = "-" + integerPart }
-        guard digits > 0 else { return integerPart }
-        let fraction = String(units % Int64(scale))
-        return integerPart + "." + String(repeating: "0", count: digits - fraction.count) + fraction
+        FixedDecimal.format(value, decimals: digits) ?? "null"
     }
 }

@@ -13,11 +13,12 @@ enum TrackCodec {
         bytes.reserveCapacity(samples.count * sampleSize)
         for s in samples {
             put(&bytes, UInt32(clamping: s.time.milliseconds - runStart.milliseconds))
-            put(&bytes, UInt32(bitPattern: Int32((s.coordinate.latitude * 1e7).rounded())))
-            put(&bytes, UInt32(bitPattern: Int32((s.coordinate.longitude * 1e7).rounded())))
-            put(&bytes, UInt16(clamping: Int((s.speed * 1000).rounded())))
-            put(&bytes, UInt32(clamping: Int64((s.distance * 100).rounded())))
-            put(&bytes, UInt32(clamping: Int64((s.movingTime * 1000).rounded())))
+            // Rounded exactly as the JSON output rounds (FixedDecimal), so stored equals printed.
+            put(&bytes, UInt32(bitPattern: Int32(clamping: FixedDecimal.scaled(s.coordinate.latitude, decimals: 7) ?? 0)))
+            put(&bytes, UInt32(bitPattern: Int32(clamping: FixedDecimal.scaled(s.coordinate.longitude, decimals: 7) ?? 0)))
+            put(&bytes, UInt16(clamping: FixedDecimal.scaled(s.speed, decimals: 3) ?? 0))
+            put(&bytes, UInt32(clamping: FixedDecimal.scaled(s.distance, decimals: 2) ?? 0))
+            put(&bytes, UInt32(clamping: FixedDecimal.scaled(s.movingTime, decimals: 3) ?? 0))
             bytes.append(s.moving ? 1 : 0)
         }
         return bytes

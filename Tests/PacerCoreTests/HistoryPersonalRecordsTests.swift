@@ -101,7 +101,7 @@ private let origin = Timestamp(iso8601: "2026-05-10T07:30:00Z")!
         // distance on a 0.25 m grid, where the time at a distance is the last instant there for a
         // start and the first for an end. The sweep must never be beaten and must be within the
         // grid's resolution of it.
-        var random = HistoryRandom(seed: 42)
+        var random = SeededRandom(seed: 42)
         var legs: [(seconds: Double, speed: Double)] = []
         for _ in 0..<120 {
             let stop = random.uniform() < 0.1
@@ -210,18 +210,3 @@ private let origin = Timestamp(iso8601: "2026-05-10T07:30:00Z")!
     }
 }
 
-/// SplitMix64, local to these tests so they do not depend on other suites' helpers.
-struct HistoryRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}

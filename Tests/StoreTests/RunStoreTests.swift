@@ -43,13 +43,11 @@ import Testing
         #expect(lines == (0..<600).map(rawLine))
     }
 
-    /// What the codec keeps: the precision replay JSON prints.
+    /// What the codec keeps: the digits replay JSON prints.
     func rounded(_ s: TrackSample) -> TrackSample {
-        TrackSample(time: s.time,
-                    coordinate: Coordinate(latitude: (s.coordinate.latitude * 1e7).rounded() / 1e7,
-                                           longitude: (s.coordinate.longitude * 1e7).rounded() / 1e7),
-                    speed: (s.speed * 1000).rounded() / 1000, distance: (s.distance * 100).rounded() / 100,
-                    moving: s.moving, movingTime: (s.movingTime * 1000).rounded() / 1000)
+        func r(_ v: Double, _ d: Int) -> Double { Double(FixedDecimal.format(v, decimals: d)!)! }
+        return TrackSample(time: s.time, coordinate: Coordinate(latitude: r(s.coordinate.latitude, 7), longitude: r(s.coordinate.longitude, 7)),
+                           speed: r(s.speed, 3), distance: r(s.distance, 2), moving: s.moving, movingTime: r(s.movingTime, 3))
     }
 
     @Test func batchesFollowRunTime() throws {
