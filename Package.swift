@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore"]),
         .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore"]),
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
-        .testTarget(name: "pacerctlTests", dependencies: ["pacerctl"]),
+        .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD"]),
     ],
     swiftLanguageModes: [.v6]

@@ -33,8 +33,6 @@ public final class RunStore: Sendable {
         config.label = "pacer.store"
         config.prepareDatabase { db in
             if !readOnly {
-                // Only takes effect on a new file; lets retention give pages back to the card.
-                try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
                 let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 guard mode == "wal" else { throw DatabaseError(message: "could not enable WAL (journal_mode=\(mode ?? "nil"))") }
             }

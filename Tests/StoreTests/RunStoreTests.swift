@@ -199,6 +199,21 @@ import Testing
         #expect(throws: StoreError.self) { _ = try reader.beginRun(uuid: "x", startTime: runStart) }
     }
 
+    /// "My runs" must open while the daemon records: the writer must not hold the file exclusively.
+    @Test func aReaderSeesDurableRunsWhileRecording() throws {
+        let tmp = TemporaryStore()
+        defer { tmp.cleanUp() }
+        let store = try tmp.open()
+        var recorder = try RunRecorder(store: store, uuid: "run-live", startTime: runStart)
+        try recorder.recordSeconds(0..<30)
+        let reader = try tmp.open(readOnly: true)
+        let runs = try reader.runs(limit: 10, offset: 0)
+        #expect(runs.map(\.uuid) == ["run-live"])
+        #expect(runs.first?.state == .recording)
+        try recorder.recordSeconds(30..<60)
+        #expect(try reader.track(recorder.runID).samples.count > 30)
+    }
+
     @Test func notAStoreIsAClearError() throws {
         let tmp = TemporaryStore()
         defer { tmp.cleanUp() }
