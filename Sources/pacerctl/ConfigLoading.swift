@@ -1,27 +1,16 @@
-import FoundationEssentials
 import PacerConfig
 import PacerReplay
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-let defaultConfigPath = "/etc/pacer/pacer.toml"
-
-/// Reads the config file. An explicitly named file must exist; the default one may be absent
-/// (defaults then apply). A bad file is an error naming file, line and key: exit 78.
+/// Reads the config file (see PacerConfiguration.load). A bad file is an error naming file, line
+/// and key: exit 78.
 func loadConfiguration(_ explicitPath: String?) -> PacerConfiguration {
-    let path = explicitPath ?? defaultConfigPath
-    if access(path, F_OK) != 0 {
-        if explicitPath == nil { return PacerConfiguration() }
-        fail(ReplayError(.missingFile, "\(path): no such config file"))
-    }
     do {
-        let data = try Data(contentsOf: URL(filePath: path))
-        return try PacerConfiguration.parse(String(decoding: data, as: UTF8.self), file: path)
-    } catch let error as ConfigError {
-        fail(ReplayError(.badConfig, error.description))
+        return try PacerConfiguration.load(path: explicitPath)
     } catch {
-        fail(ReplayError(.unreadable, "\(path): cannot read config (\(String(cString: strerror(errno))))"))
+        switch error {
+        case .missing: fail(ReplayError(.missingFile, error.description))
+        case .invalid: fail(ReplayError(.badConfig, error.description))
+        case .unreadable: fail(ReplayError(.unreadable, error.description))
+        }
     }
 }

@@ -33,7 +33,7 @@ struct TotalsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "totals", abstract: "Distance, time and runs per week, month or year.")
     @OptionGroup var store: RunsCommand.StoreOption
     @Option(help: "week (Monday to Sunday, ISO numbering), month or year.") var per: PeriodKind = .month
-    @Option(help: ArgumentHelp("Time zone, e.g. Europe/Rome (default: [history] time_zone, else the system's).", valueName: "ZONE")) var tz: String?
+    @Option(help: ArgumentHelp("Time zone, e.g. Europe/Rome (default: [profile] timezone, else the system's).", valueName: "ZONE")) var tz: String?
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
@@ -106,7 +106,7 @@ struct GoalsCommand: ParsableCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Goals and progress in the current period.")
         @OptionGroup var store: RunsCommand.StoreOption
-        @Option(help: ArgumentHelp("Time zone (default: [history] time_zone, else the system's).", valueName: "ZONE")) var tz: String?
+        @Option(help: ArgumentHelp("Time zone (default: [profile] timezone, else the system's).", valueName: "ZONE")) var tz: String?
 
         func run() throws {
             let runs = store.open(readOnly: true)

@@ -20,7 +20,7 @@ struct RunsCommand: ParsableCommand {
         @Option(name: .customLong("db"), help: ArgumentHelp("The store file (default: [storage] database in the config, /var/lib/pacer/pacer.db).", valueName: "PATH"))
         var databasePath: String?
 
-        @Option(name: .customLong("config"), help: ArgumentHelp("Config file (default: \(defaultConfigPath) when present).", valueName: "FILE"))
+        @Option(name: .customLong("config"), help: ArgumentHelp("Config file (default: \(PacerConfiguration.defaultPath) when present).", valueName: "FILE"))
         var configPath: String?
 
         var configuration: PacerConfiguration { loadConfiguration(configPath) }

@@ -29,10 +29,10 @@ import Testing
     @Test func storageAndHistoryKeys() throws {
         let config = try PacerConfiguration.parse("""
             [storage]
-            database = "/data/pacer.db"
+            path = "/data/pacer.db"
             keep_raw_days = 0
-            [history]
-            time_zone = "Europe/Rome"
+            [profile]
+            timezone = "Europe/Rome"
             """, file: "f")
         #expect(config.databasePath == "/data/pacer.db")
         #expect(config.keepRawDays == nil)
@@ -56,14 +56,24 @@ import Testing
     @Test(arguments: [
         BadCase(text: "[tracking]\nsplit_distance_m = abc\n", line: 2, key: "tracking.split_distance_m", problem: "`abc` is not a number"),
         BadCase(text: "[tracking]\nsplit_distance_m = \"1000\"\n", line: 2, key: "tracking.split_distance_m", problem: "got a string"),
-        BadCase(text: "[tracking]\n\nsplit_distance_m = -5\n", line: 3, key: "tracking.split_distance_m", problem: "got -5.0"),
+        BadCase(text: "[tracking]\n\nsplit_distance_m = -5\n", line: 3, key: "tracking.split_distance_m", problem: "got -5"),
         BadCase(text: "[tracking]\nsplit_distanse_m = 1000\n", line: 2, key: "tracking.split_distanse_m", problem: "unknown key"),
         BadCase(text: "[units]\nsystem = \"furlongs\"\n", line: 2, key: "units.system", problem: "\"metric\" or \"imperial\""),
         BadCase(text: "[tracking\n", line: 1, key: nil, problem: "malformed section header"),
         BadCase(text: "[tracking]\nsplit_distance_m = fast\n", line: 2, key: "tracking.split_distance_m", problem: "`fast` is not a number"),
         BadCase(text: "[tracking]\nsplit_distance_m = 1000 m\n", line: 2, key: "tracking.split_distance_m", problem: "unexpected text after the value"),
         BadCase(text: "[storage]\nkeep_raw_days = 1.5\n", line: 2, key: "storage.keep_raw_days", problem: "whole number"),
-        BadCase(text: "[storage]\ndatabase = \"pacer.db\"\n", line: 2, key: "storage.database", problem: "absolute path"),
+        BadCase(text: "[storage]\npath = \"pacer.db\"\n", line: 2, key: "storage.path", problem: "absolute path"),
+        BadCase(text: "[storage]\ndatabase = \"/x.db\"\n", line: 2, key: "storage.database", problem: "unknown key"),
+        BadCase(text: "[gps]\nport = 70000\n", line: 2, key: "gps.port", problem: "TCP port from 1 to 65535, got 70000"),
+        BadCase(text: "[gps]\nport = 2947.5\n", line: 2, key: "gps.port", problem: "got 2947.5"),
+        BadCase(text: "[gps]\nhost = \"\"\n", line: 2, key: "gps.host", problem: "empty string"),
+        BadCase(text: "[control]\n\nsocket = \"control.sock\"\n", line: 3, key: "control.socket", problem: "absolute path"),
+        BadCase(text: "[profile]\nage = \"35\"\n", line: 2, key: "profile.age", problem: "got a string"),
+        BadCase(text: "[profile]\nmax_hr_bpm = 50\n", line: 2, key: "profile.max_hr_bpm", problem: "got 50"),
+        BadCase(text: "[buttons]\nkeys = [28, \"enter\"]\n", line: 2, key: "buttons.keys", problem: "a string is not one"),
+        BadCase(text: "[buttons]\nlong_press_s = 6\n", line: 2, key: "buttons.long_press_s", problem: "shorter than"),
+        BadCase(text: "[run]\nauto_start = \"yes\"\n", line: 2, key: "run.auto_start", problem: "true or false"),
         BadCase(text: "hello\n", line: 1, key: nil, problem: "expected `key = value`"),
         BadCase(text: "[units]\nsystem = \"metric\n", line: 2, key: "units.system", problem: "unterminated string"),
         BadCase(text: "[tracking]\npause_below_mps = 1\npause_below_mps = 1\n", line: 3, key: "tracking.pause_below_mps", problem: "set twice"),
@@ -88,6 +98,46 @@ import Testing
         // config/pacer.toml documents every key; it must always be valid.
         let path = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
         let text = try String(contentsOfFile: "/" + path + "/config/pacer.toml", encoding: .utf8)
-        _ = try PacerConfiguration.parse(text, file: "config/pacer.toml")
+        // Its values are the defaults, so what it says is what an empty file gives.
+        #expect(try PacerConfiguration.parse(text, file: "config/pacer.toml") == PacerConfiguration())
+        // Every key is documented there, set or commented out with its default.
+        let documented = Set(text.split(separator: "\n").compactMap { line -> String? in
+            let body = line.hasPrefix("# ") ? line.dropFirst(2) : line[...]
+            guard let eq = body.firstIndex(of: "="), !body.hasPrefix("#"), !body.hasPrefix("[") else { return nil }
+            let key = body[..<eq].trimmingCharacters(in: .whitespaces)
+            return key.contains(" ") || key.isEmpty ? nil : key
+        })
+        for key in ["system", "split_distance_m", "resume_above_mps", "pause_below_mps", "gps_lost_after_s", "host", "port",
+                    "path", "keep_raw_days", "socket", "group", "age", "max_hr_bpm", "timezone", "device", "keys",
+                    "long_press_s", "very_long_press_s", "auto_start", "auto_start_speed_mps", "auto_start_after_s"] {
+            #expect(documented.contains(key), "\(key) is not documented in config/pacer.toml")
+        }
+    }
+
+    @Test func daemonSections() throws {
+        let config = try PacerConfiguration.parse("""
+            [gps]
+            host = "127.0.0.1"
+            port = 2948
+            [control]
+            socket = "/tmp/x.sock"
+            group = "runners"
+            [profile]
+            age = 50
+            [buttons]
+            device = "/dev/input/by-path/platform-gpio-keys-event"
+            keys = [256]
+            [run]
+            auto_start = true
+            """, file: "f")
+        #expect(config.gpsHost == "127.0.0.1")
+        #expect(config.gpsPort == 2948)
+        #expect(config.controlSocket == "/tmp/x.sock")
+        #expect(config.controlGroup == "runners")
+        #expect(config.maxHeartRate == 173)  // 208 - 0.7 * 50
+        #expect(config.buttonDevice == "/dev/input/by-path/platform-gpio-keys-event")
+        #expect(config.buttonKeyCodes == [256])
+        #expect(config.autoStart)
+        #expect(try PacerConfiguration.parse("[profile]\nmax_hr_bpm = 181\n", file: "f").maxHeartRate == 181)
     }
 }

@@ -120,7 +120,7 @@ struct StoreCommandTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = dir + "/p.db"
         #expect(try cli.pacerctl("replay", "--gps", data + "/sim/walk-1.gpsd.jsonl", "--record", db).status == 0)
-        try "[storage]\ndatabase = \"\(db)\"\nkeep_raw_days = 0\n".write(toFile: dir + "/pacer.toml", atomically: true, encoding: .utf8)
+        try "[storage]\npath = \"\(db)\"\nkeep_raw_days = 0\n".write(toFile: dir + "/pacer.toml", atomically: true, encoding: .utf8)
         let listed = try cli.pacerctl("--config", dir + "/pacer.toml", "runs", "list", "--json")
         #expect(listed.status == 0)
         #expect(listed.stdout.contains(#""total":1"#))
