@@ -38,6 +38,9 @@ let package = Package(
 
         // Offline replay of recorded gpsd/HR logs through the core; shared by pacerctl and tests.
         .target(name: "PacerReplay", dependencies: ["PacerCore", "GPSD"]),
+        // One run being recorded: the core's decisions and the raw lines into the store, in durable
+        // batches. The daemon and `pacerctl replay --record` share it, so live equals replay.
+        .target(name: "Recording", dependencies: ["PacerCore", "PacerReplay", "Store"]),
 
         .executableTarget(name: "pacerd", dependencies: ["PacerCore", "GPSD"]),
         .executableTarget(
@@ -45,6 +48,7 @@ let package = Package(
             dependencies: [
                 "PacerReplay",
                 "PacerConfig",
+                "Recording",
                 "Store",
                 "Export",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -39,6 +39,9 @@ public struct RunTracker: Sendable {
     private var heartRateCount = 0
     private var heartRateMax: Int?
 
+    /// Paused by the runner (button or CLI): fixes still move the filter, nothing is counted.
+    public private(set) var isPaused = false
+
     private var laps: [Lap] = []
     private var lapStart: (distance: Double, movingTime: Double, time: Timestamp)?
     private var finished = false
@@ -114,6 +117,21 @@ public struct RunTracker: Sendable {
         return [.gpsLost(time: time)]
     }
 
+    /// The runner's own pause and resume (auto-pause is separate and keeps working). Distance and
+    /// moving time stop counting at once; the position keeps being tracked so that resuming does
+    /// not count the way walked while paused.
+    public mutating func apply(_ control: RunControl) -> [TrackerEvent] {
+        switch control {
+        case .lap: return markLap()
+        case .pause:
+            isPaused = true
+            return []
+        case .resume:
+            isPaused = false
+            return []
+        }
+    }
+
     /// The lap button: closes the current lap at the last sample.
     public mutating func markLap() -> [TrackerEvent] {
         guard let sample = lastSample else { return [] }
@@ -161,10 +179,10 @@ public struct RunTracker: Sendable {
             let measured = doppler?.speed ?? 0
             _ = smoother.add(time: time.seconds(since: firstTime ?? time), speed: measured)
             if motion.update(speed: measured) { events.append(.motion(moving: true, time: time)) }
-            lastIntegrand = motion.moving ? measured : 0
+            lastIntegrand = motion.moving && !isPaused ? measured : 0
             lastFixTime = time
             lastRawPosition = position
-            let sample = makeSample(time: time, speed: motion.moving ? measured : 0)
+            let sample = makeSample(time: time, speed: motion.moving && !isPaused ? measured : 0)
             events.append(.sample(sample))
             return events
         }
@@ -195,20 +213,21 @@ public struct RunTracker: Sendable {
         let motionInput = plausible || smoothed.accepted ? measured : smoothed.estimate
         let motionChanged = motion.update(speed: motionInput)
         if motionChanged { events.append(.motion(moving: motion.moving, time: time)) }
-        let integrand = motion.moving ? (plausible ? measured : smoothed.estimate) : 0
+        let counting = motion.moving && !isPaused
+        let integrand = counting ? (plausible ? measured : smoothed.estimate) : 0
         let before = (distance: distance, movingTime: movingTime, time: previousTime)
         if isGap {
             let chord = WGS84.distance(previousPosition, position)
             let fromSpeed = (lastIntegrand + integrand) / 2 * dt
             let bridged = dt <= configuration.maxBridgeSeconds ? min(max(fromSpeed, chord), chord * 1.6) : chord
-            if wasMoving || motion.moving {
+            if (wasMoving || motion.moving) && !isPaused {
                 distance += bridged
                 movingTime += dt
                 counts.bridgedGaps += 1
             }
         } else {
             distance += (lastIntegrand + integrand) / 2 * dt
-            if motion.moving { movingTime += dt }
+            if counting { movingTime += dt }
         }
         lastIntegrand = integrand
         lastFixTime = time
@@ -216,7 +235,7 @@ public struct RunTracker: Sendable {
 
         // What the runner hears: the smoothed speed, except on the sample that starts a movement,
         // where the smoother still holds the new speed back as a suspect.
-        let reported = motion.moving ? (smoothed.accepted || !motionChanged ? smoothed.estimate : motionInput) : 0
+        let reported = counting ? (smoothed.accepted || !motionChanged ? smoothed.estimate : motionInput) : 0
         maxSpeed = max(maxSpeed, reported)
         let sample = makeSample(time: time, speed: reported)
         events.append(.sample(sample))
@@ -229,7 +248,7 @@ public struct RunTracker: Sendable {
     private mutating func makeSample(time: Timestamp, speed: Double) -> TrackSample {
         let sample = TrackSample(
             time: time, coordinate: filter.coordinate, speed: speed, distance: distance,
-            moving: motion.moving, movingTime: movingTime)
+            moving: motion.moving && !isPaused, movingTime: movingTime)
         lastSample = sample
         if lapStart == nil { lapStart = (distance, movingTime, time) }
         return sample

@@ -26,6 +26,7 @@ public struct ReplaySession: Sendable {
         switch item {
         case .fix(let fix): events = tracker.ingest(fix)
         case .heartRate(let sample): events = tracker.ingest(sample)
+        case .control(let control): events = tracker.apply(control)
         case .rawLine: return []
         }
         report.record(events)

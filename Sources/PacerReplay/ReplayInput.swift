@@ -5,6 +5,8 @@ import PacerCore
 public enum ReplayInput: Sendable, Equatable {
     case fix(GPSFix)
     case heartRate(HeartRateSample)
+    /// The runner's lap, pause or resume, recorded in the raw log as a `PACER` line (ControlLine).
+    case control(RunControl)
     /// A gpsd JSON line as received, just before what was decoded from it; only when the loader
     /// was asked to keep them (recording).
     case rawLine(String)
@@ -12,6 +14,8 @@ public enum ReplayInput: Sendable, Equatable {
 
 /// What the replay made of its input files, reported beside the result.
 public struct InputStats: Sendable, Equatable {
+    public init() {}
+
     public var gpsLines = 0
     /// Lines that are not JSON objects (gpspipe can interleave NMEA); skipped by design.
     public var nonJSONLines = 0

@@ -38,6 +38,12 @@ public enum ReplayLoader {
                 stats.tpvReports += 1
                 // Fixes without a time keep their place in the file relative to the timed ones.
                 gps.append((lastKey, .fix(fix)))
+            case .other(className: ControlLine.className):
+                if let control = ControlLine.parse(line) {
+                    gps.append((lastKey, .control(control)))
+                } else {
+                    throw ReplayError(.malformedLine, "\(gpsPath):\(number): a \(ControlLine.className) line without a known control: \(preview(line))")
+                }
             case .gpsdError(let text):
                 stats.gpsdErrors.append("\(gpsPath):\(number): gpsd reported an error: \(text)")
             default:

@@ -12,11 +12,11 @@ public struct ReplayReport: Sendable {
     /// The run's number when the replay was recorded into a store.
     public var recordedRunID: Int64?
 
-    init(stats: InputStats) {
+    public init(stats: InputStats = InputStats()) {
         self.stats = stats
     }
 
-    mutating func record(_ events: [TrackerEvent]) {
+    public mutating func record(_ events: [TrackerEvent]) {
         for event in events {
             switch event {
             case .sample(let sample): samples.append(sample)

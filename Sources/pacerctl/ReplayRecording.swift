@@ -1,6 +1,7 @@
 import FoundationEssentials
 import PacerCore
 import PacerReplay
+import Recording
 import Store
 
 #if canImport(Glibc)
@@ -18,40 +19,23 @@ enum ReplayRecording {
         for id in try store.recoverInterruptedRuns() {
             printError("pacerctl: run \(id) was interrupted; its data up to the last durable batch is kept")
         }
-        var session = ReplaySession(inputs: inputs, configuration: configuration)
-        var recorder: RunRecorder?
-        var pendingLines: [String] = []
+        var recording = RunRecording(store: store, configuration: configuration)
+        var report = ReplayReport(stats: inputs.stats)
         var paceOrigin: (run: Timestamp, wall: ContinuousClock.Instant)?
         let clock = ContinuousClock()
 
         for item in inputs.items {
-            let events: [TrackerEvent]
-            var itemTime: Timestamp?
-            switch item {
-            case .rawLine(let line):
-                // Lines wait for the run to exist (the first fix or HR reading starts it).
-                if recorder != nil { recorder!.record(rawLine: line, at: nil) } else { pendingLines.append(line) }
-                continue
-            case .fix:
-                events = session.ingest(item)
-                itemTime = events.lazy.compactMap { if case .sample(let s) = $0 { s.time } else { nil } }.first
-            case .heartRate(let reading):
-                events = session.ingest(item)
-                itemTime = reading.time
+            let events = try recording.ingest(item)
+            report.record(events)
+            let itemTime: Timestamp? = switch item {
+            case .fix: events.lazy.compactMap { if case .sample(let s) = $0 { s.time } else { nil } }.first
+            case .heartRate(let reading): reading.time
+            case .rawLine, .control: nil
             }
-            if recorder == nil, let start = itemTime {
-                recorder = try RunRecorder(store: store, uuid: UUID().uuidString.lowercased(), startTime: start)
-                for line in pendingLines { recorder!.record(rawLine: line, at: nil) }
-                pendingLines = []
-            }
-            guard var active = recorder else { continue }
-            if case .heartRate(let reading) = item { active.record(reading) }
-            active.record(events)
-            try active.flushIfDue()
-            recorder = active
-            if let time = itemTime {
+            try recording.commitIfDue()
+            if let time = itemTime, let runStart = recording.runStart {
                 // stderr is unbuffered: a crash test reads how far the run got right up to the kill.
-                if progress { printError("t \(time.milliseconds - active.runStart.milliseconds)") }
+                if progress { printError("t \(time.milliseconds - runStart.milliseconds)") }
                 if let pace {
                     let origin = paceOrigin ?? (time, clock.now)
                     paceOrigin = origin
@@ -60,12 +44,10 @@ enum ReplayRecording {
                 }
             }
         }
-        var (finalEvents, report) = session.finish()
-        if var active = recorder {
-            active.record(finalEvents)
-            try active.finish(summary: report.summary)
-            report.recordedRunID = active.runID
-        }
+        report.record(try recording.finish())
+        report.summary = recording.summary
+        report.counts = recording.counts
+        report.recordedRunID = recording.runID
         return report
     }
 }

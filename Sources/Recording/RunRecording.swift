@@ -1,0 +1,143 @@
+import FoundationEssentials
+import PacerCore
+import PacerReplay
+import Store
+
+/// One run being recorded: every input goes through the core and into the store, with the raw
+/// gpsd lines it came from. The daemon feeds it live; `pacerctl replay --record` feeds it a log.
+/// Both take this one path, which is why a replay of a run's raw lines gives the stored result.
+///
+/// The run's row is created with its first timed item (a fix or HR reading), so that its start is
+/// on the GPS timeline. Until then, and whenever the store refuses a write (a full disk), what
+/// arrives is kept in memory and written with the next successful commit: nothing is dropped.
+public struct RunRecording: Sendable {
+    public let store: RunStore
+    public let uuid: String
+    private var tracker: RunTracker
+    private var recorder: RunRecorder?
+    /// Items that arrived before the run's row existed.
+    private var pending: [Pending] = []
+    private var finished = false
+
+    private enum Pending: Sendable {
+        case rawLine(String)
+        case events([TrackerEvent])
+        case heartRate(HeartRateSample)
+    }
+
+    public init(store: RunStore, configuration: TrackerConfiguration, uuid: String = UUID().uuidString.lowercased()) {
+        self.store = store
+        self.uuid = uuid
+        tracker = RunTracker(configuration: configuration)
+    }
+
+    /// The run's number, once its row exists.
+    public var runID: Int64? { recorder?.runID }
+    public var runStart: Timestamp? { recorder?.runStart }
+    public var summary: RunSummary { tracker.summary }
+    public var counts: FixCounts { tracker.counts }
+    public var isPaused: Bool { tracker.isPaused }
+    public var lastSample: TrackSample? { tracker.lastSample }
+
+    /// A raw line exactly as received, recorded before what is decoded from it.
+    public mutating func record(rawLine: String) {
+        if recorder != nil { recorder!.record(rawLine: rawLine, at: nil) } else { pending.append(.rawLine(rawLine)) }
+    }
+
+    /// Feeds one decoded input through the core; returns its decisions. A store error here is
+    /// only about creating the run's row: the input is kept and the row retried with the next one.
+    @discardableResult
+    public mutating func ingest(_ item: ReplayInput) throws(StoreError) -> [TrackerEvent] {
+        var events: [TrackerEvent] = []
+        var itemTime: Timestamp?
+        switch item {
+        case .rawLine(let line):
+            record(rawLine: line)
+            return []
+        case .fix(let fix):
+            events = tracker.ingest(fix)
+            itemTime = events.lazy.compactMap { if case .sample(let s) = $0 { s.time } else { nil } }.first
+        case .heartRate(let reading):
+            events = tracker.ingest(reading)
+            itemTime = reading.time
+        case .control(let control):
+            events = tracker.apply(control)
+        }
+        if recorder == nil {
+            if case .heartRate(let reading) = item { pending.append(.heartRate(reading)) }
+            pending.append(.events(events))
+            if let start = itemTime ?? pendingStart { try beginRun(at: start) }
+            return events
+        }
+        if case .heartRate(let reading) = item { recorder!.record(reading) }
+        recorder!.record(events)
+        return events
+    }
+
+    /// Lets time pass without input (the daemon's tick): a lost GPS is noticed.
+    public mutating func advance(to time: Timestamp) -> [TrackerEvent] {
+        let events = tracker.advance(to: time)
+        if recorder != nil { recorder!.record(events) } else if !events.isEmpty { pending.append(.events(events)) }
+        return events
+    }
+
+    /// Commits a batch once it spans the flush interval of run time. True when it committed.
+    @discardableResult
+    public mutating func commitIfDue() throws(StoreError) -> Bool {
+        guard recorder != nil else { return false }
+        return try recorder!.flushIfDue()
+    }
+
+    /// Commits whatever is collected.
+    public mutating func commit() throws(StoreError) {
+        if recorder == nil, let start = pendingStart { try beginRun(at: start) }
+        try recorder?.flush()
+    }
+
+    /// Ends the run: the final split and lap, the rest committed, the summary stored. Returns the
+    /// final decisions. A run that never got a timed item leaves nothing in the store.
+    @discardableResult
+    public mutating func finish() throws(StoreError) -> [TrackerEvent] {
+        guard !finished else { return [] }
+        let events = tracker.finish()
+        if recorder == nil {
+            pending.append(.events(events))
+            guard let start = pendingStart else {
+                finished = true
+                return events
+            }
+            try beginRun(at: start)
+        } else {
+            recorder!.record(events)
+        }
+        try recorder!.finish(summary: tracker.summary)
+        finished = true
+        return events
+    }
+
+    /// The earliest timed item waiting for the run's row.
+    private var pendingStart: Timestamp? {
+        for item in pending {
+            switch item {
+            case .heartRate(let reading): return reading.time
+            case .events(let events):
+                for case .sample(let sample) in events { return sample.time }
+            case .rawLine: continue
+            }
+        }
+        return nil
+    }
+
+    private mutating func beginRun(at start: Timestamp) throws(StoreError) {
+        var created = try RunRecorder(store: store, uuid: uuid, startTime: start)
+        for item in pending {
+            switch item {
+            case .rawLine(let line): created.record(rawLine: line, at: nil)
+            case .events(let events): created.record(events)
+            case .heartRate(let reading): created.record(reading)
+            }
+        }
+        pending = []
+        recorder = created
+    }
+}
