@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "PacerReplay", dependencies: ["PacerCore", "GPSD"]),
         // One run being recorded: the core's decisions and the raw lines into the store, in durable
         // batches. The daemon and `pacerctl replay --record` share it, so live equals replay.
-        .target(name: "Recording", dependencies: ["PacerCore", "PacerReplay", "Store"]),
+        .target(name: "Recording", dependencies: ["PacerCore", "GPSD", "PacerReplay", "Store"]),
 
         .executableTarget(name: "pacerd", dependencies: ["PacerCore", "GPSD"]),
         .executableTarget(
@@ -58,6 +58,7 @@ let package = Package(
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"]),
         .testTarget(name: "PacerConfigTests", dependencies: ["PacerConfig", "PacerCore"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "PacerCore"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "Store", "PacerReplay", "GPSD", "PacerCore"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore"]),
         .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore"]),
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.

@@ -2,6 +2,7 @@ import FoundationEssentials
 import PacerCore
 import PacerReplay
 import Store
+import GPSD
 
 /// One run being recorded: every input goes through the core and into the store, with the raw
 /// gpsd lines it came from. The daemon feeds it live; `pacerctl replay --record` feeds it a log.
@@ -139,5 +140,34 @@ public struct RunRecording: Sendable {
         }
         pending = []
         recorder = created
+    }
+}
+
+extension RunRecording {
+    /// How long after its last stored sample an interrupted run may still be continued (GPS time):
+    /// a quick reboot mid-run continues the run; anything longer starts afresh.
+    public static let resumeWindowSeconds = 600.0
+
+    /// Continues an interrupted run: its stored raw lines are replayed through a fresh core (so the
+    /// state is exactly what a replay of the whole run will have), the run is set recording again
+    /// and new batches follow the stored ones. Heart rate is not part of the raw log; the core's HR
+    /// statistics restart (the stored readings stay).
+    public static func resuming(_ run: StoredRun, store: RunStore, configuration: TrackerConfiguration) throws -> RunRecording {
+        var recording = RunRecording(store: store, configuration: configuration, uuid: run.uuid)
+        let decoder = GPSDecoder()
+        var durableUntil = run.startTime
+        try store.forEachRawLine(run.id) { line in
+            switch try? decoder.decode(line) {
+            case .fix(let fix)?:
+                for case .sample(let sample) in recording.tracker.ingest(fix) { durableUntil = max(durableUntil, sample.time) }
+            case .other(className: ControlLine.className)?:
+                if let control = ControlLine.parse(Array(line.utf8)) { _ = recording.tracker.apply(control) }
+            default:
+                break
+            }
+        }
+        try store.resume(runID: run.id)
+        recording.recorder = RunRecorder(continuing: run.id, store: store, startTime: run.startTime, durableUntil: durableUntil)
+        return recording
     }
 }

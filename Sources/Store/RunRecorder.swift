@@ -30,6 +30,17 @@ public struct RunRecorder: Sendable {
         runID = try store.beginRun(uuid: uuid, startTime: startTime)
     }
 
+    /// Continues a run that `RunStore.resume` set recording again; its stored batches, splits and
+    /// laps stay as they are and new batches follow them.
+    public init(continuing runID: Int64, store: RunStore, startTime: Timestamp, durableUntil: Timestamp,
+                flushInterval: Double = defaultFlushInterval) {
+        self.store = store
+        self.runID = runID
+        self.runStart = startTime
+        self.flushInterval = flushInterval
+        self.durableUntil = durableUntil
+    }
+
     /// A gpsd JSON line exactly as received. `time` is the run time it belongs to, when known.
     public mutating func record(rawLine: String, at time: Timestamp?) {
         batch.rawLines.append(rawLine)

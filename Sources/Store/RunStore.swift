@@ -116,6 +116,16 @@ public final class RunStore: Sendable {
         }
     }
 
+    /// Whether an interrupted run can be continued: it is the newest run (so its batches stay
+    /// contiguous: only the newest run ever records) and its raw lines, which rebuild the
+    /// pipeline's state, are all there.
+    public func canResume(_ runID: Int64) throws(StoreError) -> Bool {
+        try read("checking run \(runID)") { db in
+            guard let run = try Self.fetchRun(runID, db), run.state == .interrupted, !run.rawPruned else { return false }
+            return try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM run") == runID
+        }
+    }
+
     /// Continues an interrupted run (the daemon's decision, see the type's documentation).
     public func resume(runID: Int64) throws(StoreError) {
         try write("resuming run \(runID)") { db in
