@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // Pure: samples and time in, decisions out. No I/O, no clocks, no Foundation.
@@ -26,7 +28,23 @@ let package = Package(
             pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]
         ),
-        .target(name: "GPSD", dependencies: ["CGPS", "PacerCore"]),
+        // Plain threads for blocking C calls, their wake-up channel and the monotonic clock.
+        .target(name: "Threads"),
+        .target(name: "GPSD", dependencies: ["CGPS", "PacerCore", "Threads"]),
+
+        // libsystemd: sd_notify, the watchdog, sd_journal_sendv (and sd-bus later). Only Systemd imports it.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(name: "Systemd", dependencies: ["CSystemd"]),
+
+        // The control socket: JSON-lines requests and replies, the server (SO_PEERCRED) and the client.
+        .target(name: "Control"),
+
+        // Buttons: evdev key events read on their own thread.
+        .target(name: "Buttons", dependencies: ["Threads"]),
 
         // Runs on disk: SQLite through GRDB, durable batches, crash recovery, history queries.
         .target(
@@ -35,6 +53,9 @@ let package = Package(
         ),
         // GPX 1.1 and TCX writers, streamed point by point.
         .target(name: "Export", dependencies: ["PacerCore"]),
+        // "My runs" as shown: the list and a run's detail (JSON or text) and its exports, the same
+        // from pacerctl reading a store file and from pacerd answering on its socket.
+        .target(name: "RunViews", dependencies: ["PacerCore", "PacerReplay", "Store", "Export"]),
 
         // Offline replay of recorded gpsd/HR logs through the core; shared by pacerctl and tests.
         .target(name: "PacerReplay", dependencies: ["PacerCore", "GPSD"]),
@@ -42,7 +63,17 @@ let package = Package(
         // batches. The daemon and `pacerctl replay --record` share it, so live equals replay.
         .target(name: "Recording", dependencies: ["PacerCore", "GPSD", "PacerReplay", "Store"]),
 
-        .executableTarget(name: "pacerd", dependencies: ["PacerCore", "GPSD"]),
+        // The daemon: live services composed with swift-service-lifecycle.
+        .target(
+            name: "PacerDaemon",
+            dependencies: [
+                "PacerCore", "PacerConfig", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "Control", "Buttons", "Threads",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "pacerd", dependencies: ["PacerDaemon", "PacerConfig"]),
         .executableTarget(
             name: "pacerctl",
             dependencies: [
@@ -50,17 +81,28 @@ let package = Package(
                 "PacerConfig",
                 "Recording",
                 "Store",
-                "Export",
+                "RunViews",
+                "Control",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+
+        // Test fixtures: gpsfake on a free port, child processes stopped by PID.
+        .target(name: "PacerTestSupport", path: "Tests/PacerTestSupport"),
 
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"]),
         .testTarget(name: "PacerConfigTests", dependencies: ["PacerConfig", "PacerCore"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "PacerCore"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Store", "PacerReplay", "GPSD", "PacerCore"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore"]),
-        .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore"]),
+        .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore", "PacerTestSupport"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "PacerTestSupport"]),
+        .testTarget(name: "ButtonsTests", dependencies: ["Buttons", "PacerCore", "PacerTestSupport"]),
+        // Runs the built pacerd under gpsfake: lifecycle, notify, control, faults.
+        .testTarget(
+            name: "PacerDaemonTests",
+            dependencies: ["PacerDaemon", "pacerd", "pacerctl", "Store", "PacerCore", "PacerTestSupport"]
+        ),
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
         .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD"]),

@@ -6,11 +6,11 @@ struct PacerCtl: ParsableCommand {
         commandName: "pacerctl",
         abstract: "Control and inspect Pacer, the running wearable's daemon.",
         version: "0.1.0",
-        subcommands: [ReplayCommand.self, RunsCommand.self, GoalsCommand.self]
+        subcommands: [StatusCommand.self, RunControlCommand.self, RunsCommand.self, ReplayCommand.self, GoalsCommand.self]
     )
 }
 
-/// `pacerctl --db PATH runs …` and `pacerctl --config FILE goals` read naturally, but
+/// `pacerctl --db PATH runs …`, `pacerctl --socket PATH status` and `pacerctl --config FILE goals` read naturally, but
 /// ArgumentParser only takes options after the subcommand that declares them: move leading
 /// store/config options to the end.
 @main
@@ -18,7 +18,7 @@ enum Entry {
     static func main() {
         var arguments = Array(CommandLine.arguments.dropFirst())
         var moved: [String] = []
-        while arguments.count >= 2, ["--db", "--config"].contains(arguments[0]) {
+        while arguments.count >= 2, ["--db", "--config", "--socket"].contains(arguments[0]) {
             moved += arguments.prefix(2)
             arguments.removeFirst(2)
         }

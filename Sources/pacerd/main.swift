@@ -1,10 +1,54 @@
-// pacerd: the Pacer daemon. The live service (gpsd, store, systemd integration) is issue #4;
-// until then this executable only identifies itself, and says so rather than pretending to run.
-let arguments = CommandLine.arguments.dropFirst()
-if arguments.contains("--version") {
-    print("pacerd 0.1.0")
-} else {
-    let message = "pacerd: the live daemon is not implemented yet (issue #4); use `pacerctl replay` to run the pipeline over a recorded gpsd log.\n"
-    FileHandleLike.standardError(message)
-    exitWithStatus(69)  // EX_UNAVAILABLE
+// pacerd: the Pacer daemon. Everything but the command line is in PacerDaemon.
+import PacerDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let usage = """
+    usage: pacerd [--config FILE]
+           pacerd --check-config [FILE]
+           pacerd --version
+
+    Runs the Pacer daemon (normally as the systemd service pacerd.service).
+      --config FILE         configuration file (default /etc/pacer/pacer.toml; defaults apply
+                            when that file does not exist)
+      --check-config [FILE] check a configuration file (default /etc/pacer/pacer.toml) and exit:
+                            0 when it is valid, 78 with file:line: key: problem otherwise
+
+    """
+
+func printTo(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)
+    if bytes.last != 10 { bytes.append(10) }
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
 }
+
+var configPath: String?
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--version":
+        printTo(1, "pacerd 0.1.0")
+        exit(0)
+    case "--help", "-h":
+        printTo(1, usage)
+        exit(0)
+    case "--config":
+        guard let path = arguments.popFirst() else {
+            printTo(2, "pacerd: --config needs a FILE\n\(usage)")
+            exit(Daemon.ExitCode.usage)
+        }
+        configPath = path
+    case "--check-config":
+        let path = arguments.popFirst() ?? configPath ?? "/etc/pacer/pacer.toml"
+        let result = Daemon.checkConfig(path: path)
+        printTo(result.ok ? 1 : 2, result.message)
+        exit(result.ok ? 0 : Daemon.ExitCode.config)
+    default:
+        printTo(2, "pacerd: unknown argument '\(argument)'\n\(usage)")
+        exit(Daemon.ExitCode.usage)
+    }
+}
+
+exit(await Daemon.run(configPath: configPath))

@@ -1,0 +1,110 @@
+import Control
+import Logging
+import PacerConfig
+import ServiceLifecycle
+import Store
+import Systemd
+import UnixSignals
+
+/// pacerd's start-up and lifetime: configuration, store, the pipeline thread and the services
+/// around it, until SIGTERM.
+public enum Daemon {
+    /// sysexits(3) codes, which systemd shows with the unit's failure.
+    public enum ExitCode {
+        public static let ok: Int32 = 0
+        public static let usage: Int32 = 64
+        public static let cannotCreate: Int32 = 73
+        public static let config: Int32 = 78
+        public static let software: Int32 = 70
+    }
+
+    /// Runs the daemon; returns its exit status.
+    public static func run(configPath: String?) async -> Int32 {
+        let journal = JournalLogger(identifier: "pacerd")
+        let log = DaemonLog(journal: journal)
+        let notifier = ServiceNotifier()
+
+        let configuration: PacerConfiguration
+        do {
+            configuration = try PacerConfiguration.load(path: configPath)
+        } catch {
+            log(.error, "config", "cannot start: \(error)")
+            notifier.send(.status("Not started: invalid configuration (\(error))"))
+            return ExitCode.config
+        }
+
+        let store: RunStore
+        var resumeCandidate: StoredRun?
+        do {
+            store = try RunStore(path: configuration.databasePath)
+            let interrupted = try store.recoverInterruptedRuns()
+            for runID in interrupted {
+                log(.warning, "store", "run \(runID) was interrupted (pacerd or the device stopped while it recorded); it is kept with its data up to the last durable batch", runID: runID)
+            }
+            if let newest = interrupted.last, try store.canResume(newest) {
+                resumeCandidate = try store.run(newest)
+            }
+        } catch {
+            log(.error, "store", "cannot open the run store: \(error)")
+            notifier.send(.status("Not started: run store unavailable (\(error))"))
+            return ExitCode.cannotCreate
+        }
+
+        let pipeline = PipelineThread()
+
+        // The control socket is bound before READY=1, so `pacerctl` works as soon as systemd says
+        // the service is up. Without it the daemon still records (buttons), so it is not fatal.
+        var control: ControlService?
+        do {
+            let groupID = SystemGroup.id(named: configuration.controlGroup)
+            if groupID == nil {
+                log(.warning, "control", "group '\(configuration.controlGroup)' ([control] group) does not exist; only root and pacerd's own user may use the control socket")
+            }
+            let server = try ControlServer(configuration: .init(socketPath: configuration.controlSocket, group: groupID))
+            control = ControlService(server: server, pipeline: pipeline, reader: try RunStore(path: configuration.databasePath, readOnly: true), log: log)
+        } catch {
+            log(.error, "control", "no control socket, pacerctl cannot reach pacerd: \(error)")
+        }
+
+        // Trapped before READY=1: SIGHUP's default action would end the process.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+
+        pipeline.start(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate) { status in
+            notifier.send(.status(status.line))
+        }
+
+        var logger = Logger(label: "lifecycle") { label in JournalLogHandler(journal: journal, label: label) }
+        logger.logLevel = .notice
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: PipelineService(pipeline: pipeline, notifier: notifier, log: log), serviceName: "pipeline"),
+            .init(service: GPSService(host: configuration.gpsHost, port: configuration.gpsPort, pipeline: pipeline, log: log), serviceName: "gps"),
+            .init(service: WatchdogService(pipeline: pipeline, notifier: notifier, log: log), successTerminationBehavior: .ignore, serviceName: "watchdog"),
+            .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, notifier: notifier,
+                                         log: log, startConfiguration: configuration), serviceName: "reload"),
+        ]
+        if let control { services.append(.init(service: control, serviceName: "control")) }
+        if let device = configuration.buttonDevice {
+            services.append(.init(service: ButtonService(devicePath: device, keyCodes: configuration.buttonKeyCodes, pipeline: pipeline, log: log),
+                                  serviceName: "buttons"))
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            log(.error, "daemon", "stopped on an error: \(error)")
+            return ExitCode.software
+        }
+        return ExitCode.ok
+    }
+
+    /// `pacerd --check-config FILE`: the same checks as at start, without starting.
+    public static func checkConfig(path: String) -> (ok: Bool, message: String) {
+        do {
+            _ = try PacerConfiguration.load(path: path)
+            return (true, "\(path): ok")
+        } catch {
+            return (false, error.description)
+        }
+    }
+}

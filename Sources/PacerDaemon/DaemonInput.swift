@@ -1,0 +1,44 @@
+import PacerConfig
+import PacerCore
+
+/// Everything the pipeline thread reacts to, in the order it arrived.
+enum DaemonInput: Sendable {
+    /// A gpsd JSON line as received, with CLOCK_MONOTONIC at receipt.
+    case gpsLine(String, receivedNs: UInt64)
+    case gpsLink(GPSLink)
+    /// A request from the control socket or a button; `reply` is called once, on the pipeline thread.
+    case command(RunCommand, reply: @Sendable (Result<DaemonStatus, CommandFailure>) -> Void)
+    /// A run button went down or up (CLOCK_MONOTONIC, from the kernel when it can say).
+    case buttonKey(ButtonKeyEvent)
+    /// The button device dropped events or went away: any press in progress is forgotten.
+    case buttonsReset
+    case reload(PacerConfiguration)
+    /// Close the run and stop; `done` is called once everything is written.
+    case shutdown(done: @Sendable () -> Void)
+}
+
+/// The connection to gpsd, as the live client reports it.
+enum GPSLink: Sendable, Equatable {
+    case connecting
+    case connected
+    case lost(reason: String)
+}
+
+/// What a person can ask of the run (control socket, buttons).
+enum RunCommand: Sendable, Equatable {
+    case status
+    case start
+    case stop
+    case control(RunControl)
+    case delete(runID: Int64)
+}
+
+/// Why a command was refused, worded for the person who asked.
+struct CommandFailure: Error, Sendable, Equatable {
+    enum Code: String, Sendable {
+        case conflict, notFound = "not_found", internalError = "internal"
+    }
+
+    var code: Code
+    var message: String
+}

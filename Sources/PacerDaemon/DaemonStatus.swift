@@ -1,0 +1,56 @@
+import PacerConfig
+import PacerCore
+
+/// The daemon's state as `pacerctl status` and STATUS= show it.
+struct DaemonStatus: Sendable, Equatable {
+    enum RunPhase: String, Sendable {
+        case idle
+        /// Started, but no fix yet: the run's row appears with its first fix.
+        case waitingForFix = "waiting_for_fix"
+        case recording
+        case paused
+    }
+
+    enum GPSState: String, Sendable {
+        case gpsdUnreachable = "gpsd_unreachable"
+        case noFix = "no_fix"
+        case fix2D = "2d_fix"
+        case fix3D = "3d_fix"
+    }
+
+    var phase: RunPhase = .idle
+    var runID: Int64?
+    var distance = 0.0
+    var movingTime = 0.0
+    /// GPS time of the run's newest sample: how far the run has got.
+    var lastSampleTime: Timestamp?
+    var gps: GPSState = .gpsdUnreachable
+    /// Set while the store refuses writes (full disk): the pipeline runs on, the data waits in memory.
+    var storeProblem: String?
+    var units: PacerConfiguration.UnitSystem = .metric
+
+    /// One line for `systemctl status`, e.g. "Recording run 12: 5.21 km, GPS 3D fix".
+    var line: String {
+        let gpsText = switch gps {
+        case .gpsdUnreachable: "gpsd not reachable"
+        case .noFix: "GPS no fix"
+        case .fix2D: "GPS 2D fix"
+        case .fix3D: "GPS 3D fix"
+        }
+        let runText: String = switch phase {
+        case .idle: "Idle"
+        case .waitingForFix: "Run started, waiting for a GPS fix"
+        case .recording: "Recording run \(runID.map(String.init) ?? "?"): \(distanceText)"
+        case .paused: "Paused run \(runID.map(String.init) ?? "?"): \(distanceText)"
+        }
+        if let storeProblem { return "\(runText), NOT SAVING (\(storeProblem)), \(gpsText)" }
+        return "\(runText), \(gpsText)"
+    }
+
+    var distanceText: String {
+        switch units {
+        case .metric: FixedDecimal.format(distance / 1000, decimals: 2).map { "\($0) km" } ?? "? km"
+        case .imperial: FixedDecimal.format(distance / 1609.344, decimals: 2).map { "\($0) mi" } ?? "? mi"
+        }
+    }
+}

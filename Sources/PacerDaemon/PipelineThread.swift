@@ -1,0 +1,51 @@
+import PacerConfig
+import Store
+import Synchronization
+import Threads
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The pipeline's own thread: it takes inputs from the queue in order, feeds them to the
+/// RunController (which writes to the store, an fsync every few seconds) and ticks once a second.
+/// A thread of its own keeps those blocking writes out of the cooperative pool, which has only
+/// two threads on this machine and on a Pi Zero 2.
+final class PipelineThread: Sendable {
+    let queue = InputQueue()
+    /// CLOCK_MONOTONIC of the loop's last turn; the watchdog pings only while it moves.
+    private let heartbeatNs = Atomic<UInt64>(0)
+    static let tickNs: UInt64 = 1_000_000_000
+
+    var lastTurnNs: UInt64 { heartbeatNs.load(ordering: .relaxed) }
+
+    /// Starts the loop. The controller is built on the thread, from Sendable parts, and never
+    /// leaves it; `onStatus` is called there whenever the status line changes.
+    func start(configuration: PacerConfiguration, store: RunStore, log: DaemonLog, resumeCandidate: StoredRun?,
+               onStatus: @escaping @Sendable (DaemonStatus) -> Void) {
+        heartbeatNs.store(Monotonic.nanoseconds(), ordering: .relaxed)
+        let queue = self.queue
+        let heartbeat = self
+        // Without its pipeline thread pacerd is nothing: failing to start it is fatal.
+        try! DetachedThread.start {
+            let controller = RunController(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate)
+            controller.onStatusChange = onStatus
+            controller.tick(nowNs: Monotonic.nanoseconds())
+            var nextTick = Monotonic.nanoseconds() + Self.tickNs
+            var running = true
+            while running {
+                if let input = queue.take(until: min(nextTick, controller.buttonDeadlineNs ?? .max)) {
+                    if case .shutdown = input { running = false }
+                    controller.handle(input, nowNs: Monotonic.nanoseconds())
+                }
+                let now = Monotonic.nanoseconds()
+                controller.advanceButtons(nowNs: now)
+                if now >= nextTick {
+                    controller.tick(nowNs: now)
+                    nextTick = now + Self.tickNs
+                }
+                heartbeat.heartbeatNs.store(now, ordering: .relaxed)
+            }
+        }
+    }
+}

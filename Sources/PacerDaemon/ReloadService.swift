@@ -1,0 +1,47 @@
+import PacerConfig
+import ServiceLifecycle
+import Systemd
+import UnixSignals
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGHUP (`systemctl reload pacerd`): the config file is read again and, if valid, handed to
+/// the pipeline. An invalid file changes nothing; the journal says why (file:line: key: problem).
+struct ReloadService: Service {
+    let signals: UnixSignalsSequence
+    let configPath: String?
+    let pipeline: PipelineThread
+    let notifier: ServiceNotifier
+    let log: DaemonLog
+    /// What was loaded at start: settings that only apply at start are compared with it.
+    let startConfiguration: PacerConfiguration
+
+    func run() async throws {
+        for await _ in signals.cancelOnGracefulShutdown() {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            notifier.send(.reloading(monotonicMicroseconds: UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000))
+            do {
+                let configuration = try PacerConfiguration.load(path: configPath)
+                pipeline.queue.put(.reload(configuration))
+                for name in Self.restartOnly(startConfiguration, configuration) {
+                    log(.warning, "config", "\(name) changed; it takes effect when pacerd restarts")
+                }
+            } catch {
+                log(.error, "config", "reload refused, keeping the running configuration: \(error)")
+            }
+            notifier.send(.ready)
+        }
+    }
+
+    static func restartOnly(_ old: PacerConfiguration, _ new: PacerConfiguration) -> [String] {
+        var names: [String] = []
+        if old.gpsHost != new.gpsHost || old.gpsPort != new.gpsPort { names.append("[gps] host/port") }
+        if old.databasePath != new.databasePath { names.append("[storage] path") }
+        if old.controlSocket != new.controlSocket || old.controlGroup != new.controlGroup { names.append("[control] socket/group") }
+        if old.buttonDevice != new.buttonDevice || old.buttonKeyCodes != new.buttonKeyCodes { names.append("[buttons] device/keys") }
+        return names
+    }
+}

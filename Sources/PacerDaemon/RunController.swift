@@ -1,0 +1,385 @@
+import FoundationEssentials
+import GPSD
+import PacerConfig
+import PacerCore
+import PacerReplay
+import Recording
+import Store
+
+/// The live pipeline: gpsd lines, commands and ticks in; the run recorded, the status kept.
+///
+/// Owned by the pipeline thread and only ever used there, so it needs no locks. Each gpsd line is
+/// recorded raw and then decoded and fed through `RunRecording`, the same path `pacerctl replay
+/// --record` takes, so replaying a run's raw lines gives exactly what was stored.
+final class RunController {
+    private(set) var configuration: PacerConfiguration
+    let store: RunStore
+    private let log: DaemonLog
+    private let decoder = GPSDecoder()
+    private var timebase = Timebase()
+    private var recording: RunRecording?
+    private var stopPending = false
+
+    private var link: GPSLink = .connecting
+    private var lastFixMode: GPSFix.Mode = .notSeen
+    private var lastFixNs: UInt64?
+    private var malformedLines = 0
+    private var storeProblem: String?
+
+    /// The run that was interrupted when pacerd last stopped, if it can be continued: it is, when
+    /// the first fix comes within `RunRecording.resumeWindowSeconds` of its last stored sample.
+    private var resumeCandidate: StoredRun?
+
+    private var buttons: ButtonGestureClassifier
+    private var autoStart: AutoStartDetector
+
+    /// Called whenever the status line changes (STATUS=).
+    var onStatusChange: (DaemonStatus) -> Void = { _ in }
+    private var lastStatus: DaemonStatus?
+
+    /// A fix older than this no longer counts for the status line.
+    static let fixStaleNs: UInt64 = 5_000_000_000
+
+    init(configuration: PacerConfiguration, store: RunStore, log: DaemonLog, resumeCandidate: StoredRun? = nil) {
+        self.configuration = configuration
+        self.store = store
+        self.log = log
+        self.resumeCandidate = resumeCandidate
+        buttons = ButtonGestureClassifier(configuration: Self.gestures(configuration))
+        autoStart = AutoStartDetector(configuration: Self.autoStartSettings(configuration))
+    }
+
+    static func gestures(_ configuration: PacerConfiguration) -> ButtonGestureConfiguration {
+        ButtonGestureConfiguration(longPress: .milliseconds(Int64(configuration.longPressSeconds * 1000)),
+                                   veryLongPress: .milliseconds(Int64(configuration.veryLongPressSeconds * 1000)))
+    }
+
+    static func autoStartSettings(_ configuration: PacerConfiguration) -> AutoStartConfiguration {
+        AutoStartConfiguration(minimumSpeed: configuration.autoStartSpeed, sustainedSeconds: configuration.autoStartAfterSeconds)
+    }
+
+    // MARK: Inputs
+
+    func handle(_ input: DaemonInput, nowNs: UInt64) {
+        switch input {
+        case .gpsLine(let line, let receivedNs):
+            ingest(line: line, receivedNs: receivedNs)
+        case .gpsLink(let newLink):
+            linkChanged(newLink)
+        case .command(let command, let reply):
+            reply(perform(command, nowNs: nowNs))
+        case .buttonKey(let key):
+            for gesture in buttons.handle(key) { perform(gesture, nowNs: nowNs) }
+        case .buttonsReset:
+            buttons.reset()
+        case .reload(let newConfiguration):
+            reload(newConfiguration)
+        case .shutdown(let done):
+            shutDown()
+            done()
+        }
+        publishStatus(nowNs: nowNs)
+    }
+
+    /// When a held button next needs a look (a very long press fires while still held).
+    var buttonDeadlineNs: UInt64? {
+        buttons.nextDeadline.map { Self.nanoseconds($0) }
+    }
+
+    func advanceButtons(nowNs: UInt64) {
+        guard buttons.nextDeadline != nil else { return }
+        for gesture in buttons.advance(to: .nanoseconds(Int64(nowNs))) { perform(gesture, nowNs: nowNs) }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+
+    /// Short press: start a run, or a lap while running. Long press: stop. Very long: SOS (#7).
+    private func perform(_ gesture: ButtonGestureEvent, nowNs: UInt64) {
+        let command: RunCommand
+        switch gesture.gesture {
+        case .shortPress: command = recording == nil ? .start : .control(.lap)
+        case .longPress: command = .stop
+        case .veryLongPress:
+            log(.warning, "buttons", "very long press on key \(gesture.keyCode): reserved for SOS, which is not in this version yet")
+            return
+        }
+        if case .failure(let failure) = perform(command, nowNs: nowNs) {
+            log(.notice, "buttons", "button \(gesture.gesture): \(failure.message)")
+        }
+    }
+
+    /// Once a second, whatever arrives: GPS loss is noticed, a refused write is retried.
+    func tick(nowNs: UInt64) {
+        if recording != nil {
+            if let now = timebase.time(atMonotonic: nowNs) { _ = recording!.advance(to: now) }
+            if storeProblem != nil || stopPending { commit(force: true) }
+        }
+        publishStatus(nowNs: nowNs)
+    }
+
+    // MARK: GPS
+
+    private func ingest(line: String, receivedNs: UInt64) {
+        let message: GPSMessage
+        do {
+            message = try decoder.decode(line)
+        } catch {
+            // Not recorded: the run's raw log must stay a stream that replays. Logged the first
+            // time and then every 100th, so a babbling receiver does not flood the journal.
+            malformedLines += 1
+            if malformedLines == 1 || malformedLines % 100 == 0 {
+                log(.warning, "gps", "gpsd sent a line that is not valid gpsd JSON (\(error)); skipped (\(malformedLines) so far): \(Self.preview(line))")
+            }
+            return
+        }
+        if case .fix(let fix) = message {
+            if fix.mode == .twoD || fix.mode == .threeD, let time = fix.time, fix.status != .simulated {
+                timebase.synchronize(gps: time, monotonicNs: receivedNs)
+                lastFixNs = receivedNs
+            }
+            lastFixMode = fix.mode
+            if let candidate = resumeCandidate, let time = fix.time, fix.mode == .twoD || fix.mode == .threeD {
+                resume(candidate, at: time)
+            }
+            if recording == nil, configuration.autoStart, let start = autoStart.ingest(fix) {
+                log(.notice, "run", "moving since \(start.movingSince.iso8601): starting a run by itself ([run] auto_start)")
+                _ = perform(.start, nowNs: receivedNs)
+            }
+        }
+        // In place (`recording!`): a copy would duplicate the batch on every line.
+        guard recording != nil, !stopPending else { return }
+        recording!.record(rawLine: line)
+        if case .fix(let fix) = message {
+            do {
+                let events = try recording!.ingest(.fix(fix))
+                report(events, runID: recording!.runID)
+            } catch {
+                storeFailed(error, doing: "starting the run")
+            }
+        }
+        commit(force: false)
+    }
+
+    private func resume(_ run: StoredRun, at time: Timestamp) {
+        resumeCandidate = nil
+        let gap = time.seconds(since: run.endTime ?? run.startTime)
+        guard abs(gap) <= RunRecording.resumeWindowSeconds else {
+            log(.notice, "run", "run \(run.id) stays interrupted: the first fix came \(Int(gap)) s after its last sample", runID: run.id)
+            return
+        }
+        do {
+            recording = try RunRecording.resuming(run, store: store, configuration: configuration.tracking)
+            log(.notice, "run", "continuing run \(run.id), interrupted \(Int(gap)) s before this fix", runID: run.id)
+        } catch {
+            log(.error, "run", "cannot continue run \(run.id) (\(error)); it stays interrupted", runID: run.id)
+        }
+    }
+
+    private func linkChanged(_ newLink: GPSLink) {
+        guard newLink != link else { return }
+        switch newLink {
+        case .connected: log(.info, "gps", "connected to gpsd at \(configuration.gpsHost):\(configuration.gpsPort)")
+        case .lost(let reason):
+            log(.warning, "gps", "lost gpsd at \(configuration.gpsHost):\(configuration.gpsPort) (\(reason)); reconnecting", runID: recording?.runID)
+        case .connecting: break
+        }
+        link = newLink
+    }
+
+    private func report(_ events: [TrackerEvent], runID: Int64?) {
+        for event in events {
+            switch event {
+            case .split(let split):
+                log(.info, "run", "split \(split.index): \(FixedDecimal.format(split.distance, decimals: 0) ?? "?") m in \(FixedDecimal.format(split.time, decimals: 1) ?? "?") s", runID: runID)
+            case .lap(let lap):
+                log(.info, "run", "lap \(lap.index): \(FixedDecimal.format(lap.distance, decimals: 0) ?? "?") m in \(FixedDecimal.format(lap.time, decimals: 1) ?? "?") s", runID: runID)
+            case .gpsLost(let time):
+                log(.warning, "gps", "GPS fix lost at \(time.iso8601)", runID: runID)
+            case .gpsRegained(_, let outage):
+                log(.info, "gps", "GPS fix regained after \(FixedDecimal.format(outage, decimals: 0) ?? "?") s; the gap is bridged", runID: runID)
+            case .warning(let warning):
+                log(.warning, "gps", warning.text, runID: runID, fields: ["WARNING_KIND": warning.kind])
+            case .sample, .motion, .fixSkipped:
+                break
+            }
+        }
+    }
+
+    // MARK: Commands
+
+    private func perform(_ command: RunCommand, nowNs: UInt64) -> Result<DaemonStatus, CommandFailure> {
+        let refusal: CommandFailure? = switch command {
+        case .status: nil
+        case .start: startRun()
+        case .stop: stopRun()
+        case .control(let control): apply(control, nowNs: nowNs)
+        case .delete(let runID): deleteRun(runID)
+        }
+        if let refusal { return .failure(refusal) }
+        return .success(status(nowNs: nowNs))
+    }
+
+    private func startRun() -> CommandFailure? {
+        if recording != nil {
+            let message: String
+            if let runID = recording?.runID { message = "run \(runID) is already being recorded" } else { message = "a run is already started (waiting for a GPS fix)" }
+            return CommandFailure(code: .conflict, message: message)
+        }
+        recording = RunRecording(store: store, configuration: configuration.tracking, uuid: UUID().uuidString.lowercased())
+        stopPending = false
+        if let candidate = resumeCandidate {
+            resumeCandidate = nil
+            log(.notice, "run", "run \(candidate.id) stays interrupted: a new run was started", runID: candidate.id)
+        }
+        log(.notice, "run", timebase.isSynchronized ? "run started" : "run started; it is recorded from the first GPS fix")
+        return nil
+    }
+
+    private func stopRun() -> CommandFailure? {
+        guard recording != nil, !stopPending else { return CommandFailure(code: .conflict, message: "no run in progress") }
+        stopPending = true
+        commit(force: true)
+        return nil
+    }
+
+    private func apply(_ control: RunControl, nowNs: UInt64) -> CommandFailure? {
+        guard recording != nil, !stopPending else { return CommandFailure(code: .conflict, message: "no run in progress") }
+        let runID = recording!.runID
+        let paused = recording!.isPaused
+        if control == .pause, paused { return CommandFailure(code: .conflict, message: "the run is already paused") }
+        if control == .resume, !paused { return CommandFailure(code: .conflict, message: "the run is not paused") }
+        // Recorded in the raw log where it happened, so a replay applies it at the same place.
+        recording!.record(rawLine: ControlLine.line(control, time: timebase.time(atMonotonic: nowNs)))
+        let events: [TrackerEvent]
+        do {
+            events = try recording!.ingest(.control(control))
+        } catch {
+            storeFailed(error, doing: "recording a \(control.rawValue)")
+            events = []
+        }
+        report(events, runID: runID)
+        log(.info, "run", "\(control.rawValue) by the runner", runID: runID)
+        return nil
+    }
+
+    private func deleteRun(_ runID: Int64) -> CommandFailure? {
+        if runID == recording?.runID {
+            return CommandFailure(code: .conflict, message: "run \(runID) is being recorded; stop it first")
+        }
+        do {
+            try store.deleteRun(runID)
+        } catch {
+            if case .noSuchRun = error { return CommandFailure(code: .notFound, message: "no run \(runID)") }
+            return CommandFailure(code: .internalError, message: "could not delete run \(runID): \(error)")
+        }
+        log(.notice, "store", "run \(runID) deleted", runID: runID)
+        return nil
+    }
+
+    // MARK: Store
+
+    /// Commits what is due (or everything, when forced), and closes the run once a stop is
+    /// pending. A refused write keeps the data in memory and is retried every tick.
+    private func commit(force: Bool) {
+        guard recording != nil else { return }
+        do {
+            if stopPending {
+                try recording!.finish()
+                let summary = recording!.summary
+                if let runID = recording!.runID {
+                    log(.notice, "run", "run \(runID) stopped: \(FixedDecimal.format(summary.distance / 1000, decimals: 2) ?? "?") km, moving \(FixedDecimal.format(summary.movingTime, decimals: 0) ?? "?") s", runID: runID)
+                } else {
+                    log(.notice, "run", "run stopped before any GPS fix: nothing to store")
+                }
+                storeRecovered()
+                recording = nil
+                stopPending = false
+                // A runner still moving when the run stops must not have a new one start by itself.
+                autoStart.reset(untilStill: true)
+                return
+            }
+            if force { try recording!.commit() } else { try recording!.commitIfDue() }
+            storeRecovered()
+        } catch {
+            storeFailed(error, doing: stopPending ? "closing the run" : "saving the run")
+        }
+    }
+
+    private func storeFailed(_ error: StoreError, doing what: String) {
+        let text = "\(error)"
+        if storeProblem != text {
+            log(.error, "store", "\(what) failed: \(text). The run goes on and what it records is kept in memory until the store takes writes again.", runID: recording?.runID)
+        }
+        storeProblem = text
+    }
+
+    private func storeRecovered() {
+        guard storeProblem != nil else { return }
+        storeProblem = nil
+        log(.notice, "store", "the store takes writes again; recording resumed with nothing lost", runID: recording?.runID)
+    }
+
+    // MARK: Lifecycle
+
+    private func reload(_ newConfiguration: PacerConfiguration) {
+        if recording != nil, newConfiguration.tracking != configuration.tracking {
+            // The run in progress keeps the tracking settings it started with, so it stays one
+            // consistent replayable result; the new ones apply from the next run.
+            log(.notice, "config", "configuration reloaded; new tracking settings apply from the next run")
+        } else {
+            log(.notice, "config", "configuration reloaded")
+        }
+        configuration = newConfiguration
+        buttons.configuration = Self.gestures(newConfiguration)
+        if autoStart.configuration != Self.autoStartSettings(newConfiguration) {
+            autoStart = AutoStartDetector(configuration: Self.autoStartSettings(newConfiguration))
+        }
+    }
+
+    private func shutDown() {
+        guard recording != nil else { return }
+        stopPending = true
+        commit(force: true)
+        if recording != nil {
+            log(.critical, "store", "stopping with run data not saved: \(storeProblem ?? "unknown error"). It is lost.", runID: recording?.runID)
+        }
+    }
+
+    // MARK: Status
+
+    func status(nowNs: UInt64) -> DaemonStatus {
+        var status = DaemonStatus()
+        status.units = configuration.units
+        if let active = recording {
+            status.runID = active.runID
+            status.phase = active.runID == nil ? .waitingForFix : active.isPaused ? .paused : .recording
+            status.distance = active.summary.distance
+            status.movingTime = active.summary.movingTime
+            status.lastSampleTime = active.lastSample?.time
+        }
+        switch link {
+        case .connecting, .lost: status.gps = .gpsdUnreachable
+        case .connected:
+            let fresh = lastFixNs.map { nowNs &- $0 < Self.fixStaleNs } ?? false
+            status.gps = !fresh ? .noFix : lastFixMode == .threeD ? .fix3D : lastFixMode == .twoD ? .fix2D : .noFix
+        }
+        status.storeProblem = storeProblem
+        return status
+    }
+
+    private func publishStatus(nowNs: UInt64) {
+        let current = status(nowNs: nowNs)
+        // The distance moves every second while running; STATUS= follows it at most each tick.
+        if current.line != lastStatus?.line {
+            lastStatus = current
+            onStatusChange(current)
+        }
+    }
+
+    private static func preview(_ line: String) -> String {
+        line.count > 80 ? String(line.prefix(80)) + "…" : line
+    }
+}

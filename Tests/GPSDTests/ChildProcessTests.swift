@@ -1,0 +1,46 @@
+import Foundation
+import Glibc
+import PacerTestSupport
+import Testing
+
+/// The process fixture the live gpsd tests stand on.
+@Suite(.timeLimit(.minutes(1)))
+struct ChildProcessTests {
+    @Test func capturesOutputAndExitStatus() async throws {
+        let directory = try TemporaryDirectory()
+        let child = try ChildProcess("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"],
+                                     stdout: .file(directory.file("out")), stderr: .file(directory.file("err")))
+        #expect(await child.waitForExit(timeout: .seconds(10)) == .exited(3))
+        #expect(try String(contentsOfFile: directory.file("out"), encoding: .utf8) == "out\n")
+        #expect(try String(contentsOfFile: directory.file("err"), encoding: .utf8) == "err\n")
+    }
+
+    @Test func aChildIgnoringSIGTERMIsKilledAndReaped() async throws {
+        let child = try ChildProcess("/bin/sh", ["-c", "trap '' TERM; sleep 30 & wait; sleep 30"])
+        try await Task.sleep(for: .milliseconds(200))  // let the trap be set
+        let status = await child.terminate(grace: .milliseconds(300))
+        #expect(status == .signalled(SIGKILL))
+        #expect(!child.isRunning)
+        #expect(ChildProcess.liveMembers(ofGroup: child.pid).isEmpty)
+        #expect(kill(child.pid, 0) == -1)  // reaped: the PID is gone
+    }
+
+    @Test func terminateAlsoEndsTheChildsGroup() async throws {
+        // The shell's `sleep` is a grandchild in the same group, like gpsd under gpsfake.
+        let child = try ChildProcess("/bin/sh", ["-c", "sleep 30 & wait"])
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(ChildProcess.liveMembers(ofGroup: child.pid).count == 2)
+        await child.terminate()
+        #expect(ChildProcess.liveMembers(ofGroup: child.pid).isEmpty)
+    }
+
+    @Test func aMissingExecutableIsAnError() {
+        #expect(throws: ChildProcessError.self) { try ChildProcess("/nonexistent/program") }
+    }
+
+    @Test func freePortsAreFreeUntilSomethingListens() throws {
+        let port = try FreePort.tcp()
+        #expect(port > 0)
+        #expect(!FreePort.isAccepting(port: port))
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import PacerTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One pacerd as systemd would run it (Type=notify: NOTIFY_SOCKET to a listener here), with its
+/// own config, store and control socket in a temporary directory, and pacerctl to talk to it.
+final class DaemonFixture: @unchecked Sendable {
+    static let repositoryRoot: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/")
+    }()
+    static let sharedData = repositoryRoot + "/../shared/data"
+    static let hasSharedData = FileManager.default.fileExists(atPath: sharedData + "/sim")
+
+    /// The built executables, next to the test bundle.
+    static func binary(_ name: String) -> String {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return repositoryRoot + "/.build/debug/" + name
+    }
+
+    let directory: TemporaryDirectory
+    let gpsPort: UInt16
+    var configPath: String { directory.file("pacer.toml") }
+    var databasePath: String { directory.file("pacer.db") }
+    var socketPath: String { directory.file("control.sock") }
+    private(set) var notify: NotifyListener
+    private(set) var process: ChildProcess?
+    private(set) var starts = 0
+    var stderrPath: String { directory.file("pacerd-\(starts).err") }
+
+    init(gpsPort: UInt16, extraConfig: String = "") throws {
+        directory = try TemporaryDirectory(prefix: "pacer-daemon")
+        self.gpsPort = gpsPort
+        notify = try NotifyListener(directory: directory.path)
+        try writeConfig(extraConfig)
+    }
+
+    func writeConfig(_ extra: String = "") throws {
+        // The control group is root's: the tests run as root and no "pacer" group exists here.
+        try """
+            [gps]
+            host = "127.0.0.1"
+            port = \(gpsPort)
+            [storage]
+            path = "\(databasePath)"
+            [control]
+            socket = "\(socketPath)"
+            group = "root"
+            \(extra)
+            """.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// Starts pacerd; returns when it said READY=1 (and when it did).
+    @discardableResult
+    func start(environment extra: [String: String] = [:]) async throws -> ContinuousClock.Instant {
+        try await offPool { try self.startBlocking(environment: extra) }
+    }
+
+    private func startBlocking(environment extra: [String: String]) throws -> ContinuousClock.Instant {
+        starts += 1
+        let readyBefore = notify.assignments.filter { $0.line == "READY=1" }.count
+        let launched = ContinuousClock.now
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notify.path
+        environment.removeValue(forKey: "JOURNAL_STREAM")
+        environment.merge(extra) { $1 }
+        process = try ChildProcess(DaemonFixture.binary("pacerd"), ["--config", configPath], environment: environment,
+                                   stderr: .file(stderrPath))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while notify.assignments.filter({ $0.line == "READY=1" }).count == readyBefore {
+            if let status = process?.status { throw FixtureError("pacerd exited (\(status)) before READY=1: \(stderr)") }
+            if ContinuousClock.now > deadline { throw FixtureError("no READY=1 within 20 s: \(stderr)") }
+            usleep(2000)
+        }
+        readyLatency = notify.assignments.filter { $0.line == "READY=1" }.last!.at - launched
+        return launched
+    }
+
+    private(set) var readyLatency: Duration = .zero
+
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// SIGTERM and wait; the exit status.
+    func stop() async -> ChildProcess.Status? {
+        guard let process else { return nil }
+        process.send(SIGTERM)
+        let status = await process.waitForExit(timeout: .seconds(20))
+        if status == nil { _ = process.killAndReap() }
+        return status
+    }
+
+    func kill() -> ChildProcess.Status? {
+        process?.killAndReap()
+    }
+
+    struct CtlResult: Sendable {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs pacerctl against this daemon's socket.
+    func ctl(_ arguments: String...) async throws -> CtlResult {
+        try await Self.run(Self.binary("pacerctl"), ["--socket", socketPath] + arguments)
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) async throws -> CtlResult {
+        try await offPool { try runBlocking(executable, arguments) }
+    }
+
+    static func runBlocking(_ executable: String, _ arguments: [String]) throws -> CtlResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CtlResult(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                         stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// `pacerctl status --json`, parsed.
+    func status() async throws -> [String: any Sendable] {
+        try await offPool { try self.statusBlocking() }
+    }
+
+    private func statusBlocking() throws -> [String: any Sendable] {
+        let result = try Self.runBlocking(Self.binary("pacerctl"), ["--socket", socketPath, "status", "--json"])
+        guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: any Sendable] else {
+            throw FixtureError("pacerctl status failed (\(result.status)): \(result.stderr)")
+        }
+        return object
+    }
+
+    /// Polls `status` until `predicate` holds.
+    @discardableResult
+    func waitForStatus(timeout: Duration = .seconds(30), _ predicate: @escaping @Sendable ([String: any Sendable]) -> Bool) async throws -> [String: any Sendable] {
+        try await offPool { try self.waitForStatusBlocking(timeout: timeout, predicate) }
+    }
+
+    private func waitForStatusBlocking(timeout: Duration, _ predicate: ([String: any Sendable]) -> Bool) throws -> [String: any Sendable] {
+        let deadline = ContinuousClock.now + timeout
+        var last: [String: any Sendable] = [:]
+        while ContinuousClock.now < deadline {
+            last = try statusBlocking()
+            if predicate(last) { return last }
+            usleep(20_000)
+        }
+        throw FixtureError("status never matched; last: \(last)\nstderr: \(stderr)")
+    }
+
+    func cleanUp() {
+        if let process, process.isRunning { _ = process.killAndReap() }
+        notify.stop()
+        directory.remove()
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

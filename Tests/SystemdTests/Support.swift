@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Paths, temporary directories and child commands shared by the suites.
+enum Support {
+    /// `<repo>/Tests/SystemdTests/Support.swift` → `<repo>`.
+    static let repositoryRoot: String = URL(filePath: #filePath)
+        .deletingLastPathComponent()  // SystemdTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // repo root
+        .path
+
+    static func repositoryFile(_ relative: String) -> String { repositoryRoot + "/" + relative }
+
+    /// A fresh directory under /tmp, removed by the caller with `removeDirectory`.
+    static func makeTemporaryDirectory() throws -> String {
+        var template = Array("/tmp/pacer-systemd-tests-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
+        return String(cString: made)
+    }
+
+    static func removeDirectory(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    struct CommandResult {
+        let status: Int32
+        let standardOutput: String
+        let standardError: String
+    }
+
+    /// Runs a program to completion with its output in files (no pipe can fill up and stall it).
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    ) throws -> CommandResult {
+        let directory = try makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let outPath = directory + "/stdout"
+        let errPath = directory + "/stderr"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(filePath: outPath))
+        let err = try FileHandle(forWritingTo: URL(filePath: errPath))
+        defer {
+            try? out.close()
+            try? err.close()
+        }
+        let process = Process()
+        process.executableURL = URL(filePath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        return CommandResult(
+            status: process.terminationStatus,
+            standardOutput: try String(contentsOfFile: outPath, encoding: .utf8),
+            standardError: try String(contentsOfFile: errPath, encoding: .utf8))
+    }
+
+    static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
+
+    /// The first executable of that name on the usual system paths.
+    static func tool(_ name: String) -> String? {
+        ["/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/"].map { $0 + name }.first(where: isExecutable)
+    }
+
+    /// CLOCK_MONOTONIC, the clock sd_notify's MONOTONIC_USEC uses (shared by all processes).
+    static func monotonicMicroseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+    }
+}
+
+/// What a child process (an exit test) wrote, as text.
+extension ExitTest.Result {
+    var standardOutputText: String { String(decoding: standardOutputContent, as: UTF8.self) }
+    var standardErrorText: String { String(decoding: standardErrorContent, as: UTF8.self) }
+}
+
+/// For exit tests: a child reports what it saw on its stdout, which the parent observes.
+enum ChildOutput {
+    static func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+    }
+}
