@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "Systemd", dependencies: ["CSystemd"]),
 
         // The control socket: JSON-lines requests and replies, the server (SO_PEERCRED) and the client.
-        .target(name: "Control"),
+        .target(name: "Control", exclude: ["PROTOCOL.md"]),
 
         // Buttons: evdev key events read on their own thread.
         .target(name: "Buttons", dependencies: ["Threads"]),
@@ -97,6 +97,7 @@ let package = Package(
         .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore"]),
         .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "PacerTestSupport"]),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "PacerTestSupport"]),
         .testTarget(name: "ButtonsTests", dependencies: ["Buttons", "PacerCore", "PacerTestSupport"]),
         // Runs the built pacerd under gpsfake: lifecycle, notify, control, faults.
         .testTarget(

@@ -30,7 +30,9 @@ struct ListeningSocket: Sendable {
             unlink(path)
             throw error
         }
-        if let group = configuration.group, chown(path, uid_t.max, gid_t(group)) != 0 {
+        // Only when the group differs: under pacerd.service the socket is born in group pacer
+        // (Group=pacer), and the unit's system-call filter refuses chown altogether.
+        if let group = configuration.group, Syscalls.groupOfFile(at: path) != group, chown(path, uid_t.max, gid_t(group)) != 0 {
             let error = fail("chown")
             unlink(path)
             throw error

@@ -82,7 +82,7 @@ final class ServerLoop {
                 Glibc.close(fd)
                 continue
             }
-            guard policy.allows(peer, supplementaryGroups: PeerPolicy.supplementaryGroups(ofProcess:)) else {
+            guard policy.allows(peer, supplementaryGroups: PeerPolicy.supplementaryGroups(of:)) else {
                 refuse(fd, peer: peer)
                 continue
             }

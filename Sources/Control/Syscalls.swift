@@ -82,6 +82,12 @@ enum Syscalls {
     }
 
     /// What is at `path` without following a symlink: nil when nothing is there (or it cannot be seen).
+    static func groupOfFile(at path: String) -> UInt32? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return info.st_gid
+    }
+
     static func fileType(at path: String) -> (isSocket: Bool, device: UInt64, inode: UInt64)? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }

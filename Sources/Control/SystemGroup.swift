@@ -15,6 +15,27 @@ public enum SystemGroup {
             .map { $0.name }
     }
 
+    /// Every group `uid`'s user belongs to in the group database (getgrouplist), nil when the
+    /// user is unknown.
+    static func memberships(ofUser uid: UInt32, primaryGroup: UInt32) -> [UInt32]? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        let name: String? = buffer.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress, getpwuid_r(uid, &entry, base, buffer.count, &result) == 0, let found = result else { return nil }
+            return String(cString: found.pointee.pw_name)
+        }
+        guard let name else { return nil }
+        var count: Int32 = 64
+        while count <= 65_536 {
+            var groups = [gid_t](repeating: 0, count: Int(count))
+            var wanted = count
+            if getgrouplist(name, primaryGroup, &groups, &wanted) >= 0 { return Array(groups.prefix(Int(wanted))) }
+            count = max(wanted, count * 2)
+        }
+        return nil
+    }
+
     private static func lookup(
         _ call: (inout group, UnsafeMutableBufferPointer<CChar>, inout UnsafeMutablePointer<group>?) -> Int32
     ) -> (gid: UInt32, name: String)? {

@@ -43,12 +43,16 @@ final class Waker: Sendable {
 
     var stopRequested: Bool { state.withLock { $0.stopRequested } }
 
-    /// Server thread: called when the read end is readable. The flag is cleared before the pipe
-    /// is drained, so a wake() racing with this leaves a byte for the next poll().
+    /// Server thread: called when the read end is readable. Clearing the flag and emptying the
+    /// pipe happen under the lock wake() writes under: otherwise a wake() between the two would
+    /// see its byte drained while the flag stayed set, and every later wake(), stop included,
+    /// would be skipped while poll() sleeps for ever.
     func drain() {
-        state.withLock { $0.wakePending = false }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while buffer.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
+        state.withLock { state in
+            state.wakePending = false
+            var buffer = [UInt8](repeating: 0, count: 64)
+            while buffer.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
+        }
     }
 
     func close() {

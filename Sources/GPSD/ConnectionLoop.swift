@@ -16,7 +16,7 @@ final class ConnectionLoop {
     /// gps_read's strlcpy never cuts a line it can return.
     private static let messageCapacity = 16 * 1024
     /// Upper bound of one wait, so pending events are flushed to a consumer that caught up.
-    private static let waitSlice: Duration = .milliseconds(250)
+    private static let waitSlice: Duration = .seconds(1)
 
     init(
         configuration: GPSDClient.Configuration, control: ConnectionControl, outlet: EventOutlet,

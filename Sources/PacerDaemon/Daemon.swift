@@ -18,6 +18,9 @@ public enum Daemon {
         public static let software: Int32 = 70
     }
 
+    /// SQLite page cache per connection (the recorder's and the control socket's reader).
+    static let storeCacheKiB = 512
+
     /// Runs the daemon; returns its exit status.
     public static func run(configPath: String?) async -> Int32 {
         let journal = JournalLogger(identifier: "pacerd")
@@ -36,7 +39,7 @@ public enum Daemon {
         let store: RunStore
         var resumeCandidate: StoredRun?
         do {
-            store = try RunStore(path: configuration.databasePath)
+            store = try RunStore(path: configuration.databasePath, cacheKiB: Self.storeCacheKiB)
             let interrupted = try store.recoverInterruptedRuns()
             for runID in interrupted {
                 log(.warning, "store", "run \(runID) was interrupted (pacerd or the device stopped while it recorded); it is kept with its data up to the last durable batch", runID: runID)
@@ -61,7 +64,7 @@ public enum Daemon {
                 log(.warning, "control", "group '\(configuration.controlGroup)' ([control] group) does not exist; only root and pacerd's own user may use the control socket")
             }
             let server = try ControlServer(configuration: .init(socketPath: configuration.controlSocket, group: groupID))
-            control = ControlService(server: server, pipeline: pipeline, reader: try RunStore(path: configuration.databasePath, readOnly: true), log: log)
+            control = ControlService(server: server, pipeline: pipeline, reader: try RunStore(path: configuration.databasePath, readOnly: true, cacheKiB: Self.storeCacheKiB), log: log)
         } catch {
             log(.error, "control", "no control socket, pacerctl cannot reach pacerd: \(error)")
         }

@@ -29,6 +29,11 @@ struct DaemonStatus: Sendable, Equatable {
     var storeProblem: String?
     var units: PacerConfiguration.UnitSystem = .metric
 
+    /// Equal but for the figures that move with every fix.
+    func sameState(as other: DaemonStatus) -> Bool {
+        phase == other.phase && runID == other.runID && gps == other.gps && storeProblem == other.storeProblem && units == other.units
+    }
+
     /// One line for `systemctl status`, e.g. "Recording run 12: 5.21 km, GPS 3D fix".
     var line: String {
         let gpsText = switch gps {

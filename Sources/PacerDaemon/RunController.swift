@@ -78,7 +78,7 @@ final class RunController {
             shutDown()
             done()
         }
-        publishStatus(nowNs: nowNs)
+        publishStatus(nowNs: nowNs, onlyIfStateChanged: true)
     }
 
     /// When a held button next needs a look (a very long press fires while still held).
@@ -370,9 +370,13 @@ final class RunController {
         return status
     }
 
-    private func publishStatus(nowNs: UInt64) {
+    /// STATUS= when the line changes. After each input only a change of state (run, phase, GPS,
+    /// store) is sent at once; the distance, which moves with every fix, is brought up to date
+    /// by the tick, once a second. At replay speed that is the difference between one datagram
+    /// per fix and one per second.
+    private func publishStatus(nowNs: UInt64, onlyIfStateChanged: Bool = false) {
         let current = status(nowNs: nowNs)
-        // The distance moves every second while running; STATUS= follows it at most each tick.
+        if onlyIfStateChanged, let last = lastStatus, current.sameState(as: last) { return }
         if current.line != lastStatus?.line {
             lastStatus = current
             onStatusChange(current)

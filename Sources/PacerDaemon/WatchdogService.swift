@@ -29,7 +29,8 @@ struct WatchdogService: Service {
                 reportedStuck = true
                 log(.critical, "daemon", "the pipeline loop has not turned for \(age / 1_000_000) ms; withholding the watchdog ping so systemd restarts pacerd")
             }
-            try? await Task.sleep(for: interval)
+            // Interrupted by shutdown: a 5 s nap must not hold up SIGTERM.
+            try? await cancelOnGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 }

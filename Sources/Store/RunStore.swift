@@ -25,7 +25,9 @@ public final class RunStore: Sendable {
     public let path: String
 
     /// Opens (creating and migrating when `readOnly` is false) the store at `path`.
-    public init(path: String, readOnly: Bool = false) throws(StoreError) {
+    /// `cacheKiB` caps SQLite's page cache for this connection (default 2 MiB); the daemon keeps
+    /// it small: it appends and reads back little, and memory on a Pi is scarce.
+    public init(path: String, readOnly: Bool = false, cacheKiB: Int? = nil) throws(StoreError) {
         self.path = path
         var config = Configuration()
         config.readonly = readOnly
@@ -37,6 +39,7 @@ public final class RunStore: Sendable {
                 guard mode == "wal" else { throw DatabaseError(message: "could not enable WAL (journal_mode=\(mode ?? "nil"))") }
             }
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            if let cacheKiB { try db.execute(sql: "PRAGMA cache_size = -\(max(64, cacheKiB))") }
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
@@ -65,16 +68,15 @@ public final class RunStore: Sendable {
         let samples = batch.samples.isEmpty ? nil : Data(TrackCodec.encode(batch.samples, runStart: runStart))
         let heart = batch.heartRate.isEmpty ? nil : Data(TrackCodec.encode(batch.heartRate, runStart: runStart))
         let raw = batch.rawLines.isEmpty ? nil : batch.rawLines.joined(separator: "\n")
+        // Cached statements: this runs every few seconds for hours; SQL is compiled once.
         try write("recording run \(runID)") { db in
-            guard try String.fetchOne(db, sql: "SELECT state FROM run WHERE id = ?", arguments: [runID]) == "recording" else {
-                throw StoreError.notRecording(runID)
-            }
-            try db.execute(
-                sql: "INSERT INTO track_chunk (run_id, first_ms, last_ms, samples, heart, raw) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [runID, first, last, samples, heart, raw])
+            let state = try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM run WHERE id = ?"), arguments: [runID])
+            guard state == "recording" else { throw StoreError.notRecording(runID) }
+            try db.cachedStatement(sql: "INSERT INTO track_chunk (run_id, first_ms, last_ms, samples, heart, raw) VALUES (?, ?, ?, ?, ?, ?)")
+                .execute(arguments: [runID, first, last, samples, heart, raw])
             let chunk = db.lastInsertedRowID
-            try db.execute(sql: "UPDATE run SET first_chunk_id = ? WHERE id = ? AND first_chunk_id IS NULL",
-                           arguments: [chunk, runID])
+            try db.cachedStatement(sql: "UPDATE run SET first_chunk_id = ? WHERE id = ? AND first_chunk_id IS NULL")
+                .execute(arguments: [chunk, runID])
             try Self.insert(splits: batch.splits, laps: batch.laps, runID: runID, db: db)
         }
     }
@@ -392,12 +394,12 @@ public final class RunStore: Sendable {
 
     static func insert(splits: [Split], laps: [Lap], runID: Int64, db: Database) throws {
         for s in splits {
-            try db.execute(sql: "INSERT OR REPLACE INTO split VALUES (?, 'split', ?, ?, ?, ?)",
-                           arguments: [runID, s.index, s.distance, s.time, s.endTime.milliseconds])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO split VALUES (?, 'split', ?, ?, ?, ?)")
+                .execute(arguments: [runID, s.index, s.distance, s.time, s.endTime.milliseconds])
         }
         for l in laps {
-            try db.execute(sql: "INSERT OR REPLACE INTO split VALUES (?, 'lap', ?, ?, ?, ?)",
-                           arguments: [runID, l.index, l.distance, l.time, l.endTime.milliseconds])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO split VALUES (?, 'lap', ?, ?, ?, ?)")
+                .execute(arguments: [runID, l.index, l.distance, l.time, l.endTime.milliseconds])
         }
     }
 

@@ -1,5 +1,6 @@
 import Glibc
 import PacerCore
+import PacerTestSupport
 import Testing
 @testable import Buttons
 
@@ -218,9 +219,15 @@ import Testing
         defer { reader.stop() }
         try #require(await collector.wait { $0.opened == 1 })
         try fifo.openWriter()
-        try fifo.write(R.key(256, 1))
-        try await Task.sleep(for: .milliseconds(100))
-        try fifo.write(R.key(256, 0))
+        // Timed on a thread of its own: a Task.sleep can overshoot by seconds while other tests
+        // keep the cooperative pool busy, and the FIFO's events are timed when read.
+        let descriptor = fifo.writer
+        try await offPool {
+            let down = R.key(256, 1), up = R.key(256, 0)
+            _ = down.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            usleep(100_000)
+            _ = up.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        }
         try #require(await collector.wait { $0.keys.count == 2 })
 
         var classifier = ButtonGestureClassifier()

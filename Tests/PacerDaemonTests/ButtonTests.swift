@@ -19,11 +19,16 @@ import Glibc
         return bytes
     }
 
+    /// Down, hold, up, timed on a thread of its own: a Task.sleep can overshoot by seconds when
+    /// other tests keep the cooperative pool busy, and would turn a short press into a long one.
     static func press(_ fd: Int32, holding: Duration) async throws {
-        let down = key(28, 1), up = key(28, 0)
-        _ = down.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        try await Task.sleep(for: holding)
-        _ = up.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let microseconds = UInt32(holding.components.seconds * 1_000_000 + holding.components.attoseconds / 1_000_000_000_000)
+        try await offPool {
+            let down = key(28, 1), up = key(28, 0)
+            _ = down.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            usleep(microseconds)
+            _ = up.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        }
     }
 
     @Test func shortStartsLongStops() async throws {
