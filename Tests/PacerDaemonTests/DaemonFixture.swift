@@ -162,6 +162,23 @@ final class DaemonFixture: @unchecked Sendable {
         throw FixtureError("status never matched; last: \(last)\nstderr: \(stderr)")
     }
 
+    /// gpsfake playing `sim/ROUTE.nmea` (held until released) and a pacerd connected to it.
+    static func onGPSFake(route: String, cycle: Double) async throws -> (GPSFake, DaemonFixture) {
+        let fake = try GPSFake(log: sharedData + "/sim/\(route).nmea", options: .init(cycle: cycle, holdUntilReleased: true))
+        try await fake.start()
+        let daemon = try DaemonFixture(gpsPort: fake.port)
+        try await daemon.start()
+        try await daemon.waitForStatus { $0["gps"] as? String == "no_fix" }
+        return (fake, daemon)
+    }
+
+    /// `run start`, then lets gpsfake play: the run gets every epoch of the log.
+    func startRun(releasing fake: GPSFake) async throws -> CtlResult {
+        let start = try await ctl("run", "start")
+        fake.release()
+        return start
+    }
+
     func cleanUp() {
         if let process, process.isRunning { _ = process.killAndReap() }
         notify.stop()

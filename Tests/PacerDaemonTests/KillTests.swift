@@ -19,15 +19,10 @@ import Glibc
     @Test(.enabled(if: DaemonFixture.hasSharedData))
     func sigkillFiftyTimesLosesAtMostFiveSecondsEachAndResumes() async throws {
         // 3 sentences per epoch: about 30 epochs of run time per second.
-        let fake = try GPSFake(log: DaemonFixture.sharedData + "/sim/city-10k-1.nmea", options: .init(cycle: 0.011, holdUntilReleased: true))
-        try await fake.start()
+        let (fake, daemon) = try await DaemonFixture.onGPSFake(route: "city-10k-1", cycle: 0.011)
         defer { Task { await fake.stop() } }
-        let daemon = try DaemonFixture(gpsPort: fake.port)
         defer { daemon.cleanUp() }
-        try await daemon.start()
-        try await daemon.waitForStatus { $0["gps"] as? String == "no_fix" }
-        #expect(try await daemon.ctl("run", "start").status == 0)
-        fake.release()
+        #expect(try await daemon.startRun(releasing: fake).status == 0)
 
         var generator = SystemRandomNumberGenerator()
         var maxLossMs: Int64 = 0

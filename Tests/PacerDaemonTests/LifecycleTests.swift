@@ -27,15 +27,10 @@ import Glibc
 
     @Test(.enabled(if: DaemonFixture.hasSharedData))
     func sigtermMidRunClosesTheRunWithItsLastBatch() async throws {
-        let fake = try GPSFake(log: DaemonFixture.sharedData + "/sim/walk-1.nmea", options: .init(cycle: 0.01, holdUntilReleased: true))
-        try await fake.start()
+        let (fake, daemon) = try await DaemonFixture.onGPSFake(route: "walk-1", cycle: 0.01)
         defer { Task { await fake.stop() } }
-        let daemon = try DaemonFixture(gpsPort: fake.port)
         defer { daemon.cleanUp() }
-        try await daemon.start()
-        try await daemon.waitForStatus { $0["gps"] as? String == "no_fix" }
-        #expect(try await daemon.ctl("run", "start").status == 0)
-        fake.release()
+        #expect(try await daemon.startRun(releasing: fake).status == 0)
         let seen = try await daemon.waitForStatus { ($0["distance_m"] as? Double ?? 0) > 100 }
         let seenTime = try #require((seen["last_sample_time"] as? String).flatMap(Timestamp.init(iso8601:)))
         #expect(await daemon.stop() == .exited(0))
