@@ -30,7 +30,7 @@ struct WatchdogService: Service {
                 log(.critical, "daemon", "the pipeline loop has not turned for \(age / 1_000_000) ms; withholding the watchdog ping so systemd restarts pacerd")
             }
             // Interrupted by shutdown: a 5 s nap must not hold up SIGTERM.
-            try? await cancelOnGracefulShutdown { try await Task.sleep(for: interval) }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 }
