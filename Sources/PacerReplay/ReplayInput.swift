@@ -24,7 +24,13 @@ public struct InputStats: Sendable, Equatable {
     public var tpvReports = 0
     public var gpsdErrors: [String] = []
     public var heartRateLines = 0
+    /// Heart-rate samples from the HR log and from HRM lines together.
     public var heartRateSamples = 0
+    /// `HRM` lines in the gpsd log: strap notifications the daemon recorded (HeartRateLine).
+    public var hrmLines = 0
+    /// HRM lines skipped because their time or hex is unreadable or their bytes are not a valid
+    /// Heart Rate Measurement; a strap's bad packet is not a reason to refuse the run.
+    public var hrmMalformed = 0
 }
 
 /// The decoded, time-merged inputs of a replay.

@@ -3,13 +3,15 @@ import GPSD
 import PacerCore
 
 /// Loads a gpsd JSON log (what `gpspipe -w` writes) and an optional heart-rate log, decodes them
-/// the way the daemon does (gpsd JSON through libgps), and merges them by time.
+/// the way the daemon does (gpsd JSON through libgps, strap notifications recorded as HRM lines
+/// through the BLE decoder), and merges them by time.
 public enum ReplayLoader {
     public static func load(
         gpsPath: String, heartRatePath: String?, skipMalformed: Bool = false, keepRawLines: Bool = false
     ) throws(ReplayError) -> ReplayInputs {
         var stats = InputStats()
         var gps: [(key: Int64, input: ReplayInput)] = []
+        var heartRate: [HeartRateSample] = []
         let decoder = GPSDecoder()
         let gpsFile = try LogFile(path: gpsPath)
         var lastKey = Int64.min
@@ -44,6 +46,15 @@ public enum ReplayLoader {
                 } else {
                     throw ReplayError(.malformedLine, "\(gpsPath):\(number): a \(ControlLine.className) line without a known control: \(preview(line))")
                 }
+            case .other(className: HeartRateLine.className):
+                // Placed by its own time below; its raw line (kept above) stays where it was.
+                stats.hrmLines += 1
+                if let recorded = HeartRateLine.parse(line),
+                    case .success(let measurement) = HeartRateMeasurement.decode(recorded.bytes) {
+                    heartRate.append(measurement.sample(at: recorded.time))
+                } else {
+                    stats.hrmMalformed += 1
+                }
             case .gpsdError(let text):
                 stats.gpsdErrors.append("\(gpsPath):\(number): gpsd reported an error: \(text)")
             default:
@@ -54,7 +65,6 @@ public enum ReplayLoader {
             throw ReplayError(.noData, "\(gpsPath): no gpsd JSON in this file (\(stats.gpsLines) lines, none a JSON object); expected `gpspipe -w` output")
         }
 
-        var heartRate: [HeartRateSample] = []
         if let heartRatePath {
             let file = try LogFile(path: heartRatePath)
             let jsonDecoder = JSONDecoder()
@@ -75,7 +85,13 @@ public enum ReplayLoader {
                 }
                 heartRate.append(HeartRateSample(time: time, bpm: record.bpm, rrIntervalsMs: record.rr_ms ?? [], contact: record.contact))
             }
-            stats.heartRateSamples = heartRate.count
+        }
+        stats.heartRateSamples = heartRate.count
+        // HRM lines and an HR log may interleave; order by time, keeping file order on ties.
+        if zip(heartRate, heartRate.dropFirst()).contains(where: { $0.time > $1.time }) {
+            heartRate = heartRate.enumerated()
+                .sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+                .map(\.element)
         }
 
         // Stable merge by time; GPS first on ties, as a fix and a notification of the same

@@ -86,6 +86,8 @@ extension ReplayReport {
         w.integer("time_jumps", counts.timeJumps)
         w.integer("bridged_gaps", counts.bridgedGaps)
         w.integer("hr_samples", stats.heartRateSamples)
+        w.integer("hrm_lines", stats.hrmLines)
+        w.integer("hrm_malformed", stats.hrmMalformed)
         w.endObject()
 
         w.endObject()

@@ -150,8 +150,8 @@ extension RunRecording {
 
     /// Continues an interrupted run: its stored raw lines are replayed through a fresh core (so the
     /// state is exactly what a replay of the whole run will have), the run is set recording again
-    /// and new batches follow the stored ones. Heart rate is not part of the raw log; the core's HR
-    /// statistics restart (the stored readings stay).
+    /// and new batches follow the stored ones. Strap notifications recorded as HRM lines are fed
+    /// back too, so the HR statistics carry on (the stored readings are not written again).
     public static func resuming(_ run: StoredRun, store: RunStore, configuration: TrackerConfiguration) throws -> RunRecording {
         var recording = RunRecording(store: store, configuration: configuration, uuid: run.uuid)
         let decoder = GPSDecoder()
@@ -162,6 +162,11 @@ extension RunRecording {
                 for case .sample(let sample) in recording.tracker.ingest(fix) { durableUntil = max(durableUntil, sample.time) }
             case .other(className: ControlLine.className)?:
                 if let control = ControlLine.parse(Array(line.utf8)) { _ = recording.tracker.apply(control) }
+            case .other(className: HeartRateLine.className)?:
+                if let recorded = HeartRateLine.parse(line),
+                    case .success(let measurement) = HeartRateMeasurement.decode(recorded.bytes) {
+                    _ = recording.tracker.ingest(measurement.sample(at: recorded.time))
+                }
             default:
                 break
             }
