@@ -10,5 +10,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
 #include <systemd/sd-bus.h>
+// The bus thread is woken through an eventfd.
+#include <sys/eventfd.h>
 
 #endif
