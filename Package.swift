@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
+import class Foundation.ProcessInfo
 
 // Pacer: a running wearable's daemon. A pure core (PacerCore) and one thin adapter module
 // per C library; see README.md for the layout.
@@ -38,7 +39,11 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        .target(name: "Systemd", dependencies: ["CSystemd"]),
+        .target(name: "Systemd", dependencies: ["CSystemd", "Threads"]),
+
+        // BlueZ's D-Bus API (Adapter1, Device1, GattCharacteristic1, Battery1) over Systemd's bus:
+        // the paired heart-rate strap found, connected, notifying, and held on to.
+        .target(name: "BlueZ", dependencies: ["Systemd", "PacerCore", "Threads"]),
 
         // The control socket: JSON-lines requests and replies, the server (SO_PEERCRED) and the client.
         .target(name: "Control", exclude: ["PROTOCOL.md"]),
@@ -67,7 +72,7 @@ let package = Package(
         .target(
             name: "PacerDaemon",
             dependencies: [
-                "PacerCore", "PacerConfig", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "Control", "Buttons", "Threads",
+                "PacerCore", "PacerConfig", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "BlueZ", "Control", "Buttons", "Threads",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -97,6 +102,8 @@ let package = Package(
         .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore"]),
         .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "PacerTestSupport"]),
+        // The BlueZ client against tools/bluez-sim (a simulated bluetoothd) on a private dbus-daemon.
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Systemd", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", "PacerTestSupport"]),
         .testTarget(name: "ButtonsTests", dependencies: ["Buttons", "PacerCore", "PacerTestSupport"]),
         // Runs the built pacerd under gpsfake: lifecycle, notify, control, faults.
@@ -110,3 +117,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer target for the Heart Rate Measurement parser. It has no main of its own (libFuzzer
+// brings it), so it only exists when tools/fuzz-hrm asks for it; plain builds stay linkable.
+if ProcessInfo.processInfo.environment["PACER_FUZZ"] != nil {
+    package.products.append(.executable(name: "fuzz-hrm", targets: ["FuzzHRM"]))
+    package.targets.append(.executableTarget(name: "FuzzHRM", dependencies: ["PacerCore"], path: "Fuzz/FuzzHRM"))
+}
