@@ -16,6 +16,7 @@ public struct ControlError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func notFound(_ message: String) -> ControlError { ControlError(.notFound, message) }
     public static func conflict(_ message: String) -> ControlError { ControlError(.conflict, message) }
     public static func internalError(_ message: String) -> ControlError { ControlError(.internalError, message) }
+    public static func unavailable(_ message: String) -> ControlError { ControlError(.unavailable, message) }
     public static func forbidden(_ message: String) -> ControlError { ControlError(.forbidden, message) }
 
     public static func unknownCommand(_ command: String) -> ControlError {

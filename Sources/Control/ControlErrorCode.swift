@@ -17,6 +17,8 @@ public struct ControlErrorCode: RawRepresentable, Hashable, Sendable, CustomStri
     public static let conflict = ControlErrorCode(rawValue: "conflict")
     /// The daemon failed; the message says how.
     public static let internalError = ControlErrorCode(rawValue: "internal")
+    /// Something the daemon relies on is not there right now (bluetoothd, the system bus).
+    public static let unavailable = ControlErrorCode(rawValue: "unavailable")
     /// The peer is not allowed to use the socket.
     public static let forbidden = ControlErrorCode(rawValue: "forbidden")
 

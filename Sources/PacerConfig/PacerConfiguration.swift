@@ -43,6 +43,12 @@ public struct PacerConfiguration: Sendable, Equatable {
     public var autoStartSpeed = 1.5
     public var autoStartAfterSeconds = 15.0
 
+    /// The paired heart-rate strap and an optional backup, as "AA:BB:CC:DD:EE:FF" (nil: not set
+    /// here; `pacerctl strap pair` may have chosen one), and the adapter (nil: the first).
+    public var heartRateStrap: String?
+    public var heartRateBackupStrap: String?
+    public var bluetoothAdapter: String?
+
     public init() {}
 
     public var maxHeartRate: Int {
@@ -108,6 +114,16 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.autoStartSpeed = try reader.number(in: 0.5...10, "a speed in m/s from 0.5 to 10")
             case "run.auto_start_after_s":
                 config.autoStartAfterSeconds = try reader.number(in: 3...300, "seconds from 3 to 300")
+            case "hr.strap":
+                config.heartRateStrap = try reader.bluetoothAddress()
+            case "hr.backup_strap":
+                config.heartRateBackupStrap = try reader.bluetoothAddress()
+            case "hr.adapter":
+                let name = try reader.string("an adapter name in quotes, e.g. \"hci0\", or \"\" for the first", allowEmpty: true)
+                guard name.isEmpty || (name.hasPrefix("hci") && name.dropFirst(3).allSatisfy(\.isNumber) && name.count > 3) else {
+                    throw reader.fail("expected an adapter name like \"hci0\", got \"\(name)\"")
+                }
+                config.bluetoothAdapter = name.isEmpty ? nil : name
             default:
                 throw reader.fail("unknown key (check its spelling and section)")
             }
@@ -169,6 +185,17 @@ private struct EntryReader {
         guard case .string(let path) = entry.value else { throw fail("expected an absolute path in quotes, got \(entry.value.typeName)") }
         guard path.hasPrefix("/") else { throw fail("expected an absolute path, got \"\(path)\"") }
         return path
+    }
+
+    /// "AA:BB:CC:DD:EE:FF" in either case, upper-cased; "" is nil.
+    func bluetoothAddress() throws(ConfigError) -> String? {
+        let text = try string("a Bluetooth address in quotes, e.g. \"C8:4F:0E:12:34:56\", or \"\" for none", allowEmpty: true)
+        if text.isEmpty { return nil }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 6, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
+            throw fail("expected a Bluetooth address like \"C8:4F:0E:12:34:56\", got \"\(text)\"")
+        }
+        return text.uppercased()
     }
 
     func bool() throws(ConfigError) -> Bool {

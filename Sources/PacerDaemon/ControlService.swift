@@ -1,9 +1,11 @@
+import BlueZ
 import Control
 import PacerCore
 import RunViews
 import ServiceLifecycle
 import Store
 import Synchronization
+import Systemd
 import Threads
 
 /// The control socket: run commands go to the pipeline thread (the one writer); the runs list,
@@ -12,6 +14,7 @@ import Threads
 struct ControlService: Service {
     let server: ControlServer
     let pipeline: PipelineThread
+    let strapSettings: StrapSettings
     let reader: RunStore
     let log: DaemonLog
 
@@ -51,6 +54,25 @@ struct ControlService: Service {
             let id = Int64(try request.int("run", in: 1...Int.max))
             let name = try request.string("format", default: "gpx", oneOf: RunExportFormat.allCases.map(\.rawValue))
             return try await export(id, RunExportFormat(rawValue: name)!, stream)
+        case "strap.scan":
+            let seconds = try request.int("seconds", default: 10, in: 1...60)
+            return try await scanStraps(seconds: seconds)
+        case "strap.pair":
+            let text = try request.string("address")
+            let address: StrapAddress?
+            if text.isEmpty {
+                address = nil
+            } else {
+                guard let parsed = StrapAddress(text) else { throw ControlError.badRequest("\"\(text)\" is not a Bluetooth address (AA:BB:CC:DD:EE:FF)") }
+                address = parsed
+            }
+            do {
+                let choice = try strapSettings.pair(address)
+                log(.notice, "hr", address.map { "heart-rate strap \($0) paired by pacerctl" } ?? "heart-rate strap pairing forgotten by pacerctl")
+                return .object(["straps": .array(choice.straps.map { .string($0.text) }), "source": .string(choice.source.rawValue)])
+            } catch {
+                throw ControlError.conflict(error.message)
+            }
         default:
             throw ControlError.unknownCommand(request.command)
         }
@@ -68,6 +90,34 @@ struct ControlService: Service {
             case .notFound: throw ControlError.notFound(failure.message)
             case .internalError: throw ControlError.internalError(failure.message)
             }
+        }
+    }
+
+    /// Heart-rate devices in range, strongest first. Its own bus connection: BlueZ has one
+    /// discovery session per client, and ending this one must not end the strap client's.
+    private func scanStraps(seconds: Int) async throws -> JSONValue {
+        let bus: BusConnection
+        do {
+            bus = try BusConnection.system()
+        } catch {
+            throw ControlError.unavailable("cannot reach the system bus: \(error)")
+        }
+        defer { bus.close() }
+        let adapter = strapSettings.current.adapter
+        let paired = Set(strapSettings.current.straps)
+        do {
+            let straps = try await StrapScanner.scan(bus: bus, adapter: adapter, duration: .seconds(seconds))
+            return .object(["straps": .array(straps.map { strap in
+                .object([
+                    "address": .string(strap.address.text),
+                    "name": strap.name.map(JSONValue.string) ?? .null,
+                    "rssi_dbm": strap.rssi.map { JSONValue($0) } ?? .null,
+                    "paired_with_pacer": .bool(paired.contains(strap.address)),
+                    "connected": .bool(strap.connected),
+                ])
+            })])
+        } catch {
+            throw ControlError.unavailable(error.description)
         }
     }
 
@@ -143,6 +193,26 @@ extension DaemonStatus {
         object["run"] = runID.map { JSONValue(Int($0)) } ?? .null
         object["store_problem"] = storeProblem.map(JSONValue.string) ?? .null
         object["last_sample_time"] = lastSampleTime.map { .string($0.iso8601) } ?? .null
+        object["hr"] = strap.json
         return .object(object)
+    }
+}
+
+extension StrapStatus {
+    var json: JSONValue {
+        func rounded(_ value: Double?) -> JSONValue { value.map { JSONValue(($0 * 10).rounded() / 10) } ?? .null }
+        return .object([
+            "state": .string(link.rawValue),
+            "address": address.map(JSONValue.string) ?? .null,
+            "name": name.map(JSONValue.string) ?? .null,
+            "connected": .bool(link == .connected),
+            "battery_percent": batteryPercent.map { JSONValue($0) } ?? .null,
+            "reading": .string(readingName),
+            "bpm": liveBpm.map { JSONValue($0) } ?? .null,
+            "last_bpm": lastBpm.map { JSONValue($0) } ?? .null,
+            "last_bpm_age_s": rounded(lastBpmAge),
+            "problem": problem.map(JSONValue.string) ?? .null,
+            "malformed_packets": JSONValue(malformedPackets),
+        ])
     }
 }

@@ -1,3 +1,4 @@
+import BlueZ
 import Control
 import Logging
 import PacerConfig
@@ -55,6 +56,15 @@ public enum Daemon {
 
         let pipeline = PipelineThread()
 
+        let strapFile = PairedStrapFile(storePath: configuration.databasePath)
+        var paired: StrapAddress?
+        do {
+            paired = try strapFile.read()
+        } catch {
+            log(.error, "hr", "\(error)")
+        }
+        let strapSettings = StrapSettings(configuration: configuration, file: strapFile, paired: paired)
+
         // The control socket is bound before READY=1, so `pacerctl` works as soon as systemd says
         // the service is up. Without it the daemon still records (buttons), so it is not fatal.
         var control: ControlService?
@@ -64,7 +74,7 @@ public enum Daemon {
                 log(.warning, "control", "group '\(configuration.controlGroup)' ([control] group) does not exist; only root and pacerd's own user may use the control socket")
             }
             let server = try ControlServer(configuration: .init(socketPath: configuration.controlSocket, group: groupID))
-            control = ControlService(server: server, pipeline: pipeline, reader: try RunStore(path: configuration.databasePath, readOnly: true, cacheKiB: Self.storeCacheKiB), log: log)
+            control = ControlService(server: server, pipeline: pipeline, strapSettings: strapSettings, reader: try RunStore(path: configuration.databasePath, readOnly: true, cacheKiB: Self.storeCacheKiB), log: log)
         } catch {
             log(.error, "control", "no control socket, pacerctl cannot reach pacerd: \(error)")
         }
@@ -82,7 +92,8 @@ public enum Daemon {
             .init(service: PipelineService(pipeline: pipeline, notifier: notifier, log: log), serviceName: "pipeline"),
             .init(service: GPSService(host: configuration.gpsHost, port: configuration.gpsPort, pipeline: pipeline, log: log), serviceName: "gps"),
             .init(service: WatchdogService(pipeline: pipeline, notifier: notifier, log: log), successTerminationBehavior: .ignore, serviceName: "watchdog"),
-            .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, notifier: notifier,
+            .init(service: HeartRateService(settings: strapSettings, pipeline: pipeline), serviceName: "hr"),
+            .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, strapSettings: strapSettings, notifier: notifier,
                                          log: log, startConfiguration: configuration), serviceName: "reload"),
         ]
         if let control { services.append(.init(service: control, serviceName: "control")) }

@@ -1,3 +1,4 @@
+import BlueZ
 import PacerConfig
 import PacerCore
 
@@ -6,6 +7,10 @@ enum DaemonInput: Sendable {
     /// A gpsd JSON line as received, with CLOCK_MONOTONIC at receipt.
     case gpsLine(String, receivedNs: UInt64)
     case gpsLink(GPSLink)
+    /// What the heart-rate strap client reports; notifications carry CLOCK_MONOTONIC at receipt.
+    case strap(StrapEvent)
+    /// Which straps are being looked for (none: not paired).
+    case strapChoice(StrapChoice)
     /// A request from the control socket or a button; `reply` is called once, on the pipeline thread.
     case command(RunCommand, reply: @Sendable (Result<DaemonStatus, CommandFailure>) -> Void)
     /// A run button went down or up (CLOCK_MONOTONIC, from the kernel when it can say).

@@ -28,10 +28,12 @@ struct DaemonStatus: Sendable, Equatable {
     /// Set while the store refuses writes (full disk): the pipeline runs on, the data waits in memory.
     var storeProblem: String?
     var units: PacerConfiguration.UnitSystem = .metric
+    var strap = StrapStatus()
 
     /// Equal but for the figures that move with every fix.
     func sameState(as other: DaemonStatus) -> Bool {
         phase == other.phase && runID == other.runID && gps == other.gps && storeProblem == other.storeProblem && units == other.units
+            && strap.sameState(as: other.strap)
     }
 
     /// One line for `systemctl status`, e.g. "Recording run 12: 5.21 km, GPS 3D fix".
@@ -48,8 +50,8 @@ struct DaemonStatus: Sendable, Equatable {
         case .recording: "Recording run \(runID.map(String.init) ?? "?"): \(distanceText)"
         case .paused: "Paused run \(runID.map(String.init) ?? "?"): \(distanceText)"
         }
-        if let storeProblem { return "\(runText), NOT SAVING (\(storeProblem)), \(gpsText)" }
-        return "\(runText), \(gpsText)"
+        if let storeProblem { return "\(runText), NOT SAVING (\(storeProblem)), \(gpsText), \(strap.text)" }
+        return "\(runText), \(gpsText), \(strap.text)"
     }
 
     var distanceText: String {

@@ -13,6 +13,7 @@ struct ReloadService: Service {
     let signals: UnixSignalsSequence
     let configPath: String?
     let pipeline: PipelineThread
+    let strapSettings: StrapSettings
     let notifier: ServiceNotifier
     let log: DaemonLog
     /// What was loaded at start: settings that only apply at start are compared with it.
@@ -26,6 +27,7 @@ struct ReloadService: Service {
             do {
                 let configuration = try PacerConfiguration.load(path: configPath)
                 pipeline.queue.put(.reload(configuration))
+                strapSettings.reload(configuration)
                 for name in Self.restartOnly(startConfiguration, configuration) {
                     log(.warning, "config", "\(name) changed; it takes effect when pacerd restarts")
                 }

@@ -1,3 +1,4 @@
+import BlueZ
 import FoundationEssentials
 import GPSD
 import PacerConfig
@@ -29,6 +30,17 @@ final class RunController {
     /// The run that was interrupted when pacerd last stopped, if it can be continued: it is, when
     /// the first fix comes within `RunRecording.resumeWindowSeconds` of its last stored sample.
     private var resumeCandidate: StoredRun?
+
+    /// The heart-rate strap. Its clock is CLOCK_MONOTONIC (as a Timestamp), which exists before
+    /// the first fix and never jumps; what goes into a run is stamped on the timebase instead.
+    private var sensor = HeartRateSensor()
+    private var strapChoice = StrapChoice(straps: [], source: .none, adapter: nil)
+    private var strapLink: StrapStatus.Link = .notPaired
+    private var strapProblem: String?
+    private var lastBpm: (bpm: Int, receivedNs: UInt64)?
+    /// Notifications during a run before its first fix: they cannot be placed on its timeline.
+    private var heartRateWithoutTime = 0
+    private var lowBatteryReported = false
 
     private var buttons: ButtonGestureClassifier
     private var autoStart: AutoStartDetector
@@ -66,6 +78,10 @@ final class RunController {
             ingest(line: line, receivedNs: receivedNs)
         case .gpsLink(let newLink):
             linkChanged(newLink)
+        case .strap(let event):
+            strapEvent(event)
+        case .strapChoice(let choice):
+            strapChoiceChanged(choice)
         case .command(let command, let reply):
             reply(perform(command, nowNs: nowNs))
         case .buttonKey(let key):
@@ -206,6 +222,112 @@ final class RunController {
                 break
             }
         }
+    }
+
+    // MARK: Heart rate
+
+    private static func monotonicTime(_ ns: UInt64) -> Timestamp {
+        Timestamp(milliseconds: Int64(ns / 1_000_000))
+    }
+
+    private func strapChoiceChanged(_ choice: StrapChoice) {
+        guard choice != strapChoice else { return }
+        strapChoice = choice
+        sensor.disconnected()
+        strapProblem = nil
+        lastBpm = nil
+        if choice.straps.isEmpty {
+            strapLink = .notPaired
+            log(.notice, "hr", "no heart-rate strap paired: pair one with `pacerctl strap pair ADDRESS` or set [hr] strap")
+        } else {
+            strapLink = .searching
+            let which = choice.straps.map(\.text).joined(separator: ", then ")
+            log(.info, "hr", "looking for the heart-rate strap \(which) (\(choice.source == .config ? "[hr] in the config" : "paired with pacerctl"))")
+        }
+    }
+
+    private func strapEvent(_ event: StrapEvent) {
+        switch event {
+        case .unavailable(let reason):
+            if strapLink == .connected { sensor.disconnected() }
+            strapLink = .bluetoothUnavailable
+            strapProblem = reason
+            log(.warning, "hr", "heart rate unavailable: \(reason); retrying", runID: recording?.runID)
+        case .searching(let address):
+            if strapLink != .lost { strapLink = .searching }
+            strapProblem = "not in range"
+            log(.info, "hr", "heart-rate strap \(address) is not in range; discovering", runID: recording?.runID)
+        case .connectFailed(let address, let reason):
+            if strapLink != .lost { strapLink = .searching }
+            strapProblem = reason
+            log(.info, "hr", "cannot connect to the heart-rate strap \(address): \(reason); retrying", runID: recording?.runID)
+        case .connected(let address, let name):
+            sensor.connected(name: name, address: address.text)
+            let after = strapLink == .lost ? " again" : ""
+            strapLink = .connected
+            strapProblem = nil
+            lowBatteryReported = false
+            log(.notice, "hr", "heart-rate strap \(name) (\(address)) connected\(after)", runID: recording?.runID)
+        case .notification(_, let value, let receivedNs):
+            heartRateNotification(value, receivedNs: receivedNs)
+        case .battery(let address, let percent):
+            sensor.battery(percent)
+            if percent <= 15, !lowBatteryReported {
+                lowBatteryReported = true
+                log(.warning, "hr", "heart-rate strap \(address) battery low: \(percent) %", runID: recording?.runID)
+            }
+        case .disconnected(let address, let reason):
+            sensor.disconnected()
+            strapLink = .lost
+            strapProblem = reason
+            log(.warning, "hr", "heart-rate strap \(address) disconnected (\(reason)); reconnecting", runID: recording?.runID)
+        }
+    }
+
+    private func heartRateNotification(_ value: [UInt8], receivedNs: UInt64) {
+        let result = sensor.notification(value, at: Self.monotonicTime(receivedNs))
+        switch result {
+        case .success(let measurement):
+            if measurement.sample(at: Self.monotonicTime(receivedNs)).isValid { lastBpm = (measurement.bpm, receivedNs) }
+        case .failure(let error):
+            // Counted, and logged the first time and then every 100th: a faulty strap must not flood the journal.
+            if sensor.malformedCount == 1 || sensor.malformedCount % 100 == 0 {
+                log(.warning, "hr", "the strap sent a malformed heart-rate packet (\(error)); ignored (\(sensor.malformedCount) so far): \(HexBytes.string(value))", runID: recording?.runID)
+            }
+        }
+        guard recording != nil, !stopPending else { return }
+        guard let time = timebase.time(atMonotonic: receivedNs) else {
+            heartRateWithoutTime += 1
+            if heartRateWithoutTime == 1 { log(.info, "hr", "heart rate is recorded from the run's first GPS fix, which sets its clock") }
+            return
+        }
+        // Every packet, malformed too, goes into the raw log: a replay then decodes what the daemon decoded.
+        recording!.record(rawLine: HeartRateLine.line(value, time: time))
+        if case .success(let measurement) = result {
+            do {
+                let events = try recording!.ingest(.heartRate(measurement.sample(at: time)))
+                report(events, runID: recording!.runID)
+            } catch {
+                storeFailed(error, doing: "recording heart rate")
+            }
+        }
+        commit(force: false)
+    }
+
+    private func strapStatus(nowNs: UInt64) -> StrapStatus {
+        var status = StrapStatus()
+        status.link = strapChoice.straps.isEmpty ? .notPaired : strapLink
+        status.address = sensor.address ?? strapChoice.straps.first?.text
+        status.name = sensor.name
+        status.batteryPercent = sensor.batteryPercent
+        status.reading = sensor.reading(at: Self.monotonicTime(nowNs))
+        if let lastBpm {
+            status.lastBpm = lastBpm.bpm
+            status.lastBpmAge = Double(nowNs &- lastBpm.receivedNs) / 1e9
+        }
+        status.problem = status.link == .connected ? nil : strapProblem
+        status.malformedPackets = sensor.malformedCount
+        return status
     }
 
     // MARK: Commands
@@ -367,6 +489,7 @@ final class RunController {
             status.gps = !fresh ? .noFix : lastFixMode == .threeD ? .fix3D : lastFixMode == .twoD ? .fix2D : .noFix
         }
         status.storeProblem = storeProblem
+        status.strap = strapStatus(nowNs: nowNs)
         return status
     }
 

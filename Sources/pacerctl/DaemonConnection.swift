@@ -36,7 +36,7 @@ struct DaemonConnection {
             return try client.call(command, arguments, onChunk: onChunk)
         } catch let error as ControlError {
             printError("pacerctl: \(error.message)")
-            Glibc.exit(error.code == .notFound ? 66 : error.code == .conflict ? 75 : error.code == .badRequest ? 64 : 70)
+            Glibc.exit(error.code == .notFound ? 66 : error.code == .conflict ? 75 : error.code == .badRequest ? 64 : error.code == .unavailable ? 69 : 70)
         } catch {
             printError("pacerctl: \(error)")
             Glibc.exit(69)

@@ -15,7 +15,9 @@ struct ReplayCommand: ParsableCommand {
         discussion: """
             LOG is gpsd JSON, one object per line (what `gpspipe -w` writes). Lines that are not \
             JSON objects are skipped and counted; a malformed JSON line is an error unless \
-            --skip-malformed is given. The HR log holds one {"time","bpm","rr_ms","contact"} per line.
+            --skip-malformed is given. The HR log holds one {"time","bpm","rr_ms","contact"} per line. \
+            Strap notifications the daemon recorded in the gpsd log ({"class":"HRM",...} lines) are \
+            decoded and merged by their own time; malformed ones are skipped and counted.
             """
     )
 
@@ -89,6 +91,9 @@ struct ReplayCommand: ParsableCommand {
         for warning in report.warnings { printError("pacerctl: warning: \(warning.text)") }
         if report.stats.malformedLines > 0 {
             printError("pacerctl: warning: skipped \(report.stats.malformedLines) malformed JSON line(s) in \(gpsPath)")
+        }
+        if report.stats.hrmMalformed > 0 {
+            printError("pacerctl: warning: skipped \(report.stats.hrmMalformed) malformed HRM line(s) in \(gpsPath)")
         }
         if report.counts.accepted == 0 {
             printError("pacerctl: warning: \(gpsPath) holds no usable GPS fix")

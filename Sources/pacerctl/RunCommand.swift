@@ -61,4 +61,39 @@ func printStatus(_ status: JSONValue?, json: Bool) {
         let moving = status["moving_time_s"]?.doubleValue ?? 0
         print("run \(run): \(km(distance)), moving \(clock(moving))")
     }
+    if let hr = status["hr"] { print(strapLine(hr)) }
+}
+
+/// "strap Polar H10 (C8:4F:0E:12:34:56): connected, battery 80 %, 142 bpm 0.4 s ago".
+func strapLine(_ hr: JSONValue) -> String {
+    guard let state = hr["state"]?.stringValue, state != "not_paired" else {
+        return "strap: not paired (pacerctl strap scan, then pacerctl strap pair ADDRESS)"
+    }
+    let address = hr["address"]?.stringValue ?? "?"
+    let who = hr["name"]?.stringValue.map { "\($0) (\(address))" } ?? address
+    var parts: [String] = []
+    switch state {
+    case "connected": parts.append("connected")
+    case "searching": parts.append("not found")
+    case "lost": parts.append("lost, reconnecting")
+    case "bluetooth_unavailable": parts.append("Bluetooth unavailable")
+    default: parts.append(state)
+    }
+    if let problem = hr["problem"]?.stringValue { parts[0] += " (\(problem))" }
+    if let battery = hr["battery_percent"]?.intValue { parts.append("battery \(battery) %") }
+    switch hr["reading"]?.stringValue {
+    case "no_contact": parts.append("no skin contact")
+    case "no_data": if state == "connected" { parts.append("no data yet") }
+    default: break
+    }
+    if let bpm = hr["last_bpm"]?.intValue, let age = hr["last_bpm_age_s"]?.doubleValue {
+        let fresh = hr["reading"]?.stringValue == "live"
+        parts.append("\(fresh ? "" : "last ")\(bpm) bpm \(age < 10 ? String(format1(age)) : String(Int(age))) s ago")
+    }
+    return "strap \(who): " + parts.joined(separator: ", ")
+}
+
+private func format1(_ value: Double) -> String {
+    let tenths = Int((value * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10)"
 }

@@ -109,8 +109,35 @@ import Testing
         })
         for key in ["system", "split_distance_m", "resume_above_mps", "pause_below_mps", "gps_lost_after_s", "host", "port",
                     "path", "keep_raw_days", "socket", "group", "age", "max_hr_bpm", "timezone", "device", "keys",
-                    "long_press_s", "very_long_press_s", "auto_start", "auto_start_speed_mps", "auto_start_after_s"] {
+                    "long_press_s", "very_long_press_s", "auto_start", "auto_start_speed_mps", "auto_start_after_s",
+                    "strap", "backup_strap", "adapter"] {
             #expect(documented.contains(key), "\(key) is not documented in config/pacer.toml")
+        }
+    }
+
+    @Test func heartRateSection() throws {
+        let config = try PacerConfiguration.parse("""
+            [hr]
+            strap = "c8:4f:0e:12:34:56"
+            backup_strap = "AA:BB:CC:DD:EE:01"
+            adapter = "hci1"
+            """, file: "pacer.toml")
+        #expect(config.heartRateStrap == "C8:4F:0E:12:34:56")
+        #expect(config.heartRateBackupStrap == "AA:BB:CC:DD:EE:01")
+        #expect(config.bluetoothAdapter == "hci1")
+        for (text, problem) in [
+            ("strap = \"C8:4F:0E:12:34\"", "expected a Bluetooth address"),
+            ("strap = \"C8-4F-0E-12-34-56\"", "expected a Bluetooth address"),
+            ("strap = 12", "expected a Bluetooth address in quotes"),
+            ("adapter = \"usb0\"", "expected an adapter name"),
+        ] {
+            do {
+                _ = try PacerConfiguration.parse("[hr]\n\(text)\n", file: "pacer.toml")
+                Issue.record("accepted \(text)")
+            } catch {
+                #expect(error.line == 2)
+                #expect(error.problem.hasPrefix(problem), "\(error.problem)")
+            }
         }
     }
 

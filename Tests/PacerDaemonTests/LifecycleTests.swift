@@ -16,10 +16,10 @@ import Glibc
         defer { daemon.cleanUp() }
         try await daemon.start()
         print("LifecycleTests: READY=1 \(daemon.readyLatency) after spawn, without gpsd")
-        #expect(await daemon.notify.wait { $0 == "STATUS=Idle, gpsd not reachable" } != nil)
+        #expect(await daemon.notify.wait { $0 == "STATUS=Idle, gpsd not reachable, HR strap not paired" } != nil)
         let status = try await daemon.ctl("status")
         #expect(status.status == 0)
-        #expect(status.stdout == "Idle, gpsd not reachable\n")
+        #expect(status.stdout == "Idle, gpsd not reachable, HR strap not paired\nstrap: not paired (pacerctl strap scan, then pacerctl strap pair ADDRESS)\n")
         #expect(await daemon.stop() == .exited(0))
         #expect(daemon.notify.assignments.contains { $0.line == "STOPPING=1" })
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))

@@ -1,0 +1,34 @@
+import BlueZ
+import ServiceLifecycle
+import Systemd
+
+/// The heart-rate strap into the pipeline: one strap client per strap choice, restarted when the
+/// choice changes. The strap is monitored whether or not a run is recording. Events go to the
+/// pipeline thread, which stamps them on the run's timebase, records and logs them.
+struct HeartRateService: Service {
+    let settings: StrapSettings
+    let pipeline: PipelineThread
+
+    func run() async throws {
+        var client: Task<Void, Never>?
+        for await choice in settings.changes().cancelOnGracefulShutdown() {
+            client?.cancel()
+            await client?.value
+            pipeline.queue.put(.strapChoice(choice))
+            guard !choice.straps.isEmpty else {
+                client = nil
+                continue
+            }
+            let configuration = StrapClientConfiguration(straps: choice.straps, adapter: choice.adapter)
+            client = Task { [pipeline] in
+                let strap = HeartRateStrapClient(configuration: configuration, openBus: { () throws(BusError) in try BusConnection.system() })
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await strap.run() }
+                    for await event in strap.events { pipeline.queue.put(.strap(event)) }
+                }
+            }
+        }
+        client?.cancel()
+        await client?.value
+    }
+}
