@@ -250,17 +250,18 @@ final class RunController {
         switch event {
         case .unavailable(let reason):
             if strapLink == .connected { sensor.disconnected() }
+            // Retried every second or so: the journal hears of each new problem once.
+            if strapProblem != reason { log(.warning, "hr", "heart rate unavailable: \(reason); retrying", runID: recording?.runID) }
             strapLink = .bluetoothUnavailable
             strapProblem = reason
-            log(.warning, "hr", "heart rate unavailable: \(reason); retrying", runID: recording?.runID)
         case .searching(let address):
+            if strapProblem != "not in range" { log(.info, "hr", "heart-rate strap \(address) is not in range; discovering", runID: recording?.runID) }
             if strapLink != .lost { strapLink = .searching }
             strapProblem = "not in range"
-            log(.info, "hr", "heart-rate strap \(address) is not in range; discovering", runID: recording?.runID)
         case .connectFailed(let address, let reason):
+            if strapProblem != reason { log(.info, "hr", "cannot connect to the heart-rate strap \(address): \(reason); retrying", runID: recording?.runID) }
             if strapLink != .lost { strapLink = .searching }
             strapProblem = reason
-            log(.info, "hr", "cannot connect to the heart-rate strap \(address): \(reason); retrying", runID: recording?.runID)
         case .connected(let address, let name):
             sensor.connected(name: name, address: address.text)
             let after = strapLink == .lost ? " again" : ""

@@ -154,6 +154,21 @@ import Testing
     }
 }
 
+extension HeartRateTests {
+    @Test func withoutABusTheStrapIsUnavailableAndTheJournalIsToldOnce() async throws {
+        let daemon = try DaemonFixture(gpsPort: try FreePort.tcp(), extraConfig: "[hr]\nstrap = \"\(Self.strap)\"")
+        defer { daemon.cleanUp() }
+        try await daemon.start(environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=" + daemon.directory.file("no-bus-here")])
+        let status = try await daemon.waitForStatus { ($0["hr"] as? [String: Any])?["state"] as? String == "bluetooth_unavailable" }
+        #expect((status["line"] as? String)?.hasSuffix("HR: Bluetooth unavailable") == true)
+        // Retried every 1.5 s meanwhile; said once.
+        try await Task.sleep(for: .seconds(5))
+        let journal = try String(contentsOfFile: daemon.stderrPath, encoding: .utf8)
+        #expect(journal.components(separatedBy: "heart rate unavailable").count == 2, "\(journal)")
+        #expect(await daemon.stop() == .exited(0))
+    }
+}
+
 extension BluetoothSimulator {
     func run(_ body: @escaping @Sendable (BluetoothSimulator) throws -> Void) async throws {
         try await offPool { try body(self) }
