@@ -42,6 +42,11 @@ public struct CommandResult: Sendable, CustomStringConvertible {
 
     public var succeeded: Bool { status == .exited(0) }
 
+    /// Throws (with the command's output) unless it succeeded.
+    public func check() throws(ChildProcessError) {
+        if !succeeded { throw ChildProcessError(message: "command failed: \(self)") }
+    }
+
     public var description: String {
         "\(status); stdout: \(standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)); "
             + "stderr: \(standardError.trimmingCharacters(in: .whitespacesAndNewlines))"
