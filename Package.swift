@@ -112,7 +112,7 @@ let package = Package(
             dependencies: ["PacerDaemon", "pacerd", "pacerctl", "Store", "PacerCore", "PacerTestSupport"]
         ),
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
-        .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore"]),
+        .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD"]),
     ],
     swiftLanguageModes: [.v6]

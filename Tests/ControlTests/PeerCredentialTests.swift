@@ -13,7 +13,7 @@ private func connectAsOtherUser(_ setprivArguments: [String], socketPath: String
     let script = """
         import json, socket, sys
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(10)
+        s.settimeout(60)  # ends a hang; not a latency bound (see RawConnection)
         s.connect(sys.argv[1])
         try:
             s.sendall(b'{"id":1,"command":"status"}\\n')

@@ -1,4 +1,5 @@
 import Foundation
+import PacerTestSupport
 import Testing
 
 /// Recording, "my runs", export and history as an operator runs them: the real binary.
@@ -13,15 +14,15 @@ struct StoreCommandTests {
         return dir
     }
 
-    @Test func exportedRawLinesReplayToTheSameRun() throws {
+    @Test func exportedRawLinesReplayToTheSameRun() async throws {
         let dir = scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let gps = data + "/sim/city-10k-1.gpsd.jsonl", hr = data + "/hr/hr-both-1.jsonl"
-        let recorded = try cli.pacerctl("replay", "--gps", gps, "--hr", hr, "--record", dir + "/p.db", "--json")
+        let recorded = try await cli.pacerctl("replay", "--gps", gps, "--hr", hr, "--record", dir + "/p.db", "--json")
         #expect(recorded.status == 0)
-        #expect(try cli.pacerctl("runs", "export", "1", "--db", dir + "/p.db", "--format", "gpsd", "-o", dir + "/r.gpsd.jsonl").status == 0)
-        #expect(try cli.pacerctl("runs", "export", "1", "--db", dir + "/p.db", "--format", "hr", "-o", dir + "/r.hr.jsonl").status == 0)
-        let again = try cli.pacerctl("replay", "--gps", dir + "/r.gpsd.jsonl", "--hr", dir + "/r.hr.jsonl", "--json")
+        #expect(try await cli.pacerctl("runs", "export", "1", "--db", dir + "/p.db", "--format", "gpsd", "-o", dir + "/r.gpsd.jsonl").status == 0)
+        #expect(try await cli.pacerctl("runs", "export", "1", "--db", dir + "/p.db", "--format", "hr", "-o", dir + "/r.hr.jsonl").status == 0)
+        let again = try await cli.pacerctl("replay", "--gps", dir + "/r.gpsd.jsonl", "--hr", dir + "/r.hr.jsonl", "--json")
         #expect(again.status == 0)
         #expect(again.stdout == recorded.stdout)
         // Every line as received, in order; lines are stored without their terminator (gpsd's CRLF).
@@ -32,13 +33,13 @@ struct StoreCommandTests {
         #expect(try lines(dir + "/r.gpsd.jsonl") == lines(gps))
     }
 
-    @Test(arguments: ["gpx", "tcx"]) func independentParsersReadTheExportBack(format: String) throws {
+    @Test(arguments: ["gpx", "tcx"]) func independentParsersReadTheExportBack(format: String) async throws {
         let dir = scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let gps = data + "/sim/track-intervals-1.gpsd.jsonl", hr = data + "/hr/hr-dropout-1.jsonl"
-        let replay = try cli.pacerctl("replay", "--gps", gps, "--hr", hr, "--record", dir + "/p.db", "--json")
+        let replay = try await cli.pacerctl("replay", "--gps", gps, "--hr", hr, "--record", dir + "/p.db", "--json")
         #expect(replay.status == 0)
-        let export = try cli.pacerctl("runs", "export", "1", "--db", dir + "/p.db", "--format", format, "-o", dir + "/run.\(format)")
+        let export = try await cli.pacerctl("runs", "export", "1", "--db", dir + "/p.db", "--format", format, "-o", dir + "/run.\(format)")
         #expect(export.status == 0, "\(export.stderr)")
 
         // Expected points: the replay's samples, each with the latest valid HR reading at most
@@ -61,15 +62,18 @@ struct StoreCommandTests {
             expected += #"{"time":"\#(s["time"] as! String)","lat":\#(s["lat"]!),"lon":\#(s["lon"]!),"hr":\#(bpm.map(String.init) ?? "null")}"# + "\n"
         }
         try expected.write(toFile: dir + "/expected.jsonl", atomically: true, encoding: .utf8)
-        let verify = Process()
-        verify.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        verify.arguments = ["python3", PacerCtlTests.repositoryRoot + "/tools/verify-export", dir + "/run.\(format)", dir + "/expected.jsonl"]
-        let err = Pipe()
-        verify.standardError = err
-        try verify.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        verify.waitUntilExit()
-        #expect(verify.terminationStatus == 0, "\(message) (tools/setup installs gpxpy and python-tcxparser)")
+        let (status, message) = try await offPool { () -> (Int32, String) in
+            let verify = Process()
+            verify.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            verify.arguments = ["python3", PacerCtlTests.repositoryRoot + "/tools/verify-export", dir + "/run.\(format)", dir + "/expected.jsonl"]
+            let err = Pipe()
+            verify.standardError = err
+            try verify.run()
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            verify.waitUntilExit()
+            return (verify.terminationStatus, message)
+        }
+        #expect(status == 0, "\(message) (tools/setup installs gpxpy and python-tcxparser)")
     }
 
     static func ms(_ iso: String) -> Int64 {
@@ -79,60 +83,60 @@ struct StoreCommandTests {
         return Int64((f.date(from: iso)!.timeIntervalSince1970 * 1000).rounded())
     }
 
-    @Test func historyRecordsTotalsAndGoals() throws {
+    @Test func historyRecordsTotalsAndGoals() async throws {
         let dir = scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = dir + "/p.db"
         for route in ["track-intervals-1", "city-10k-1"] {
-            #expect(try cli.pacerctl("replay", "--gps", data + "/sim/\(route).gpsd.jsonl", "--record", db).status == 0)
+            #expect(try await cli.pacerctl("replay", "--gps", data + "/sim/\(route).gpsd.jsonl", "--record", db).status == 0)
         }
-        let list = try cli.pacerctl("runs", "list", "--db", db, "--json")
+        let list = try await cli.pacerctl("runs", "list", "--db", db, "--json")
         let runs = (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [String: Any])["runs"] as! [[String: Any]]
         #expect(runs.map { $0["id"] as! Int } == [2, 1])
         #expect(runs.allSatisfy { $0["state"] as? String == "finished" })
 
-        let records = try JSONSerialization.jsonObject(with: Data(try cli.pacerctl("runs", "records", "--db", db, "--json").stdout.utf8)) as! [[String: Any]]
+        let records = try JSONSerialization.jsonObject(with: Data(try await cli.pacerctl("runs", "records", "--db", db, "--json").stdout.utf8)) as! [[String: Any]]
         // The track session holds the fastest kilometre (400 m repeats at 5 m/s), the city run the only 10 km.
         #expect(records[0]["run"] as? Int == 1)
         #expect((records[0]["time_s"] as! Double) < 300)
         #expect(records[2]["run"] as? Int == 2)
         #expect(records[3]["run"] is NSNull)
 
-        let totals = try JSONSerialization.jsonObject(with: Data(try cli.pacerctl("runs", "totals", "--db", db, "--per", "week", "--tz", "UTC", "--json").stdout.utf8)) as! [[String: Any]]
+        let totals = try JSONSerialization.jsonObject(with: Data(try await cli.pacerctl("runs", "totals", "--db", db, "--per", "week", "--tz", "UTC", "--json").stdout.utf8)) as! [[String: Any]]
         #expect(totals.count == 1)
         #expect(totals[0]["period"] as? String == "2026-W19")
         #expect(totals[0]["runs"] as? Int == 2)
 
-        #expect(try cli.pacerctl("goals", "add", "--db", db, "--period", "month", "--km", "-3").status == 64)
-        #expect(try cli.pacerctl("goals", "add", "--db", db, "--period", "month", "--km", "100").stdout == "Added goal 1: 100.0 km per month.\n")
-        #expect(try cli.pacerctl("goals", "remove", "--db", db, "7").status == 66)
+        #expect(try await cli.pacerctl("goals", "add", "--db", db, "--period", "month", "--km", "-3").status == 64)
+        #expect(try await cli.pacerctl("goals", "add", "--db", db, "--period", "month", "--km", "100").stdout == "Added goal 1: 100.0 km per month.\n")
+        #expect(try await cli.pacerctl("goals", "remove", "--db", db, "7").status == 66)
 
-        #expect(try cli.pacerctl("runs", "delete", "1", "--db", db).status == 0)
-        let after = try JSONSerialization.jsonObject(with: Data(try cli.pacerctl("runs", "records", "--db", db, "--json").stdout.utf8)) as! [[String: Any]]
+        #expect(try await cli.pacerctl("runs", "delete", "1", "--db", db).status == 0)
+        let after = try JSONSerialization.jsonObject(with: Data(try await cli.pacerctl("runs", "records", "--db", db, "--json").stdout.utf8)) as! [[String: Any]]
         #expect(after[0]["run"] as? Int == 2)  // records follow deletion
-        let missing = try cli.pacerctl("runs", "show", "1", "--db", db)
+        let missing = try await cli.pacerctl("runs", "show", "1", "--db", db)
         #expect(missing.status == 66)
         #expect(missing.stderr == "pacerctl: no run 1\n")
     }
 
-    @Test func storeAndConfigCanComeFirstAndRetentionFollowsTheConfig() throws {
+    @Test func storeAndConfigCanComeFirstAndRetentionFollowsTheConfig() async throws {
         let dir = scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let db = dir + "/p.db"
-        #expect(try cli.pacerctl("replay", "--gps", data + "/sim/walk-1.gpsd.jsonl", "--record", db).status == 0)
+        #expect(try await cli.pacerctl("replay", "--gps", data + "/sim/walk-1.gpsd.jsonl", "--record", db).status == 0)
         try "[storage]\npath = \"\(db)\"\nkeep_raw_days = 0\n".write(toFile: dir + "/pacer.toml", atomically: true, encoding: .utf8)
-        let listed = try cli.pacerctl("--config", dir + "/pacer.toml", "runs", "list", "--json")
+        let listed = try await cli.pacerctl("--config", dir + "/pacer.toml", "runs", "list", "--json")
         #expect(listed.status == 0)
         #expect(listed.stdout.contains(#""total":1"#))
-        let pruned = try cli.pacerctl("--db", db, "--config", dir + "/pacer.toml", "runs", "prune")
+        let pruned = try await cli.pacerctl("--db", db, "--config", dir + "/pacer.toml", "runs", "prune")
         #expect(pruned.stdout.contains("kept for ever"))
-        let badConfig = try cli.pacerctl("--config", dir + "/missing.toml", "runs", "list")
+        let badConfig = try await cli.pacerctl("--config", dir + "/missing.toml", "runs", "list")
         #expect(badConfig.status == 66)
         #expect(badConfig.stderr == "pacerctl: \(dir)/missing.toml: no such config file\n")
     }
 
-    @Test func noStoreIsNamed() throws {
-        let r = try cli.pacerctl("runs", "list", "--db", "/nonexistent/pacer.db")
+    @Test func noStoreIsNamed() async throws {
+        let r = try await cli.pacerctl("runs", "list", "--db", "/nonexistent/pacer.db")
         #expect(r.status == 66)
         #expect(r.stderr.contains("/nonexistent/pacer.db: no such store"))
     }
