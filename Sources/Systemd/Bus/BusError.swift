@@ -22,6 +22,15 @@ public struct BusError: Error, Sendable, Equatable, CustomStringConvertible {
         BusError(name: "pacer.Bus.LocalError", message: "\(operation): \(String(cString: strerror(-returned)))")
     }
 
+    /// A call that could not be sent: a connection that is already lost (the peer reset it, or
+    /// it is not connected any more) counts as closed, as it does once sd-bus has noticed.
+    static func sending(_ operation: String, returned: Int32) -> BusError {
+        switch -returned {
+        case ECONNRESET, ENOTCONN, EPIPE, ESHUTDOWN: return .closed("\(operation): \(String(cString: strerror(-returned)))")
+        default: return .local(operation, returned: returned)
+        }
+    }
+
     public var isClosed: Bool { name == Self.closedName }
     /// No answer within the call's timeout (sd-bus reports ETIMEDOUT this way).
     public var isTimeout: Bool { name == "org.freedesktop.DBus.Error.Timeout" || name == "org.freedesktop.DBus.Error.NoReply" }

@@ -110,7 +110,7 @@ final class BusThreadContext {
         var message: OpaquePointer? = nil
         var result = sd_bus_message_new_method_call(bus, &message, call.destination, call.path, call.interface, call.member)
         guard result >= 0, let message else {
-            continuation.resume(returning: .failure(.local("\(call.interface).\(call.member)", returned: result)))
+            continuation.resume(returning: .failure(.sending("\(call.interface).\(call.member)", returned: result)))
             return
         }
         defer { sd_bus_message_unref(message) }
@@ -124,7 +124,7 @@ final class BusThreadContext {
         // A floating slot: sd-bus calls back exactly once (reply, error or timeout) while the bus lives.
         result = sd_bus_call_async(bus, nil, message, replyHandler, Unmanaged.passUnretained(entry).toOpaque(), timeoutMicroseconds)
         guard result >= 0 else {
-            continuation.resume(returning: .failure(.local("\(call.interface).\(call.member)", returned: result)))
+            continuation.resume(returning: .failure(.sending("\(call.interface).\(call.member)", returned: result)))
             return
         }
         pending[ObjectIdentifier(entry)] = entry
