@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Why a config file could not be used.
 public enum ConfigLoadError: Error, Sendable, Equatable, CustomStringConvertible {
     case missing(path: String)
@@ -22,30 +18,20 @@ extension PacerConfiguration {
     /// be absent (defaults then apply).
     public static func load(path explicitPath: String?) throws(ConfigLoadError) -> PacerConfiguration {
         let path = explicitPath ?? defaultPath
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT {
+        let text: String
+        do {
+            text = try TextFile.contents(atPath: path)
+        } catch {
+            switch error {
+            case .missing:
                 if explicitPath == nil { return PacerConfiguration() }
                 throw .missing(path: path)
+            case .unreadable(let reason):
+                throw .unreadable(path: path, reason: reason)
             }
-            throw .unreadable(path: path, reason: String(cString: strerror(code)))
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .unreadable(path: path, reason: String(cString: strerror(errno)))
-            }
-            bytes += chunk[0..<n]
-            guard bytes.count <= 1 << 20 else { throw .unreadable(path: path, reason: "larger than 1 MiB") }
         }
         do {
-            return try parse(String(decoding: bytes, as: UTF8.self), file: path)
+            return try parse(text, file: path)
         } catch {
             throw .invalid(error)
         }

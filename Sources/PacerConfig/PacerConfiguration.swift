@@ -49,6 +49,14 @@ public struct PacerConfiguration: Sendable, Equatable {
     public var heartRateBackupStrap: String?
     public var bluetoothAdapter: String?
 
+    /// Speech output (`[voice]`).
+    public var voice = VoiceConfiguration()
+    /// What the coach says and when: `[voice]` summaries, splits and battery, `[coach]` workout
+    /// corrections. After parsing, its units and maximum heart rate are `units` and `maxHeartRate`.
+    public var coach = CoachConfiguration()
+    /// The battery to watch (`[power] battery`).
+    public var battery: BatteryMonitoring = .automatic
+
     public init() {}
 
     public var maxHeartRate: Int {
@@ -59,6 +67,8 @@ public struct PacerConfiguration: Sendable, Equatable {
     public static func parse(_ text: String, file: String) throws(ConfigError) -> PacerConfiguration {
         var config = PacerConfiguration()
         var splitDistanceSet = false
+        // In kilometres or miles, as [units] says; that may come later in the file.
+        var summaryEveryUnits = 1.0
         for entry in try TOMLSubset.parse(text, file: file) {
             let reader = EntryReader(entry: entry, file: file)
             switch entry.key {
@@ -124,6 +134,59 @@ public struct PacerConfiguration: Sendable, Equatable {
                     throw reader.fail("expected an adapter name like \"hci0\", got \"\(name)\"")
                 }
                 config.bluetoothAdapter = name.isEmpty ? nil : name
+            case "voice.enabled":
+                config.voice.enabled = try reader.bool()
+            case "voice.output":
+                let s = try reader.string("\"alsa\", \"wav\" or \"none\"", allowEmpty: true)
+                guard let output = VoiceConfiguration.Output(rawValue: s) else {
+                    throw reader.fail("expected \"alsa\", \"wav\" or \"none\", got \"\(s)\"")
+                }
+                config.voice.output = output
+            case "voice.wav_dir":
+                config.voice.wavDirectory = try reader.absolutePath()
+            case "voice.alsa_device":
+                config.voice.alsaDevice = try reader.string("an ALSA device name in quotes, e.g. \"default\" or \"plughw:1,0\"", allowEmpty: false)
+            case "voice.voice":
+                let name = try reader.string("an espeak-ng voice name in quotes, e.g. \"en\" or \"en-us\"", allowEmpty: false)
+                guard !name.contains(where: { $0 == " " || $0 == "\t" }) else {
+                    throw reader.fail("expected an espeak-ng voice name without spaces, e.g. \"en-us\", got \"\(name)\"")
+                }
+                config.voice.voice = name
+            case "voice.rate_wpm":
+                config.voice.rateWordsPerMinute = try reader.integer(in: 80...450, "words per minute from 80 to 450")
+            case "voice.volume":
+                config.voice.volume = try reader.integer(in: 0...200, "a volume from 0 to 200 (100 is normal)")
+            case "voice.mute":
+                config.voice.mute = try reader.bool()
+            case "voice.summary_every_km":
+                let what = "a distance from 0.1 to 100 (kilometres, or miles with imperial units), or 0 for none"
+                summaryEveryUnits = try reader.number(in: 0...100, what)
+                guard summaryEveryUnits == 0 || summaryEveryUnits >= 0.1 else { throw reader.fail("expected \(what), got \(show(summaryEveryUnits))") }
+            case "voice.summary_every_min":
+                let what = "minutes from 0.5 to 600, or 0 for none"
+                let minutes = try reader.number(in: 0...600, what)
+                guard minutes == 0 || minutes >= 0.5 else { throw reader.fail("expected \(what), got \(show(minutes))") }
+                config.coach.summaryEverySeconds = minutes == 0 ? nil : minutes * 60
+            case "voice.summary":
+                config.coach.summaryItems = try reader.summaryItems()
+            case "voice.split_cues":
+                config.coach.splitCues = try reader.bool()
+            case "voice.low_battery_percent":
+                config.coach.lowBatteryPercent = try reader.integer(in: 1...50, "a percentage from 1 to 50")
+            case "coach.correction_window_s":
+                config.coach.correctionWindowSeconds = try reader.number(in: 3...60, "seconds from 3 to 60")
+            case "coach.step_grace_s":
+                config.coach.stepGraceSeconds = try reader.number(in: 0...120, "seconds from 0 to 120")
+            case "coach.correction_gap_s":
+                config.coach.correctionGapSeconds = try reader.number(in: 5...300, "seconds from 5 to 300")
+            case "coach.pace_tolerance":
+                config.coach.paceTolerance = try reader.number(in: 0...0.2, "a fraction from 0 to 0.2 (0.03 is 3 %)")
+            case "coach.hr_tolerance_bpm":
+                config.coach.heartRateToleranceBpm = try reader.integer(in: 0...20, "beats per minute from 0 to 20")
+            case "coach.off_target_s":
+                config.coach.offTargetSeconds = try reader.number(in: 0...60, "seconds from 0 to 60")
+            case "power.battery":
+                config.battery = try reader.batteryMonitoring()
             default:
                 throw reader.fail("unknown key (check its spelling and section)")
             }
@@ -137,79 +200,46 @@ public struct PacerConfiguration: Sendable, Equatable {
         if config.units == .imperial && !splitDistanceSet {
             config.tracking.splitDistanceMeters = 1609.344
         }
+        // The coach speaks in the config's units and judges zones by the profile's maximum, which
+        // may be set anywhere in the file: settled once everything is read.
+        config.coach.units = config.units == .imperial ? .imperial : .metric
+        config.coach.summaryEveryMeters = summaryEveryUnits == 0 ? nil : summaryEveryUnits * (config.units == .imperial ? 1609.344 : 1000)
+        config.coach.maxHeartRate = config.maxHeartRate
         return config
     }
 }
 
-/// Typed reads of one entry, each failing with the entry's file, line and key.
-private struct EntryReader {
-    let entry: TOMLEntry
-    let file: String
-
-    func fail(_ problem: String) -> ConfigError {
-        ConfigError(file: file, line: entry.line, key: entry.key, problem: problem)
-    }
-
-    func number(in range: ClosedRange<Double>, _ what: String) throws(ConfigError) -> Double {
-        guard case .number(let n) = entry.value else { throw fail("expected \(what), got \(entry.value.typeName)") }
-        guard range.contains(n) else { throw fail("expected \(what), got \(show(n))") }
-        return n
-    }
-
-    func integer(in range: ClosedRange<Int>, _ what: String) throws(ConfigError) -> Int {
-        guard case .number(let n) = entry.value else { throw fail("expected \(what), got \(entry.value.typeName)") }
-        guard n == n.rounded(), abs(n) < 1e15 else { throw fail("expected \(what), got \(show(n))") }
-        guard range.contains(Int(n)) else { throw fail("expected \(what), got \(Int(n))") }
-        return Int(n)
-    }
-
-    func integers(in range: ClosedRange<Int>, _ what: String) throws(ConfigError) -> [Int] {
-        guard case .array(let items) = entry.value, !items.isEmpty else { throw fail("expected \(what), got \(entry.value.typeName)") }
-        var result: [Int] = []
-        for item in items {
-            guard case .number(let n) = item, n == n.rounded(), abs(n) < 1e15, range.contains(Int(n)) else {
-                throw fail("expected \(what); \(item.typeName == "a number" ? show(item) : item.typeName) is not one")
+extension EntryReader {
+    /// `["distance", "elapsed_time"]`: CoachConfiguration.SummaryItem raw values, each once.
+    fileprivate func summaryItems() throws(ConfigError) -> [CoachConfiguration.SummaryItem] {
+        let known = CoachConfiguration.SummaryItem.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        let names = try strings("an array of summary items from \(known)")
+        guard !names.isEmpty else {
+            throw fail("expected at least one item; for no summaries set summary_every_km = 0 and summary_every_min = 0")
+        }
+        var items: [CoachConfiguration.SummaryItem] = []
+        for name in names {
+            guard let item = CoachConfiguration.SummaryItem(rawValue: name) else {
+                throw fail("unknown summary item \"\(name)\" (expected \(known))")
             }
-            result.append(Int(n))
+            guard !items.contains(item) else { throw fail("summary item \"\(name)\" is listed twice") }
+            items.append(item)
         }
-        return result
+        return items
     }
 
-    func string(_ what: String, allowEmpty: Bool) throws(ConfigError) -> String {
-        guard case .string(let s) = entry.value else { throw fail("expected \(what), got \(entry.value.typeName)") }
-        guard allowEmpty || !s.isEmpty else { throw fail("expected \(what), got an empty string") }
-        return s
-    }
-
-    func absolutePath() throws(ConfigError) -> String {
-        guard case .string(let path) = entry.value else { throw fail("expected an absolute path in quotes, got \(entry.value.typeName)") }
-        guard path.hasPrefix("/") else { throw fail("expected an absolute path, got \"\(path)\"") }
-        return path
-    }
-
-    /// "AA:BB:CC:DD:EE:FF" in either case, upper-cased; "" is nil.
-    func bluetoothAddress() throws(ConfigError) -> String? {
-        let text = try string("a Bluetooth address in quotes, e.g. \"C8:4F:0E:12:34:56\", or \"\" for none", allowEmpty: true)
-        if text.isEmpty { return nil }
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 6, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
-            throw fail("expected a Bluetooth address like \"C8:4F:0E:12:34:56\", got \"\(text)\"")
+    /// "" finds the battery, "none" turns monitoring off, anything else names a supply.
+    fileprivate func batteryMonitoring() throws(ConfigError) -> BatteryMonitoring {
+        let name = try string("a power supply name in quotes, e.g. \"BAT0\", \"\" to find it, or \"none\"", allowEmpty: true)
+        switch name {
+        case "": return .automatic
+        case "none": return .disabled
+        default:
+            // It becomes a path component under /sys/class/power_supply: no way out of it.
+            guard name != ".", name != "..", name.count <= 64,
+                  name.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0 != "/" && $0.value < 0x7f })
+            else { throw fail("expected a power supply name as in /sys/class/power_supply, e.g. \"BAT0\", got \"\(name)\"") }
+            return .supply(name)
         }
-        return text.uppercased()
     }
-
-    func bool() throws(ConfigError) -> Bool {
-        guard case .bool(let b) = entry.value else { throw fail("expected true or false, got \(entry.value.typeName)") }
-        return b
-    }
-}
-
-/// A number as a person wrote it: 5, not 5.0.
-private func show(_ n: Double) -> String {
-    n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(n)
-}
-
-private func show(_ value: TOMLValue) -> String {
-    if case .number(let n) = value { return show(n) }
-    return value.typeName
 }

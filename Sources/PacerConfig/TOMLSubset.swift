@@ -1,6 +1,7 @@
 /// The part of TOML Pacer's config uses: `[section]` headers, `key = value` with strings, numbers,
-/// booleans and arrays of those, and `#` comments. Anything else is an error with its line, never
-/// a guess: a config that half-parses is worse than one that is rejected.
+/// booleans and arrays of those, and `#` comments; and, only where a caller names them,
+/// `[[name]]` arrays of tables (a workout's `[[step]]`s). Anything else is an error with its line,
+/// never a guess: a config that half-parses is worse than one that is rejected.
 enum TOMLValue: Sendable, Equatable {
     case string(String)
     case number(Double)
@@ -18,21 +19,73 @@ enum TOMLValue: Sendable, Equatable {
 }
 
 struct TOMLEntry: Sendable, Equatable {
-    var key: String  // dotted: section.key
+    var key: String  // dotted: section.key (for a table array's entry, name.key)
     var value: TOMLValue
+    var line: Int
+    /// For an entry in a `[[name]]` table: which one, counting from 1 in file order.
+    var tableIndex: Int? = nil
+
+    /// The key as errors show it: `step[3].pace` names the third `[[step]]`, which plain dotted
+    /// keys cannot tell apart.
+    var displayKey: String { Self.displayKey(key, tableIndex: tableIndex) }
+
+    static func displayKey(_ key: String, tableIndex: Int?) -> String {
+        guard let tableIndex, let dot = key.firstIndex(of: ".") else { return key }
+        return "\(key[..<dot])[\(tableIndex)]\(key[dot...])"
+    }
+}
+
+/// One `[[name]]` header: kept even when no key follows it, so that an empty table is still seen.
+struct TOMLTableHeader: Sendable, Equatable {
+    var name: String
+    /// Counting from 1 in file order, among the tables of this name.
+    var index: Int
     var line: Int
 }
 
+struct TOMLDocument: Sendable, Equatable {
+    var entries: [TOMLEntry]
+    var tables: [TOMLTableHeader]
+}
+
 enum TOMLSubset {
+    /// A file without arrays of tables (pacer.toml): `[[` is a malformed header there.
     static func parse(_ text: String, file: String) throws(ConfigError) -> [TOMLEntry] {
+        try parseDocument(text, file: file, tableArrays: []).entries
+    }
+
+    /// `tableArrays` names the `[[name]]` tables the caller understands; any other is an error.
+    static func parseDocument(_ text: String, file: String, tableArrays: Set<String>) throws(ConfigError) -> TOMLDocument {
         var entries: [TOMLEntry] = []
+        var tables: [TOMLTableHeader] = []
         var section = ""
+        var tableIndex: Int?
+        var plainSections: Set<String> = []
         var seen: Set<String> = []
         var lineNumber = 0
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
             let line = stripComment(rawLine).trimmed
             if line.isEmpty { continue }
+            if line.hasPrefix("[[") && !tableArrays.isEmpty {
+                guard line.hasSuffix("]]"), line.count > 4 else {
+                    throw ConfigError(file: file, line: lineNumber, key: nil, problem: "malformed table header \(quoted(line))")
+                }
+                let name = String(line.dropFirst(2).dropLast(2)).trimmed
+                guard tableArrays.contains(name) else {
+                    let known = tableArrays.sorted().map { "[[\($0)]]" }.joined(separator: ", ")
+                    throw ConfigError(file: file, line: lineNumber, key: nil, problem: "unknown table \(quoted("[[\(name)]]")) (expected \(known))")
+                }
+                // TOML forbids a name being both; here it would also make keys ambiguous.
+                guard !plainSections.contains(name) else {
+                    throw ConfigError(file: file, line: lineNumber, key: nil, problem: "\(quoted(name)) is already a [section]; it cannot also be a [[table]]")
+                }
+                let index = tables.filter { $0.name == name }.count + 1
+                tables.append(TOMLTableHeader(name: name, index: index, line: lineNumber))
+                section = name
+                tableIndex = index
+                continue
+            }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]"), !line.hasPrefix("[["), line.count > 2 else {
                     throw ConfigError(file: file, line: lineNumber, key: nil, problem: "malformed section header \(quoted(line))")
@@ -41,7 +94,12 @@ enum TOMLSubset {
                 guard isBareKey(name) else {
                     throw ConfigError(file: file, line: lineNumber, key: nil, problem: "invalid section name \(quoted(name))")
                 }
+                guard !tables.contains(where: { $0.name == name }) else {
+                    throw ConfigError(file: file, line: lineNumber, key: nil, problem: "\(quoted(name)) is already a [[table]]; it cannot also be a [section]")
+                }
+                plainSections.insert(name)
                 section = name
+                tableIndex = nil
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else {
@@ -52,9 +110,10 @@ enum TOMLSubset {
                 throw ConfigError(file: file, line: lineNumber, key: nil, problem: "invalid key \(quoted(key))")
             }
             let fullKey = section.isEmpty ? key : "\(section).\(key)"
+            let displayKey = TOMLEntry.displayKey(fullKey, tableIndex: tableIndex)
             let valueText = String(line[line.index(after: equals)...]).trimmed
             guard !valueText.isEmpty else {
-                throw ConfigError(file: file, line: lineNumber, key: fullKey, problem: "missing value")
+                throw ConfigError(file: file, line: lineNumber, key: displayKey, problem: "missing value")
             }
             var parser = ValueParser(text: Array(valueText.unicodeScalars))
             let value: TOMLValue
@@ -62,14 +121,14 @@ enum TOMLSubset {
                 value = try parser.parseValue()
                 try parser.expectEnd()
             } catch {
-                throw ConfigError(file: file, line: lineNumber, key: fullKey, problem: "\(error.message) in \(quoted(valueText))")
+                throw ConfigError(file: file, line: lineNumber, key: displayKey, problem: "\(error.message) in \(quoted(valueText))")
             }
-            guard seen.insert(fullKey).inserted else {
-                throw ConfigError(file: file, line: lineNumber, key: fullKey, problem: "set twice")
+            guard seen.insert(displayKey).inserted else {
+                throw ConfigError(file: file, line: lineNumber, key: displayKey, problem: "set twice")
             }
-            entries.append(TOMLEntry(key: fullKey, value: value, line: lineNumber))
+            entries.append(TOMLEntry(key: fullKey, value: value, line: lineNumber, tableIndex: tableIndex))
         }
-        return entries
+        return TOMLDocument(entries: entries, tables: tables)
     }
 
     private static func stripComment(_ line: Substring) -> Substring {

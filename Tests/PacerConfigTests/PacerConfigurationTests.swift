@@ -110,7 +110,11 @@ import Testing
         for key in ["system", "split_distance_m", "resume_above_mps", "pause_below_mps", "gps_lost_after_s", "host", "port",
                     "path", "keep_raw_days", "socket", "group", "age", "max_hr_bpm", "timezone", "device", "keys",
                     "long_press_s", "very_long_press_s", "auto_start", "auto_start_speed_mps", "auto_start_after_s",
-                    "strap", "backup_strap", "adapter"] {
+                    "strap", "backup_strap", "adapter",
+                    "enabled", "output", "wav_dir", "alsa_device", "voice", "rate_wpm", "volume", "mute", "summary_every_km",
+                    "summary_every_min", "summary", "split_cues", "low_battery_percent",
+                    "correction_window_s", "step_grace_s", "correction_gap_s", "pace_tolerance", "hr_tolerance_bpm", "off_target_s",
+                    "battery"] {
             #expect(documented.contains(key), "\(key) is not documented in config/pacer.toml")
         }
     }
