@@ -41,6 +41,22 @@ let package = Package(
         ),
         .target(name: "Systemd", dependencies: ["CSystemd", "Threads"]),
 
+        // libespeak-ng: text to PCM. Only Speech imports it.
+        .systemLibrary(
+            name: "CEspeakNG",
+            pkgConfig: "espeak-ng",
+            providers: [.apt(["libespeak-ng-dev"])]
+        ),
+        // libasound: PCM to the sound card. Only Speech imports it.
+        .systemLibrary(
+            name: "CALSA",
+            pkgConfig: "alsa",
+            providers: [.apt(["libasound2-dev"])]
+        ),
+        // Spoken cues: one thread owns espeak-ng; the arbiter (priorities, pre-emption, staleness,
+        // mute) decides what is said; PCM goes to ALSA, WAV files or nowhere.
+        .target(name: "Speech", dependencies: ["CEspeakNG", "CALSA", "PacerCore", "Threads"]),
+
         // BlueZ's D-Bus API (Adapter1, Device1, GattCharacteristic1, Battery1) over Systemd's bus:
         // the paired heart-rate strap found, connected, notifying, and held on to.
         .target(name: "BlueZ", dependencies: ["Systemd", "PacerCore", "Threads"]),
@@ -72,7 +88,7 @@ let package = Package(
         .target(
             name: "PacerDaemon",
             dependencies: [
-                "PacerCore", "PacerConfig", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "BlueZ", "Control", "Buttons", "Threads",
+                "PacerCore", "PacerConfig", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "BlueZ", "Control", "Buttons", "Threads", "Speech",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -88,6 +104,7 @@ let package = Package(
                 "Store",
                 "RunViews",
                 "Control",
+                "Speech",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -104,6 +121,8 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "PacerTestSupport"]),
         // The BlueZ client against tools/bluez-sim (a simulated bluetoothd) on a private dbus-daemon.
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Systemd", "PacerCore", "PacerTestSupport"]),
+        // espeak-ng to WAV (checked with sox), the arbiter, the speech thread.
+        .testTarget(name: "SpeechTests", dependencies: ["Speech", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", "PacerTestSupport"]),
         .testTarget(name: "ButtonsTests", dependencies: ["Buttons", "PacerCore", "PacerTestSupport"]),
         // Runs the built pacerd under gpsfake: lifecycle, notify, control, faults.
@@ -113,7 +132,7 @@ let package = Package(
         ),
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
         .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore", "PacerTestSupport"]),
-        .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD"]),
+        .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,8 +2,8 @@ import PacerCore
 
 /// Runs exactly the core the daemon runs over decoded inputs.
 public enum Replay {
-    public static func run(_ inputs: ReplayInputs, configuration: TrackerConfiguration) -> ReplayReport {
-        var session = ReplaySession(inputs: inputs, configuration: configuration)
+    public static func run(_ inputs: ReplayInputs, configuration: TrackerConfiguration, coach: Coach? = nil) -> ReplayReport {
+        var session = ReplaySession(inputs: inputs, configuration: configuration, coach: coach)
         for item in inputs.items { _ = session.ingest(item) }
         return session.finish().report
     }
@@ -12,10 +12,13 @@ public enum Replay {
 /// One replay fed an input at a time, for callers that do more with each step (recording).
 public struct ReplaySession: Sendable {
     private var tracker: RunTracker
+    private var coach: Coach?
     private var report: ReplayReport
 
-    public init(inputs: ReplayInputs, configuration: TrackerConfiguration) {
+    /// With a coach, the cues it decides are listed in the report.
+    public init(inputs: ReplayInputs, configuration: TrackerConfiguration, coach: Coach? = nil) {
         tracker = RunTracker(configuration: configuration)
+        self.coach = coach
         report = ReplayReport(stats: inputs.stats)
         report.samples.reserveCapacity(inputs.gpsEpochLines)
     }
@@ -30,6 +33,7 @@ public struct ReplaySession: Sendable {
         case .rawLine: return []
         }
         report.record(events)
+        if coach != nil { report.cues += coach!.observe(item, events: events) }
         return events
     }
 
@@ -38,6 +42,7 @@ public struct ReplaySession: Sendable {
         let events = tracker.finish()
         report.record(events)
         report.summary = tracker.summary
+        if coach != nil { report.cues += coach!.stop(summary: tracker.summary) }
         report.counts = tracker.counts
         return (events, report)
     }

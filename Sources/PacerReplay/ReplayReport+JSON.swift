@@ -55,9 +55,17 @@ extension ReplayReport {
         }
         w.endArray()
 
-        // Filled by the voice-coaching and SOS issues; present now so consumers can rely on them.
         w.beginArray("cues")
+        for cue in cues {
+            w.beginObject()
+            w.time("time", cue.time)
+            w.string("kind", cue.kind.rawValue)
+            w.string("priority", "\(cue.priority)")
+            w.string("text", cue.text)
+            w.endObject()
+        }
         w.endArray()
+        // Filled by the SOS issue; present now so consumers can rely on it.
         w.beginArray("alerts")
         w.endArray()
 

@@ -26,6 +26,13 @@ extension ReplayReport {
                 out += "\(index)  \(distance) \(time) \(pace)\n"
             }
         }
+        if !cues.isEmpty {
+            out += "\n  cues (\(cues.count))\n"
+            let start = cues[0].time
+            for cue in cues {
+                out += "  \(Self.padLeft(Self.clock(cue.time.seconds(since: start)), 8))  \(cue.kind.rawValue): \(cue.text)\n"
+            }
+        }
         for warning in warnings {
             out += "\nwarning: \(warning.text)"
         }

@@ -7,6 +7,8 @@ public struct ReplayReport: Sendable {
     public var splits: [Split] = []
     public var laps: [Lap] = []
     public var warnings: [TrackerWarning] = []
+    /// What the coach decided to say, when a coach was given (`--workout`, or a config).
+    public var cues: [Cue] = []
     public var counts = FixCounts()
     public var stats: InputStats
     /// The run's number when the replay was recorded into a store.

@@ -15,6 +15,9 @@ public struct RunRecording: Sendable {
     public let store: RunStore
     public let uuid: String
     private var tracker: RunTracker
+    /// What the runner is told; cues wait in `cues` until the caller takes them.
+    private var coach: Coach?
+    private var cues: [Cue] = []
     private var recorder: RunRecorder?
     /// Items that arrived before the run's row existed.
     private var pending: [Pending] = []
@@ -26,10 +29,25 @@ public struct RunRecording: Sendable {
         case heartRate(HeartRateSample)
     }
 
-    public init(store: RunStore, configuration: TrackerConfiguration, uuid: String = UUID().uuidString.lowercased()) {
+    public init(store: RunStore, configuration: TrackerConfiguration, coach: Coach? = nil,
+                uuid: String = UUID().uuidString.lowercased()) {
         self.store = store
         self.uuid = uuid
+        self.coach = coach
         tracker = RunTracker(configuration: configuration)
+    }
+
+    /// The cues decided since the last call, in order.
+    public mutating func takeCues() -> [Cue] {
+        defer { cues = [] }
+        return cues
+    }
+
+    /// Feeds the coach something only the live daemon knows (batteries, the disk); its cues join
+    /// the others.
+    public mutating func coach(_ tell: (inout Coach) -> [Cue]) {
+        guard coach != nil else { return }
+        cues += tell(&coach!)
     }
 
     /// The run's number, once its row exists.
@@ -64,6 +82,7 @@ public struct RunRecording: Sendable {
         case .control(let control):
             events = tracker.apply(control)
         }
+        if coach != nil { cues += coach!.observe(item, events: events) }
         if recorder == nil {
             if case .heartRate(let reading) = item { pending.append(.heartRate(reading)) }
             pending.append(.events(events))
@@ -78,6 +97,7 @@ public struct RunRecording: Sendable {
     /// Lets time pass without input (the daemon's tick): a lost GPS is noticed.
     public mutating func advance(to time: Timestamp) -> [TrackerEvent] {
         let events = tracker.advance(to: time)
+        if coach != nil { cues += coach!.ingest(events) + coach!.advance(to: time) }
         if recorder != nil { recorder!.record(events) } else if !events.isEmpty { pending.append(.events(events)) }
         return events
     }
@@ -101,6 +121,7 @@ public struct RunRecording: Sendable {
     public mutating func finish() throws(StoreError) -> [TrackerEvent] {
         guard !finished else { return [] }
         let events = tracker.finish()
+        if coach != nil { cues += coach!.ingest(events) + coach!.stop(summary: tracker.summary) }
         if recorder == nil {
             pending.append(.events(events))
             guard let start = pendingStart else {
@@ -152,20 +173,28 @@ extension RunRecording {
     /// state is exactly what a replay of the whole run will have), the run is set recording again
     /// and new batches follow the stored ones. Strap notifications recorded as HRM lines are fed
     /// back too, so the HR statistics carry on (the stored readings are not written again).
-    public static func resuming(_ run: StoredRun, store: RunStore, configuration: TrackerConfiguration) throws -> RunRecording {
-        var recording = RunRecording(store: store, configuration: configuration, uuid: run.uuid)
+    public static func resuming(_ run: StoredRun, store: RunStore, configuration: TrackerConfiguration,
+                                coach: Coach? = nil) throws -> RunRecording {
+        var recording = RunRecording(store: store, configuration: configuration, coach: coach, uuid: run.uuid)
         let decoder = GPSDecoder()
         var durableUntil = run.startTime
         try store.forEachRawLine(run.id) { line in
             switch try? decoder.decode(line) {
             case .fix(let fix)?:
-                for case .sample(let sample) in recording.tracker.ingest(fix) { durableUntil = max(durableUntil, sample.time) }
+                let events = recording.tracker.ingest(fix)
+                recording.coach?.quietly { $0.observe(.fix(fix), events: events) }
+                for case .sample(let sample) in events { durableUntil = max(durableUntil, sample.time) }
             case .other(className: ControlLine.className)?:
-                if let control = ControlLine.parse(Array(line.utf8)) { _ = recording.tracker.apply(control) }
+                if let control = ControlLine.parse(Array(line.utf8)) {
+                    let events = recording.tracker.apply(control)
+                    recording.coach?.quietly { $0.observe(.control(control), events: events) }
+                }
             case .other(className: HeartRateLine.className)?:
                 if let recorded = HeartRateLine.parse(line),
                     case .success(let measurement) = HeartRateMeasurement.decode(recorded.bytes) {
-                    _ = recording.tracker.ingest(measurement.sample(at: recorded.time))
+                    let sample = measurement.sample(at: recorded.time)
+                    let events = recording.tracker.ingest(sample)
+                    recording.coach?.quietly { $0.observe(.heartRate(sample), events: events) }
                 }
             default:
                 break
@@ -174,5 +203,13 @@ extension RunRecording {
         try store.resume(runID: run.id)
         recording.recorder = RunRecorder(continuing: run.id, store: store, startTime: run.startTime, durableUntil: durableUntil)
         return recording
+    }
+}
+
+extension Coach {
+    /// Brings the coach up to date without saying anything: what it decided was said before the
+    /// interruption (or is no longer news).
+    fileprivate mutating func quietly(_ step: (inout Coach) -> [Cue]) {
+        _ = step(&self)
     }
 }

@@ -30,7 +30,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .customLong("config"), help: ArgumentHelp("Pacer config file (TOML).", valueName: "FILE"))
     var configPath: String?
 
-    @Option(name: .customLong("workout"), help: ArgumentHelp("Workout file (arrives with voice coaching).", valueName: "FILE"))
+    @Option(name: .customLong("workout"), help: ArgumentHelp("Workout file (TOML, see config/workouts/README.md): its steps and corrections are listed in the cues.", valueName: "FILE"))
     var workoutPath: String?
 
     @Flag(help: "Print one JSON document instead of the readable summary.")
@@ -57,11 +57,22 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
-        if workoutPath != nil {
-            fail(ReplayError(.unsupported, "--workout: workouts are not implemented yet (voice coaching, issue #6)"))
-        }
         // Replay uses defaults unless a config is named: the same log gives the same result anywhere.
         let configuration = configPath.map { loadConfiguration($0) } ?? PacerConfiguration()
+        var workout: Workout?
+        if let workoutPath {
+            do {
+                workout = try WorkoutFile.load(path: workoutPath)
+            } catch {
+                printError("pacerctl: \(error)")
+                // sysexits: no such file (66), or a file that is there but wrong (65).
+                if case .invalid = error { Glibc.exit(65) } else { Glibc.exit(66) }
+            }
+        }
+        // The coach decides what the daemon would say; with voice off it says nothing (but a
+        // workout asked for on the command line is coached regardless).
+        let coach: Coach? = configuration.voice.enabled || workout != nil
+            ? Coach(configuration: configuration.coach, workout: workout) : nil
 
         let clock = ContinuousClock()
         let start = clock.now
@@ -76,14 +87,14 @@ struct ReplayCommand: ParsableCommand {
         let report: ReplayReport
         if let recordPath {
             do {
-                report = try ReplayRecording.record(inputs, configuration: configuration.tracking, into: recordPath,
+                report = try ReplayRecording.record(inputs, configuration: configuration.tracking, coach: coach, into: recordPath,
                                                     pace: pace, progress: progress)
             } catch {
                 printError("pacerctl: \(recordPath): \(error)")
                 Glibc.exit(74)
             }
         } else {
-            report = Replay.run(inputs, configuration: configuration.tracking)
+            report = Replay.run(inputs, configuration: configuration.tracking, coach: coach)
         }
         let processed = clock.now
 

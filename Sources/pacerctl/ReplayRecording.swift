@@ -13,13 +13,13 @@ import Glibc
 /// real time so it can be killed mid-run by crash tests.
 enum ReplayRecording {
     static func record(
-        _ inputs: ReplayInputs, configuration: TrackerConfiguration, into path: String, pace: Double?, progress: Bool
+        _ inputs: ReplayInputs, configuration: TrackerConfiguration, coach: Coach?, into path: String, pace: Double?, progress: Bool
     ) throws -> ReplayReport {
         let store = try RunStore(path: path)
         for id in try store.recoverInterruptedRuns() {
             printError("pacerctl: run \(id) was interrupted; its data up to the last durable batch is kept")
         }
-        var recording = RunRecording(store: store, configuration: configuration)
+        var recording = RunRecording(store: store, configuration: configuration, coach: coach)
         var report = ReplayReport(stats: inputs.stats)
         var paceOrigin: (run: Timestamp, wall: ContinuousClock.Instant)?
         let clock = ContinuousClock()
@@ -27,6 +27,7 @@ enum ReplayRecording {
         for item in inputs.items {
             let events = try recording.ingest(item)
             report.record(events)
+            report.cues += recording.takeCues()
             let itemTime: Timestamp? = switch item {
             case .fix: events.lazy.compactMap { if case .sample(let s) = $0 { s.time } else { nil } }.first
             case .heartRate(let reading): reading.time
@@ -45,6 +46,7 @@ enum ReplayRecording {
             }
         }
         report.record(try recording.finish())
+        report.cues += recording.takeCues()
         report.summary = recording.summary
         report.counts = recording.counts
         report.recordedRunID = recording.runID

@@ -93,12 +93,6 @@ import Testing
         #expect(r.stderr.hasPrefix("pacerctl: \(config):3: tracking.split_distance_m: `fast` is not a number"))
     }
 
-    @Test func workoutsAreRefusedUntilTheyExist() async throws {
-        let r = try await pacerctl("replay", "--gps", "/dev/null", "--workout", "intervals.toml")
-        #expect(r.status == 64)
-        #expect(r.stderr.contains("not implemented yet"))
-    }
-
     @Test func unknownFlagIsAUsageError() async throws {
         let r = try await pacerctl("replay", "--gps", "x", "--gsp", "y")
         #expect(r.status == 64)
