@@ -1,5 +1,6 @@
 import BlueZ
 import Control
+import PacerConfig
 import PacerCore
 import RunViews
 import ServiceLifecycle
@@ -17,6 +18,8 @@ struct ControlService: Service {
     let strapSettings: StrapSettings
     let reader: RunStore
     let log: DaemonLog
+    /// Mutes or unmutes the speaker (never safety or SOS messages).
+    let voiceMute: @Sendable (Bool) -> Void
 
     func run() async throws {
         await withGracefulShutdownHandler {
@@ -31,7 +34,26 @@ struct ControlService: Service {
     private func handle(_ request: ControlRequest, _ stream: ControlReplyStream) async throws -> JSONValue? {
         switch request.command {
         case "status": return try await pipelineCommand(.status)
-        case "run.start": return try await pipelineCommand(.start)
+        case "run.start":
+            guard let path = try request.optionalString("workout") else { return try await pipelineCommand(.start) }
+            // Read here, off the pipeline thread; the file is pacerd's to read (it runs as `pacer`).
+            do {
+                return try await pipelineCommand(.startWorkout(try WorkoutFile.load(path: path)))
+            } catch let error as WorkoutLoadError {
+                throw ControlError.badRequest("workout: \(error)")
+            }
+        case "speak":
+            let text = try request.string("text")
+            guard !text.isEmpty, text.utf8.count <= 1000 else { throw ControlError.badRequest("text: expected 1 to 1000 bytes of text to say") }
+            return try await pipelineCommand(.say(text))
+        case "readiness":
+            let status = try await pipelineCommand(.readiness)
+            return status
+        case "voice.mute":
+            let muted = try request.bool("muted")
+            voiceMute(muted)
+            log(.notice, "voice", muted ? "coaching muted (safety and SOS messages are still spoken)" : "coaching unmuted")
+            return .object(["muted": .bool(muted)])
         case "run.stop": return try await pipelineCommand(.stop)
         case "run.pause": return try await pipelineCommand(.control(.pause))
         case "run.resume": return try await pipelineCommand(.control(.resume))
@@ -194,6 +216,8 @@ extension DaemonStatus {
         object["store_problem"] = storeProblem.map(JSONValue.string) ?? .null
         object["last_sample_time"] = lastSampleTime.map { .string($0.iso8601) } ?? .null
         object["hr"] = strap.json
+        object["readiness"] = readiness.map(JSONValue.string) ?? .null
+        object["device_battery_percent"] = deviceBatteryPercent.map { JSONValue($0) } ?? .null
         return .object(object)
     }
 }

@@ -55,6 +55,7 @@ public enum Daemon {
         }
 
         let pipeline = PipelineThread()
+        let speaker = VoiceService.makeSpeaker(configuration.voice, log: log)
 
         let strapFile = PairedStrapFile(storePath: configuration.databasePath)
         var paired: StrapAddress?
@@ -74,7 +75,8 @@ public enum Daemon {
                 log(.warning, "control", "group '\(configuration.controlGroup)' ([control] group) does not exist; only root and pacerd's own user may use the control socket")
             }
             let server = try ControlServer(configuration: .init(socketPath: configuration.controlSocket, group: groupID))
-            control = ControlService(server: server, pipeline: pipeline, strapSettings: strapSettings, reader: try RunStore(path: configuration.databasePath, readOnly: true, cacheKiB: Self.storeCacheKiB), log: log)
+            control = ControlService(server: server, pipeline: pipeline, strapSettings: strapSettings, reader: try RunStore(path: configuration.databasePath, readOnly: true, cacheKiB: Self.storeCacheKiB), log: log,
+                                     voiceMute: { muted in speaker?.setMuted(muted) })
         } catch {
             log(.error, "control", "no control socket, pacerctl cannot reach pacerd: \(error)")
         }
@@ -82,7 +84,10 @@ public enum Daemon {
         // Trapped before READY=1: SIGHUP's default action would end the process.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
 
-        pipeline.start(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate) { status in
+        pipeline.start(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
+                       onCue: { cue, triggeredNs in
+                           if let speaker { speaker.say(cue, offeredAt: triggeredNs) } else { log(.info, "voice", "cue (\(cue.kind.rawValue)): \(cue.text)") }
+                       }) { status in
             notifier.send(.status(status.line))
         }
 
@@ -97,6 +102,7 @@ public enum Daemon {
                                          log: log, startConfiguration: configuration), serviceName: "reload"),
         ]
         if let control { services.append(.init(service: control, serviceName: "control")) }
+        if let speaker { services.append(.init(service: VoiceService(speaker: speaker, log: log), serviceName: "voice")) }
         if let device = configuration.buttonDevice {
             services.append(.init(service: ButtonService(devicePath: device, keyCodes: configuration.buttonKeyCodes, pipeline: pipeline, log: log),
                                   serviceName: "buttons"))

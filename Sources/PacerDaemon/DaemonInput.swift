@@ -33,7 +33,13 @@ enum GPSLink: Sendable, Equatable {
 enum RunCommand: Sendable, Equatable {
     case status
     case start
+    /// Start a run that follows a workout.
+    case startWorkout(Workout)
     case stop
+    /// Say a sentence (`pacerctl speak`).
+    case say(String)
+    /// The spoken readiness check.
+    case readiness
     case control(RunControl)
     case delete(runID: Int64)
 }

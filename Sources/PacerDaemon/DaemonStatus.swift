@@ -29,6 +29,10 @@ struct DaemonStatus: Sendable, Equatable {
     var storeProblem: String?
     var units: PacerConfiguration.UnitSystem = .metric
     var strap = StrapStatus()
+    /// The sentence of the last spoken readiness check (the reply to `readiness`).
+    var readiness: String?
+    /// The wearable's own battery, when it has one ([power] battery).
+    var deviceBatteryPercent: Int?
 
     /// Equal but for the figures that move with every fix.
     func sameState(as other: DaemonStatus) -> Bool {

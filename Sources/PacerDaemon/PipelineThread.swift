@@ -1,4 +1,5 @@
 import PacerConfig
+import PacerCore
 import Store
 import Synchronization
 import Threads
@@ -22,6 +23,7 @@ final class PipelineThread: Sendable {
     /// Starts the loop. The controller is built on the thread, from Sendable parts, and never
     /// leaves it; `onStatus` is called there whenever the status line changes.
     func start(configuration: PacerConfiguration, store: RunStore, log: DaemonLog, resumeCandidate: StoredRun?,
+               onCue: @escaping @Sendable (Cue, UInt64) -> Void = { _, _ in },
                onStatus: @escaping @Sendable (DaemonStatus) -> Void) {
         heartbeatNs.store(Monotonic.nanoseconds(), ordering: .relaxed)
         let queue = self.queue
@@ -30,6 +32,7 @@ final class PipelineThread: Sendable {
         try! DetachedThread.start {
             let controller = RunController(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate)
             controller.onStatusChange = onStatus
+            controller.onCue = onCue
             controller.tick(nowNs: Monotonic.nanoseconds())
             var nextTick = Monotonic.nanoseconds() + Self.tickNs
             var running = true

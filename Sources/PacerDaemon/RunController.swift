@@ -47,6 +47,13 @@ final class RunController {
 
     /// Called whenever the status line changes (STATUS=).
     var onStatusChange: (DaemonStatus) -> Void = { _ in }
+    /// Called with each cue the coach decides, and CLOCK_MONOTONIC of the input that triggered it
+    /// (for the cue latency the speech side reports).
+    var onCue: (Cue, UInt64) -> Void = { _, _ in }
+    /// The workout the next run follows (`pacerctl run start --workout FILE`).
+    private var workout: Workout?
+    private var nextBatteryCheckNs: UInt64 = 0
+    private var powerSupply: PowerSupply?
     private var lastStatus: DaemonStatus?
 
     /// A fix older than this no longer counts for the status line.
@@ -57,6 +64,7 @@ final class RunController {
         self.store = store
         self.log = log
         self.resumeCandidate = resumeCandidate
+        powerSupply = PowerSupply(configuration.battery)
         buttons = ButtonGestureClassifier(configuration: Self.gestures(configuration))
         autoStart = AutoStartDetector(configuration: Self.autoStartSettings(configuration))
     }
@@ -133,6 +141,11 @@ final class RunController {
             if let now = timebase.time(atMonotonic: nowNs) { _ = recording!.advance(to: now) }
             if storeProblem != nil || stopPending { commit(force: true) }
         }
+        if nowNs >= nextBatteryCheckNs {
+            nextBatteryCheckNs = nowNs + Self.batteryCheckNs
+            checkDeviceBattery(nowNs: nowNs)
+        }
+        speakCues(triggeredAt: nowNs)
         publishStatus(nowNs: nowNs)
     }
 
@@ -177,6 +190,7 @@ final class RunController {
             }
         }
         commit(force: false)
+        speakCues(triggeredAt: receivedNs)
     }
 
     private func resume(_ run: StoredRun, at time: Timestamp) {
@@ -187,7 +201,7 @@ final class RunController {
             return
         }
         do {
-            recording = try RunRecording.resuming(run, store: store, configuration: configuration.tracking)
+            recording = try RunRecording.resuming(run, store: store, configuration: configuration.tracking, coach: newCoach(workout: nil))
             log(.notice, "run", "continuing run \(run.id), interrupted \(Int(gap)) s before this fix", runID: run.id)
         } catch {
             log(.error, "run", "cannot continue run \(run.id) (\(error)); it stays interrupted", runID: run.id)
@@ -273,7 +287,10 @@ final class RunController {
             heartRateNotification(value, receivedNs: receivedNs)
         case .battery(let address, let percent):
             sensor.battery(percent)
-            if percent <= 15, !lowBatteryReported {
+            if recording != nil, let time = timebase.time(atMonotonic: Monotonic.nanoseconds()) {
+                recording!.coach { $0.strapBattery(percent, at: time) }
+            }
+            if percent <= configuration.coach.lowBatteryPercent, !lowBatteryReported {
                 lowBatteryReported = true
                 log(.warning, "hr", "heart-rate strap \(address) battery low: \(percent) %", runID: recording?.runID)
             }
@@ -313,6 +330,7 @@ final class RunController {
             }
         }
         commit(force: false)
+        speakCues(triggeredAt: receivedNs)
     }
 
     private func strapStatus(nowNs: UInt64) -> StrapStatus {
@@ -336,28 +354,38 @@ final class RunController {
     private func perform(_ command: RunCommand, nowNs: UInt64) -> Result<DaemonStatus, CommandFailure> {
         let refusal: CommandFailure? = switch command {
         case .status: nil
-        case .start: startRun()
+        case .start: startRun(workout: nil)
+        case .startWorkout(let workout): startRun(workout: workout)
         case .stop: stopRun()
+        case .say(let text): say(text, nowNs: nowNs)
+        case .readiness: readiness(nowNs: nowNs)
         case .control(let control): apply(control, nowNs: nowNs)
         case .delete(let runID): deleteRun(runID)
         }
+        speakCues(triggeredAt: nowNs)
         if let refusal { return .failure(refusal) }
         return .success(status(nowNs: nowNs))
     }
 
-    private func startRun() -> CommandFailure? {
+    private func startRun(workout: Workout?) -> CommandFailure? {
         if recording != nil {
             let message: String
             if let runID = recording?.runID { message = "run \(runID) is already being recorded" } else { message = "a run is already started (waiting for a GPS fix)" }
             return CommandFailure(code: .conflict, message: message)
         }
-        recording = RunRecording(store: store, configuration: configuration.tracking, uuid: UUID().uuidString.lowercased())
+        recording = RunRecording(store: store, configuration: configuration.tracking, coach: newCoach(workout: workout),
+                                 uuid: UUID().uuidString.lowercased())
         stopPending = false
         if let candidate = resumeCandidate {
             resumeCandidate = nil
             log(.notice, "run", "run \(candidate.id) stays interrupted: a new run was started", runID: candidate.id)
         }
-        log(.notice, "run", timebase.isSynchronized ? "run started" : "run started; it is recorded from the first GPS fix")
+        log(.notice, "run", (timebase.isSynchronized ? "run started" : "run started; it is recorded from the first GPS fix")
+            + (workout.map { " with the workout \"\($0.name)\"" } ?? ""))
+        if !timebase.isSynchronized, configuration.voice.enabled {
+            // The coach speaks from the first fix, which sets the run's clock; say now why it waits.
+            onCue(Cue(time: Self.monotonicTime(Monotonic.nanoseconds()), kind: .runState, text: "Run started. Waiting for GPS."), Monotonic.nanoseconds())
+        }
         return nil
     }
 
@@ -402,6 +430,55 @@ final class RunController {
         return nil
     }
 
+    // MARK: Voice
+
+    /// The coach for a new run, or none when voice is off.
+    private func newCoach(workout: Workout?) -> Coach? {
+        guard configuration.voice.enabled else { return nil }
+        return Coach(configuration: configuration.coach, workout: workout)
+    }
+
+    private func speakCues(triggeredAt ns: UInt64) {
+        guard recording != nil else { return }
+        for cue in recording!.takeCues() { onCue(cue, ns) }
+    }
+
+    private func say(_ text: String, nowNs: UInt64) -> CommandFailure? {
+        onCue(Cue(time: Self.monotonicTime(nowNs), kind: .message, text: text), nowNs)
+        return nil
+    }
+
+    /// "GPS 3D fix. Heart rate 72. Battery 80 percent. 3 runs waiting for upload."
+    private func readiness(nowNs: UInt64) -> CommandFailure? {
+        let gps: String = switch status(nowNs: nowNs).gps {
+        case .fix3D: "GPS 3D fix"
+        case .fix2D: "GPS 2D fix"
+        case .noFix: "No GPS fix yet"
+        case .gpsdUnreachable: "GPS receiver not available"
+        }
+        let waiting = try? store.runsWaitingForUpload()
+        let cue = Coach.readiness(at: Self.monotonicTime(nowNs), gps: gps, heartRate: sensor.reading(at: Self.monotonicTime(nowNs)),
+                                  batteryPercent: powerSupply?.capacityPercent(), runsWaiting: waiting)
+        lastReadiness = cue.text
+        onCue(cue, nowNs)
+        return nil
+    }
+
+    /// The sentence of the last readiness check, for the control reply.
+    private(set) var lastReadiness: String?
+
+    static let batteryCheckNs: UInt64 = 30_000_000_000
+
+    private func checkDeviceBattery(nowNs: UInt64) {
+        guard let percent = powerSupply?.capacityPercent() else { return }
+        deviceBatteryPercent = percent
+        if recording != nil, let time = timebase.time(atMonotonic: nowNs) {
+            recording!.coach { $0.deviceBattery(percent, at: time) }
+        }
+    }
+
+    private(set) var deviceBatteryPercent: Int?
+
     // MARK: Store
 
     /// Commits what is due (or everything, when forced), and closes the run once a stop is
@@ -418,6 +495,7 @@ final class RunController {
                     log(.notice, "run", "run stopped before any GPS fix: nothing to store")
                 }
                 storeRecovered()
+                speakCues(triggeredAt: Monotonic.nanoseconds())
                 recording = nil
                 stopPending = false
                 // A runner still moving when the run stops must not have a new one start by itself.
@@ -433,6 +511,9 @@ final class RunController {
 
     private func storeFailed(_ error: StoreError, doing what: String) {
         let text = "\(error)"
+        if recording != nil, let time = timebase.time(atMonotonic: Monotonic.nanoseconds()) {
+            recording!.coach { $0.storage(full: true, at: time) }
+        }
         if storeProblem != text {
             log(.error, "store", "\(what) failed: \(text). The run goes on and what it records is kept in memory until the store takes writes again.", runID: recording?.runID)
         }
@@ -442,6 +523,9 @@ final class RunController {
     private func storeRecovered() {
         guard storeProblem != nil else { return }
         storeProblem = nil
+        if recording != nil, let time = timebase.time(atMonotonic: Monotonic.nanoseconds()) {
+            recording!.coach { $0.storage(full: false, at: time) }
+        }
         log(.notice, "store", "the store takes writes again; recording resumed with nothing lost", runID: recording?.runID)
     }
 
@@ -456,6 +540,7 @@ final class RunController {
             log(.notice, "config", "configuration reloaded")
         }
         configuration = newConfiguration
+        powerSupply = PowerSupply(newConfiguration.battery)
         buttons.configuration = Self.gestures(newConfiguration)
         if autoStart.configuration != Self.autoStartSettings(newConfiguration) {
             autoStart = AutoStartDetector(configuration: Self.autoStartSettings(newConfiguration))
@@ -491,6 +576,8 @@ final class RunController {
         }
         status.storeProblem = storeProblem
         status.strap = strapStatus(nowNs: nowNs)
+        status.readiness = lastReadiness
+        status.deviceBatteryPercent = deviceBatteryPercent
         return status
     }
 

@@ -151,6 +151,13 @@ public final class RunStore: Sendable {
         try read("counting runs") { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM run") ?? 0 }
     }
 
+    /// Finished runs the cloud has not confirmed yet (the readiness check says how many).
+    public func runsWaitingForUpload() throws(StoreError) -> Int {
+        try read("counting runs waiting for upload") { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM run WHERE upload_state != 'uploaded' AND state != 'recording'") ?? 0
+        }
+    }
+
     public func run(_ id: Int64) throws(StoreError) -> StoredRun? {
         try read("reading run \(id)") { db in try Self.fetchRun(id, db) }
     }

@@ -2,6 +2,10 @@ import ArgumentParser
 import Control
 import PacerConfig
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `pacerctl status` and `pacerctl run start|stop|pause|resume|lap`: the daemon's state and the
 /// run button, over the control socket.
 struct DaemonOptions: ParsableArguments {
@@ -40,10 +44,28 @@ struct RunControlCommand: ParsableCommand {
     }
 
     @Argument(help: "start, stop, pause, resume or lap.") var action: Action
+    @Option(help: ArgumentHelp("With start: follow this workout (TOML, see config/workouts/README.md); its steps and corrections are spoken.", valueName: "FILE"))
+    var workout: String?
     @OptionGroup var options: DaemonOptions
 
+    func validate() throws {
+        if workout != nil, action != .start { throw ValidationError("--workout goes with `run start`") }
+    }
+
     func run() throws {
-        let status = options.connect().call("run.\(action.rawValue)")
+        var arguments: [String: JSONValue] = [:]
+        if let workout {
+            // Checked here first, so a typo is reported with its line before anything starts;
+            // pacerd reads the file itself (an absolute path, since it has another working directory).
+            do {
+                _ = try WorkoutFile.load(path: workout)
+            } catch {
+                printError("pacerctl: \(error)")
+                Glibc.exit(65)
+            }
+            arguments["workout"] = .string(absolutePath(workout))
+        }
+        let status = options.connect().call("run.\(action.rawValue)", arguments)
         printStatus(status, json: options.json)
     }
 }
@@ -96,4 +118,13 @@ func strapLine(_ hr: JSONValue) -> String {
 private func format1(_ value: Double) -> String {
     let tenths = Int((value * 10).rounded())
     return "\(tenths / 10).\(tenths % 10)"
+}
+
+/// `path` made absolute against the current directory (pacerd runs elsewhere).
+func absolutePath(_ path: String) -> String {
+    if path.hasPrefix("/") { return path }
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+    guard getcwd(&buffer, buffer.count) != nil else { return path }
+    let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path
 }
