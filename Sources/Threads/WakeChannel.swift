@@ -40,6 +40,14 @@ public final class WakeChannel: Sendable {
 
     public var isSignalled: Bool { wait(timeout: .zero) }
 
+    /// Consumes every signal so far, so the channel can be waited on again: a doorbell rather
+    /// than a latch. A signal after this is never lost.
+    public func drain() {
+        guard readEnd >= 0 else { return }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(readEnd, &bytes, bytes.count) == bytes.count {}
+    }
+
     /// Waits up to `timeout` (nil: for ever); true once signalled.
     public func wait(timeout: Duration?) -> Bool {
         var entry = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
