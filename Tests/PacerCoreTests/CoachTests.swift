@@ -412,10 +412,12 @@ func metricSummary(_ config: (inout CoachConfiguration) -> Void) -> CoachConfigu
         #expect(driver.advance(to: 15.001) == [Cue(time: SampleRunner.at(15.001), kind: .hrLost, text: "Heart rate lost. Check the strap.")])
         #expect(driver.advance(to: 16).isEmpty)
         #expect(driver.advance(to: 60).isEmpty)
-        #expect(driver.heartRate(150, at: 61) == [Cue(time: SampleRunner.at(61), kind: .hrBack, text: "Heart rate back, 150.")])
-        #expect(driver.heartRate(151, at: 62).isEmpty)
+        // Back once it has come steadily for 10 s, not at the first valid sample.
+        for s in 61...70 { #expect(driver.heartRate(150, at: Double(s)).isEmpty) }
+        #expect(driver.heartRate(150, at: 71) == [Cue(time: SampleRunner.at(71), kind: .hrBack, text: "Heart rate back, 150.")])
+        #expect(driver.heartRate(151, at: 72).isEmpty)
         // A second episode is told again.
-        #expect(driver.advance(to: 67.5).map(\.kind) == [.hrLost])
+        #expect(driver.advance(to: 77.5).map(\.kind) == [.hrLost])
         #expect(driver.cues.filter { $0.priority == .safety }.allSatisfy { $0.kind == .hrLost || $0.kind == .hrBack })
     }
 
@@ -441,7 +443,26 @@ func metricSummary(_ config: (inout CoachConfiguration) -> Void) -> CoachConfigu
         for s in 51...60 { lost += driver.heartRate(0, at: Double(s), contact: nil) }
         #expect(lost.count == 1)
         #expect(driver.heartRate(0, at: 61, contact: true).isEmpty)
-        #expect(driver.heartRate(138, at: 62, contact: nil).texts == ["Heart rate back, 138."])
+        for s in 62..<72 { #expect(driver.heartRate(138, at: Double(s), contact: nil).isEmpty) }
+        #expect(driver.heartRate(138, at: 72, contact: nil).texts == ["Heart rate back, 138."])
+    }
+
+    /// A contact that flickers (valid for a few seconds, then nothing for more than 5 s, again
+    /// and again) is told as lost once, and back only once it holds.
+    @Test func aFlickeringStrapIsToldLostOnceAndBackWhenItHolds() {
+        var driver = CoachDriver()
+        driver.run(3, 1)
+        for s in 0...10 { _ = driver.heartRate(140, at: Double(s)) }
+        var t = 10.0
+        for _ in 0..<10 {
+            t += 7  // a gap longer than the lost limit
+            _ = driver.advance(to: t)
+            for _ in 0..<3 { t += 1; _ = driver.heartRate(141, at: t) }
+        }
+        #expect(driver.cues.of(.hrLost).count == 1)
+        #expect(driver.cues.of(.hrBack).isEmpty)
+        for _ in 0..<12 { t += 1; _ = driver.heartRate(142, at: t) }
+        #expect(driver.cues.of(.hrBack).count == 1)
     }
 
     @Test func noLossBeforeTheStrapEverDelivered() {

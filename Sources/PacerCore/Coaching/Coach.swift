@@ -21,6 +21,10 @@ public struct Coach: Sendable {
 
     private var lastHeartRate: (time: Timestamp, bpm: Int)?
     private var heartRateLost = false
+    /// While lost: since when valid samples have come without a gap. "Back" is said only once
+    /// they have for `heartRateBackAfterSeconds`, so a strap with flickering contact is told as
+    /// lost once, not as lost-back-lost every few seconds.
+    private var heartRateReturning: Timestamp?
     private var strapBatteryTold = false
     private var deviceBatteryTold = false
     private var storageFullTold = false
@@ -94,8 +98,13 @@ public struct Coach: Sendable {
         var cues = passTime(to: sample.time)
         guard sample.isValid else { return cues }
         if heartRateLost {
-            heartRateLost = false
-            cues.append(Cue(time: sample.time, kind: .hrBack, text: "Heart rate back, \(sample.bpm)."))
+            let since = heartRateReturning ?? sample.time
+            heartRateReturning = since
+            if sample.time.seconds(since: since) >= configuration.heartRateBackAfterSeconds {
+                heartRateLost = false
+                heartRateReturning = nil
+                cues.append(Cue(time: sample.time, kind: .hrBack, text: "Heart rate back, \(sample.bpm)."))
+            }
         }
         lastHeartRate = (sample.time, sample.bpm)
         if let workout, runStart != nil {
@@ -187,6 +196,9 @@ public struct Coach: Sendable {
     private mutating func passTime(to time: Timestamp) -> [Cue] {
         if lastTime.map({ time > $0 }) ?? true { lastTime = time }
         var cues: [Cue] = []
+        if let last = lastHeartRate, time.seconds(since: last.time) > configuration.heartRateLostAfterSeconds {
+            heartRateReturning = nil  // a gap: a return starts again from the next valid sample
+        }
         if !heartRateLost, let last = lastHeartRate, time.seconds(since: last.time) > configuration.heartRateLostAfterSeconds {
             heartRateLost = true
             cues.append(Cue(time: time, kind: .hrLost, text: "Heart rate lost. Check the strap."))

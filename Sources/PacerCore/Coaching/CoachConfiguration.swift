@@ -29,6 +29,9 @@ public struct CoachConfiguration: Sendable, Equatable {
     public var lowBatteryPercent = 15
     /// No valid heart rate for this long (seconds) while a strap was delivering is "lost".
     public var heartRateLostAfterSeconds = 5.0
+    /// Once lost, valid heart rate must have come without a gap for this long (seconds) before
+    /// "heart rate back" is said: a flickering contact is not a stream of alternating cues.
+    public var heartRateBackAfterSeconds = 10.0
 
     /// Workout corrections: the speed or heart rate judged is the median over this window
     /// (seconds), so that one bad fix cannot trigger a cue.
