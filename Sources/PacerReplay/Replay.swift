@@ -42,7 +42,7 @@ public struct ReplaySession: Sendable {
         let events = tracker.finish()
         report.record(events)
         report.summary = tracker.summary
-        if coach != nil { report.cues += coach!.stop(summary: tracker.summary) }
+        if coach != nil { report.cues += coach!.finish(events, summary: tracker.summary) }
         report.counts = tracker.counts
         return (events, report)
     }

@@ -16,7 +16,7 @@ public struct RunRecording: Sendable {
     public let uuid: String
     private var tracker: RunTracker
     /// What the runner is told; cues wait in `cues` until the caller takes them.
-    private var coach: Coach?
+    private var coachSlot: CoachSlot?
     private var cues: [Cue] = []
     private var recorder: RunRecorder?
     /// Items that arrived before the run's row existed.
@@ -33,7 +33,7 @@ public struct RunRecording: Sendable {
                 uuid: String = UUID().uuidString.lowercased()) {
         self.store = store
         self.uuid = uuid
-        self.coach = coach
+        coachSlot = coach.map(CoachSlot.init)
         tracker = RunTracker(configuration: configuration)
     }
 
@@ -46,8 +46,8 @@ public struct RunRecording: Sendable {
     /// Feeds the coach something only the live daemon knows (batteries, the disk); its cues join
     /// the others.
     public mutating func coach(_ tell: (inout Coach) -> [Cue]) {
-        guard coach != nil else { return }
-        cues += tell(&coach!)
+        guard let coachSlot else { return }
+        cues += tell(&coachSlot.coach)
     }
 
     /// The run's number, once its row exists.
@@ -82,7 +82,7 @@ public struct RunRecording: Sendable {
         case .control(let control):
             events = tracker.apply(control)
         }
-        if coach != nil { cues += coach!.observe(item, events: events) }
+        if let coachSlot { cues += coachSlot.coach.observe(item, events: events) }
         if recorder == nil {
             if case .heartRate(let reading) = item { pending.append(.heartRate(reading)) }
             pending.append(.events(events))
@@ -97,7 +97,7 @@ public struct RunRecording: Sendable {
     /// Lets time pass without input (the daemon's tick): a lost GPS is noticed.
     public mutating func advance(to time: Timestamp) -> [TrackerEvent] {
         let events = tracker.advance(to: time)
-        if coach != nil { cues += coach!.ingest(events) + coach!.advance(to: time) }
+        if let coachSlot { cues += coachSlot.coach.ingest(events) + coachSlot.coach.advance(to: time) }
         if recorder != nil { recorder!.record(events) } else if !events.isEmpty { pending.append(.events(events)) }
         return events
     }
@@ -121,7 +121,7 @@ public struct RunRecording: Sendable {
     public mutating func finish() throws(StoreError) -> [TrackerEvent] {
         guard !finished else { return [] }
         let events = tracker.finish()
-        if coach != nil { cues += coach!.ingest(events) + coach!.stop(summary: tracker.summary) }
+        if let coachSlot { cues += coachSlot.coach.finish(events, summary: tracker.summary) }
         if recorder == nil {
             pending.append(.events(events))
             guard let start = pendingStart else {
@@ -182,19 +182,19 @@ extension RunRecording {
             switch try? decoder.decode(line) {
             case .fix(let fix)?:
                 let events = recording.tracker.ingest(fix)
-                recording.coach?.quietly { $0.observe(.fix(fix), events: events) }
+                recording.coachSlot?.coach.quietly { $0.observe(.fix(fix), events: events) }
                 for case .sample(let sample) in events { durableUntil = max(durableUntil, sample.time) }
             case .other(className: ControlLine.className)?:
                 if let control = ControlLine.parse(Array(line.utf8)) {
                     let events = recording.tracker.apply(control)
-                    recording.coach?.quietly { $0.observe(.control(control), events: events) }
+                    recording.coachSlot?.coach.quietly { $0.observe(.control(control), events: events) }
                 }
             case .other(className: HeartRateLine.className)?:
                 if let recorded = HeartRateLine.parse(line),
                     case .success(let measurement) = HeartRateMeasurement.decode(recorded.bytes) {
                     let sample = measurement.sample(at: recorded.time)
                     let events = recording.tracker.ingest(sample)
-                    recording.coach?.quietly { $0.observe(.heartRate(sample), events: events) }
+                    recording.coachSlot?.coach.quietly { $0.observe(.heartRate(sample), events: events) }
                 }
             default:
                 break
@@ -211,5 +211,19 @@ extension Coach {
     /// interruption (or is no longer news).
     fileprivate mutating func quietly(_ step: (inout Coach) -> [Cue]) {
         _ = step(&self)
+    }
+}
+
+/// The run's coach behind a reference. Stored inline in RunRecording, the release (-O) build of
+/// `pacerctl replay --record` crashed in `beginRun` (swift_retain of a null pointer, Swift 6.3.1;
+/// the debug build and the tests were fine, and the crash came and went with Coach's size), so a
+/// layout-dependent miscompile is the likely cause; not reduced yet. A RunRecording is only ever
+/// used by one thread at a time (the pipeline thread, or pacerctl's main thread) and never
+/// copied while in use, which is what makes the shared box safe.
+private final class CoachSlot: @unchecked Sendable {
+    var coach: Coach
+
+    init(_ coach: Coach) {
+        self.coach = coach
     }
 }

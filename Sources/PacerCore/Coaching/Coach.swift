@@ -131,6 +131,18 @@ public struct Coach: Sendable {
         }
     }
 
+    /// The run ends: the tracker's final decisions (a partial last split and lap, which are not
+    /// announced: the stop says it all) and then the stop with its summary.
+    public mutating func finish(_ events: [TrackerEvent], summary: RunSummary) -> [Cue] {
+        let rest = events.filter {
+            switch $0 {
+            case .split, .lap: false
+            default: true
+            }
+        }
+        return ingest(rest) + stop(summary: summary)
+    }
+
     /// The run stopped, with its final summary.
     public mutating func stop(summary: RunSummary) -> [Cue] {
         guard !stopped else { return [] }
