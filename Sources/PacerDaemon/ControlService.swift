@@ -46,9 +46,7 @@ struct ControlService: Service {
             let text = try request.string("text")
             guard !text.isEmpty, text.utf8.count <= 1000 else { throw ControlError.badRequest("text: expected 1 to 1000 bytes of text to say") }
             return try await pipelineCommand(.say(text))
-        case "readiness":
-            let status = try await pipelineCommand(.readiness)
-            return status
+        case "readiness": return try await pipelineCommand(.readiness)
         case "voice.mute":
             let muted = try request.bool("muted")
             voiceMute(muted)

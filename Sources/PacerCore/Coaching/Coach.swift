@@ -56,11 +56,7 @@ public struct Coach: Sendable {
                 cues += begin(at: sample.time, distance: sample.distance)
                 lastSample = sample
                 cues += passTime(to: sample.time)
-                if let workout {
-                    var running = workout
-                    cues += running.ingest(sample)
-                    self.workout = running
-                }
+                cues += workout?.ingest(sample) ?? []
                 if let every = configuration.summaryEveryMeters, let next = nextSummaryDistance, sample.distance >= next {
                     nextSummaryDistance = (sample.distance / every).rounded(.down) * every + every
                     // A time summary due at the same moment has just said it all.
@@ -73,11 +69,7 @@ public struct Coach: Sendable {
                     splitCue = Cue(time: split.endTime, kind: .split, text: splitText(split))
                 }
             case .lap(let lap):
-                if let workout {
-                    var running = workout
-                    cues += running.lap(at: lap.endTime, distance: lastSample?.distance ?? 0)
-                    self.workout = running
-                }
+                cues += workout?.lap(at: lap.endTime, distance: lastSample?.distance ?? 0) ?? []
             case .gpsLost(let time):
                 cues += passTime(to: time)
                 cues.append(Cue(time: time, kind: .gpsLost, text: "GPS signal lost."))
@@ -107,11 +99,7 @@ public struct Coach: Sendable {
             }
         }
         lastHeartRate = (sample.time, sample.bpm)
-        if let workout, runStart != nil {
-            var running = workout
-            cues += running.ingest(heartRate: sample.bpm, at: sample.time)
-            self.workout = running
-        }
+        if runStart != nil { cues += workout?.ingest(heartRate: sample.bpm, at: sample.time) ?? [] }
         return cues
     }
 
@@ -197,11 +185,7 @@ public struct Coach: Sendable {
         runStart = time
         if let every = configuration.summaryEverySeconds { nextSummaryElapsed = every }
         var cues = [Cue(time: time, kind: .runState, text: "Run started.")]
-        if let workout {
-            var running = workout
-            cues += running.start(at: time, distance: distance)
-            self.workout = running
-        }
+        cues += workout?.start(at: time, distance: distance) ?? []
         return cues
     }
 

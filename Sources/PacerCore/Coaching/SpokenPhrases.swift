@@ -43,21 +43,22 @@ public struct SpokenPhrases: Sendable, Equatable {
 
     /// Seconds per kilometre → "5 minutes 12 seconds per kilometre" (per mile when imperial).
     public func pace(secondsPerKm: Double) -> String {
-        let perUnit = units == .metric ? secondsPerKm : secondsPerKm * Self.metresPerMile / 1000
-        let total = Int(perUnit.rounded())
-        let minutes = total / 60, secs = total % 60
-        let unit = units == .metric ? "kilometre" : "mile"
-        let time = secs == 0 ? plural(minutes, "minute") : "\(plural(minutes, "minute")) \(plural(secs, "second"))"
+        let (minutes, seconds, unit) = paceParts(secondsPerKm)
+        let time = seconds == 0 ? plural(minutes, "minute") : "\(plural(minutes, "minute")) \(plural(seconds, "second"))"
         return "\(time) per \(unit)"
     }
 
     /// The short form a coach uses in a step announcement: "3 minutes 20 per kilometre".
     public func targetPace(secondsPerKm: Double) -> String {
+        let (minutes, seconds, unit) = paceParts(secondsPerKm)
+        return seconds == 0 ? "\(plural(minutes, "minute")) per \(unit)" : "\(plural(minutes, "minute")) \(seconds) per \(unit)"
+    }
+
+    /// Whole minutes and seconds per kilometre or per mile, and the unit's name.
+    private func paceParts(_ secondsPerKm: Double) -> (minutes: Int, seconds: Int, unit: String) {
         let perUnit = units == .metric ? secondsPerKm : secondsPerKm * Self.metresPerMile / 1000
         let total = Int(perUnit.rounded())
-        let minutes = total / 60, secs = total % 60
-        let unit = units == .metric ? "kilometre" : "mile"
-        return secs == 0 ? "\(plural(minutes, "minute")) per \(unit)" : "\(plural(minutes, "minute")) \(secs) per \(unit)"
+        return (total / 60, total % 60, units == .metric ? "kilometre" : "mile")
     }
 
     public func heartRate(_ bpm: Int) -> String { "heart rate \(bpm)" }
