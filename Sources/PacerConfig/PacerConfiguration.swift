@@ -56,8 +56,20 @@ public struct PacerConfiguration: Sendable, Equatable {
     public var coach = CoachConfiguration()
     /// The battery to watch (`[power] battery`).
     public var battery: BatteryMonitoring = .automatic
+    /// The SOS watcher and its channels (`[sos]`).
+    public var sos = SOSConfiguration()
+    /// The cloud service (`[upload]`).
+    public var upload = UploadConfiguration()
 
-    public init() {}
+    public init() {
+        settleDerived()
+    }
+
+    /// Values that follow from others (the age): set by `parse` once the whole file is read.
+    private mutating func settleDerived() {
+        sos.rules.enabled = sos.enabledSetting ?? (age >= SOSConfiguration.enabledFromAge)
+        sos.rules.highBpm = sos.highBpmSetting ?? maxHeartRate + 15
+    }
 
     public var maxHeartRate: Int {
         maxHeartRateSetting ?? Int((208 - 0.7 * Double(age)).rounded())
@@ -69,8 +81,11 @@ public struct PacerConfiguration: Sendable, Equatable {
         var splitDistanceSet = false
         // In kilometres or miles, as [units] says; that may come later in the file.
         var summaryEveryUnits = 1.0
+        // Where the SOS thresholds were last set, to point at it if they are too close together.
+        var thresholdEntry: (line: Int, key: String) = (0, "sos.hr_high_bpm")
         for entry in try TOMLSubset.parse(text, file: file) {
             let reader = EntryReader(entry: entry, file: file)
+            if entry.key == "sos.hr_high_bpm" || entry.key == "sos.hr_low_bpm" { thresholdEntry = (entry.line, entry.displayKey) }
             switch entry.key {
             case "units.system":
                 guard case .string(let s) = entry.value, let system = UnitSystem(rawValue: s) else {
@@ -187,6 +202,67 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.coach.offTargetSeconds = try reader.number(in: 0...60, "seconds from 0 to 60")
             case "power.battery":
                 config.battery = try reader.batteryMonitoring()
+            case "sos.enabled":
+                config.sos.enabledSetting = try reader.bool()
+            case "sos.hr_high_bpm":
+                config.sos.highBpmSetting = try reader.integer(in: 100...250, "beats per minute from 100 to 250")
+            case "sos.hr_low_bpm":
+                config.sos.rules.lowBpm = try reader.integer(in: 20...80, "beats per minute from 20 to 80")
+            case "sos.confirm_window_s":
+                let limit = SOSRules.maximumConfirmWindowSeconds
+                config.sos.rules.confirmWindowSeconds = try reader.number(
+                    in: 1...limit, "seconds from 1 to \(show(limit)) (the window and the dispatch must fit in the 5 s deadline)")
+            case "sos.confirm_samples":
+                config.sos.rules.confirmSamples = try reader.integer(in: 2...10, "a number of samples from 2 to 10 (1 would let one artefact raise an alert)")
+            case "sos.rearm_s":
+                config.sos.rules.rearmSeconds = try reader.number(in: 5...3600, "seconds from 5 to 3600")
+            case "sos.sensor_fault_s":
+                config.sos.rules.faultAfterSeconds = try reader.number(in: 2...120, "seconds from 2 to 120")
+            case "sos.stale_s":
+                config.sos.rules.staleAfterSeconds = try reader.number(in: 10...600, "seconds from 10 to 600")
+            case "sos.no_signal_no_motion_s":
+                config.sos.rules.noSignalNoMotionSeconds = try reader.number(in: 10...600, "seconds from 10 to 600")
+            case "sos.follow_up_every_s":
+                let what = "seconds from 10 to 3600, or 0 for no follow-ups"
+                let seconds = try reader.number(in: 0...3600, what)
+                guard seconds == 0 || seconds >= 10 else { throw reader.fail("expected \(what), got \(show(seconds))") }
+                config.sos.rules.followUpEverySeconds = seconds
+            case "sos.follow_up_for_min":
+                config.sos.rules.followUpForSeconds = try reader.number(in: 0...1440, "minutes from 0 to 1440") * 60
+            case "sos.contacts":
+                config.sos.contacts = try reader.phoneNumbers()
+            case "sos.sms":
+                config.sos.sms = try reader.bool()
+            case "sos.https":
+                config.sos.https = try reader.bool()
+            case "sos.hook":
+                let argv = try reader.strings("a command as an array of strings, e.g. [\"/usr/local/bin/notify\", \"--urgent\"], or [] for none")
+                guard argv.isEmpty || argv[0].hasPrefix("/") else { throw reader.fail("expected the command's absolute path first, got \"\(argv[0])\"") }
+                config.sos.hook = argv
+            case "sos.map_link":
+                let link = try reader.string("a URL with {lat} and {lon}, e.g. \"\(AlertText.defaultMapLink)\"", allowEmpty: false)
+                guard link.contains("{lat}"), link.contains("{lon}"), GSM7.isBasic(link), link.count <= 60 else {
+                    throw reader.fail("expected a URL of at most 60 plain characters with {lat} and {lon}, got \"\(link)\"")
+                }
+                config.sos.mapLink = link
+            case "sos.device_name":
+                let name = try reader.string("a name in quotes, or \"\" for the host name", allowEmpty: true)
+                config.sos.deviceName = name.isEmpty ? nil : name
+            case "sos.attempt_timeout_s":
+                config.sos.attemptTimeoutSeconds = try reader.number(in: 1...300, "seconds from 1 to 300")
+            case "sos.retry_max_s":
+                config.sos.retryMaxSeconds = try reader.number(in: 1...3600, "seconds from 1 to 3600")
+            case "upload.url":
+                let url = try reader.string("a URL in quotes, e.g. \"https://pacer.example.org\", or \"\" for none", allowEmpty: true)
+                guard url.isEmpty || url.hasPrefix("https://") || url.hasPrefix("http://") else {
+                    throw reader.fail("expected a URL starting with https:// (or http://), got \"\(url)\"")
+                }
+                config.upload.url = url.isEmpty ? nil : String(url.reversed().drop(while: { $0 == "/" }).reversed())
+            case "upload.token":
+                let token = try reader.string("a token in quotes", allowEmpty: true)
+                config.upload.token = token.isEmpty ? nil : token
+            case "upload.ca_file":
+                config.upload.caFile = try reader.absolutePath()
             default:
                 throw reader.fail("unknown key (check its spelling and section)")
             }
@@ -205,11 +281,29 @@ public struct PacerConfiguration: Sendable, Equatable {
         config.coach.units = config.units == .imperial ? .imperial : .metric
         config.coach.summaryEveryMeters = summaryEveryUnits == 0 ? nil : summaryEveryUnits * (config.units == .imperial ? 1609.344 : 1000)
         config.coach.maxHeartRate = config.maxHeartRate
+        config.settleDerived()
+        if config.sos.rules.highBpm <= config.sos.rules.lowBpm + 20 {
+            throw ConfigError(file: file, line: thresholdEntry.line, key: thresholdEntry.key,
+                              problem: "sos.hr_high_bpm (\(config.sos.rules.highBpm)) must be at least 20 bpm above sos.hr_low_bpm (\(config.sos.rules.lowBpm))")
+        }
         return config
     }
 }
 
 extension EntryReader {
+    /// `["+393471234567", …]`: international numbers, as ModemManager sends them.
+    fileprivate func phoneNumbers() throws(ConfigError) -> [String] {
+        let numbers = try strings("an array of phone numbers in international format, e.g. [\"+393471234567\"]")
+        for number in numbers {
+            let digits = number.dropFirst()
+            guard number.hasPrefix("+"), (6...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw fail("expected a phone number in international format (+ and 6 to 15 digits, no spaces), got \"\(number)\"")
+            }
+        }
+        guard Set(numbers).count == numbers.count else { throw fail("a phone number is listed twice") }
+        return numbers
+    }
+
     /// `["distance", "elapsed_time"]`: CoachConfiguration.SummaryItem raw values, each once.
     fileprivate func summaryItems() throws(ConfigError) -> [CoachConfiguration.SummaryItem] {
         let known = CoachConfiguration.SummaryItem.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")

@@ -33,4 +33,11 @@ public struct TrackerWarning: Sendable, Equatable {
     /// Stable identifier, e.g. `gps_no_time`, `gps_time_jump`, `gps_simulated`.
     public var kind: String
     public var text: String
+
+    public init(time: Timestamp?, kind: String, text: String) {
+        self.time = time
+        self.kind = kind
+        self.text = text
+    }
 }
+

@@ -2,8 +2,9 @@ import PacerCore
 
 /// Runs exactly the core the daemon runs over decoded inputs.
 public enum Replay {
-    public static func run(_ inputs: ReplayInputs, configuration: TrackerConfiguration, coach: Coach? = nil) -> ReplayReport {
-        var session = ReplaySession(inputs: inputs, configuration: configuration, coach: coach)
+    public static func run(_ inputs: ReplayInputs, configuration: TrackerConfiguration, coach: Coach? = nil,
+                           watcher: VitalsWatcher? = nil) -> ReplayReport {
+        var session = ReplaySession(inputs: inputs, configuration: configuration, coach: coach, watcher: watcher)
         for item in inputs.items { _ = session.ingest(item) }
         return session.finish().report
     }
@@ -13,12 +14,17 @@ public enum Replay {
 public struct ReplaySession: Sendable {
     private var tracker: RunTracker
     private var coach: Coach?
+    private var watcher: VitalsWatcher?
     private var report: ReplayReport
 
-    /// With a coach, the cues it decides are listed in the report.
-    public init(inputs: ReplayInputs, configuration: TrackerConfiguration, coach: Coach? = nil) {
+    /// With a coach, the cues it decides are listed in the report; with an SOS watcher, the
+    /// alerts it raises (and its sensor warnings).
+    public init(inputs: ReplayInputs, configuration: TrackerConfiguration, coach: Coach? = nil, watcher: VitalsWatcher? = nil) {
         tracker = RunTracker(configuration: configuration)
         self.coach = coach
+        self.watcher = watcher
+        // A replay is one run, recording from its first input.
+        self.watcher?.runState(recording: true, paused: false)
         report = ReplayReport(stats: inputs.stats)
         report.samples.reserveCapacity(inputs.gpsEpochLines)
     }
@@ -34,6 +40,7 @@ public struct ReplaySession: Sendable {
         }
         report.record(events)
         if coach != nil { report.cues += coach!.observe(item, events: events) }
+        if watcher != nil { report.record(watcher!.observe(item, events: events)) }
         return events
     }
 

@@ -65,8 +65,19 @@ extension ReplayReport {
             w.endObject()
         }
         w.endArray()
-        // Filled by the SOS issue; present now so consumers can rely on it.
         w.beginArray("alerts")
+        for alert in alerts {
+            w.beginObject()
+            w.time("time", alert.raisedAt)
+            w.string("kind", alert.kind.rawValue)
+            w.time("first_out_of_range", alert.firstOutOfRange)
+            w.number("confirmation_s", alert.confirmationSeconds, digits: 3)
+            w.integer("heart_rate", alert.heartRate)
+            w.string("trend", alert.trend?.direction.rawValue)
+            w.number("lat", alert.position?.latitude, digits: 7)
+            w.number("lon", alert.position?.longitude, digits: 7)
+            w.endObject()
+        }
         w.endArray()
 
         w.beginArray("warnings")

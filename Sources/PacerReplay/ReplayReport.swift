@@ -9,6 +9,11 @@ public struct ReplayReport: Sendable {
     public var warnings: [TrackerWarning] = []
     /// What the coach decided to say, when a coach was given (`--workout`, or a config).
     public var cues: [Cue] = []
+    /// What the SOS watcher raised, when one watched (`[sos] enabled`).
+    public var alerts: [VitalsAlert] = []
+    /// Everything the SOS watcher decided (alerts, sensor warnings and their end, follow-ups,
+    /// resolutions), in order.
+    public var safetyEvents: [SafetyEvent] = []
     public var counts = FixCounts()
     public var stats: InputStats
     /// The run's number when the replay was recorded into a store.
@@ -26,6 +31,20 @@ public struct ReplayReport: Sendable {
             case .lap(let lap): laps.append(lap)
             case .warning(let warning): warnings.append(warning)
             case .motion, .gpsLost, .gpsRegained, .fixSkipped: break
+            }
+        }
+    }
+
+    /// Alerts go to `alerts`; a sensor fault is a warning (kind hr_no_data, hr_no_contact,
+    /// hr_stale), never an alert.
+    public mutating func record(_ events: [SafetyEvent]) {
+        for event in events {
+            safetyEvents.append(event)
+            switch event {
+            case .alert(let alert): alerts.append(alert)
+            case .warning(let warning):
+                warnings.append(TrackerWarning(time: warning.time, kind: warning.fault.rawValue, text: warning.text))
+            case .warningCleared, .resolved, .cancelled, .followUp: break
             }
         }
     }

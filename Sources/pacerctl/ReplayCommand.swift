@@ -94,7 +94,9 @@ struct ReplayCommand: ParsableCommand {
                 Glibc.exit(74)
             }
         } else {
-            report = Replay.run(inputs, configuration: configuration.tracking, coach: coach)
+            // The SOS watcher runs when the config enables it ([sos] enabled, or an age of 60+).
+            let watcher = configuration.sos.rules.enabled ? VitalsWatcher(rules: configuration.sos.rules) : nil
+            report = Replay.run(inputs, configuration: configuration.tracking, coach: coach, watcher: watcher)
         }
         let processed = clock.now
 

@@ -1,0 +1,52 @@
+/// Everything an alert message says, on the wall clock (the SOS lane converts from its monotonic
+/// clock; replay has wall time already).
+public struct AlertContent: Sendable, Equatable {
+    public enum Message: String, Sendable, Equatable {
+        /// The alert itself.
+        case alert
+        /// The newest position while it is open.
+        case followUp = "follow_up"
+        /// The value came back in range and stayed there.
+        case resolved
+        /// The runner called it off: "false alarm, I am OK".
+        case cancelled
+    }
+
+    public var message: Message
+    public var kind: AlertKind
+    /// When the alert (or this follow-up) was raised, wall clock.
+    public var time: Timestamp
+    public var firstOutOfRange: Timestamp?
+    public var heartRate: Int?
+    public var trend: HeartRateTrend.Direction?
+    public var threshold: Int?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var positionAgeSeconds: Double?
+    public var accuracyMeters: Double?
+    public var device: String
+    public var runID: Int64?
+    public var batteryPercent: Int?
+
+    public init(message: Message, kind: AlertKind, time: Timestamp, firstOutOfRange: Timestamp? = nil, heartRate: Int? = nil,
+                trend: HeartRateTrend.Direction? = nil, threshold: Int? = nil, latitude: Double? = nil, longitude: Double? = nil,
+                positionAgeSeconds: Double? = nil, accuracyMeters: Double? = nil, device: String, runID: Int64? = nil,
+                batteryPercent: Int? = nil) {
+        self.message = message
+        self.kind = kind
+        self.time = time
+        self.firstOutOfRange = firstOutOfRange
+        self.heartRate = heartRate
+        self.trend = trend
+        self.threshold = threshold
+        self.latitude = latitude
+        self.longitude = longitude
+        self.positionAgeSeconds = positionAgeSeconds
+        self.accuracyMeters = accuracyMeters
+        self.device = device
+        self.runID = runID
+        self.batteryPercent = batteryPercent
+    }
+
+    public var hasPosition: Bool { latitude != nil && longitude != nil }
+}

@@ -1,0 +1,15 @@
+/// What the SOS watcher decided.
+public enum SafetyEvent: Sendable, Equatable {
+    /// Raise it: record it, then dispatch it on every channel.
+    case alert(VitalsAlert)
+    /// A sensor fault began: warn (journal, voice), raise nothing.
+    case warning(SensorWarning)
+    /// That fault is over.
+    case warningCleared(SensorWarning)
+    /// The alert's value has been back in range for `rearmSeconds`: closed, its kind re-armed.
+    case resolved(number: Int, kind: AlertKind, at: Timestamp, heartRate: Int?)
+    /// Cancelled by the runner ("false alarm, I am OK").
+    case cancelled(number: Int, kind: AlertKind, at: Timestamp)
+    /// A follow-up with the newest position and heart rate for an open alert.
+    case followUp(number: Int, kind: AlertKind, sequence: Int, at: Timestamp, heartRate: Int?, position: AlertPosition?)
+}

@@ -1,0 +1,24 @@
+/// A sensor fault the watcher noticed (or saw end).
+public struct SensorWarning: Sendable, Equatable {
+    public var fault: SensorFault
+    /// When it was noticed (raised) or seen to end (cleared).
+    public var time: Timestamp
+    /// Since when the signal was missing or stuck.
+    public var since: Timestamp
+
+    public init(fault: SensorFault, time: Timestamp, since: Timestamp) {
+        self.fault = fault
+        self.time = time
+        self.since = since
+    }
+
+    /// One line for replay's warnings and the journal.
+    public var text: String {
+        let seconds = Int(time.seconds(since: since).rounded())
+        switch fault {
+        case .noData: return "SOS monitoring: no heart-rate notification for \(seconds) s (strap off, out of range or disconnected)"
+        case .noContact: return "SOS monitoring: the strap has had no skin contact for \(seconds) s"
+        case .stale: return "SOS monitoring: the strap has repeated the same reading without beat intervals for \(seconds) s"
+        }
+    }
+}

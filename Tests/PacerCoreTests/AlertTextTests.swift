@@ -1,0 +1,74 @@
+import PacerCore
+import Testing
+
+@Suite struct AlertTextTests {
+    static let time = Timestamp(iso8601: "2026-05-10T07:37:19Z")!
+
+    static func content(_ message: AlertContent.Message = .alert, kind: AlertKind = .hrHigh, device: String = "pacer-7") -> AlertContent {
+        AlertContent(message: message, kind: kind, time: time, firstOutOfRange: time.adding(seconds: -2), heartRate: 215,
+                     trend: .rising, threshold: 205, latitude: 45.4779111, longitude: 9.2241432, positionAgeSeconds: 2.4,
+                     accuracyMeters: 8.2, device: device, runID: 12, batteryPercent: 54)
+    }
+
+    @Test func theAlertSaysWhatWhenAndWhere() {
+        let text = AlertText.sms(Self.content())
+        #expect(text == "SOS: HIGH heart rate 215 bpm, rising (limit 205) 07:37:19 UTC 10 May. https://osm.org/?mlat=45.47791&mlon=9.22414 (8 m, 2 s old) Dev pacer-7 run 12 batt 54%")
+        #expect(GSM7.fitsOneMessage(text))
+    }
+
+    @Test func everyMessageIsOneGSM7SMS() {
+        let devices = ["pacer-7", "Ünïcødé ☃ wearable with a very long name indeed", "[{}]~^|\\€", String(repeating: "x", count: 300)]
+        for message in [AlertContent.Message.alert, .followUp, .resolved, .cancelled] {
+            for kind in AlertKind.allCases {
+                for device in devices {
+                    var content = Self.content(message, kind: kind, device: device)
+                    content.latitude = -89.999999
+                    content.longitude = -179.999999
+                    content.accuracyMeters = 123_456
+                    content.positionAgeSeconds = 98_765
+                    content.runID = Int64.max
+                    let text = AlertText.sms(content)
+                    #expect(GSM7.isBasic(text), "\(text)")
+                    #expect(text.unicodeScalars.count <= 160, "\(text.count): \(text)")
+                    #expect(text.contains("osm.org"), "the map link is the last thing to go: \(text)")
+                }
+            }
+        }
+    }
+
+    @Test func whatIsDroppedFirstIsTheLeastUseful() {
+        var content = Self.content()
+        content.device = String(repeating: "d", count: 20)
+        content.runID = 123_456_789_012
+        let text = AlertText.sms(content)
+        #expect(text.contains("https://osm.org"))
+        #expect(text.contains("07:37:19 UTC"))
+        #expect(text.count <= 160)
+    }
+
+    @Test func withoutAFixTheMessageSaysSo() {
+        var content = Self.content()
+        content.latitude = nil
+        content.longitude = nil
+        #expect(AlertText.sms(content).contains("Position unknown"))
+    }
+
+    @Test func cancelSaysFalseAlarm() {
+        #expect(AlertText.sms(Self.content(.cancelled)).hasPrefix("FALSE ALARM, I am OK"))
+        #expect(AlertText.sms(Self.content(kind: .test)).hasPrefix("TEST only, please ignore"))
+    }
+
+    @Test func theGSM7SetExcludesWhatWouldForceUCS2() {
+        #expect(GSM7.isBasic("@£$¥èéùìòÇØøÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ!\"#¤%&'()*+,-./0123456789:;<=>?¡ABCZÄÖÑÜ§¿abczäöñüà"))
+        for outside in ["€", "[", "]", "{", "}", "~", "^", "|", "\\", "`", "±", "°", "ç", "’"] {
+            #expect(!GSM7.isBasic(outside), "\(outside)")
+        }
+        #expect(GSM7.sanitized("a€b", limit: 10) == "a?b")
+    }
+
+    @Test func spokenConfirmationNamesTheChannels() {
+        #expect(AlertText.spokenConfirmation(kind: .hrHigh, message: .alert, channels: ["by text message to 2 contacts", "to the server"])
+            == "Emergency alert sent by text message to 2 contacts and to the server.")
+        #expect(AlertText.spokenConfirmation(kind: .test, message: .alert, channels: []) == "Test alert could not be sent yet. Retrying.")
+    }
+}

@@ -1,0 +1,223 @@
+import PacerCore
+import Testing
+
+/// The SOS rules, sample by sample, on a clock of whole seconds from t = 0.
+@Suite struct VitalsWatcherTests {
+    static func rules() -> SOSRules {
+        var rules = SOSRules()
+        rules.enabled = true
+        rules.highBpm = 205
+        rules.lowBpm = 35
+        return rules
+    }
+
+    static func t(_ seconds: Double) -> Timestamp { Timestamp(milliseconds: 1_000_000 + Int64(seconds * 1000)) }
+
+    static func sample(_ seconds: Double, _ bpm: Int, contact: Bool? = true, rr: [Double] = [800]) -> HeartRateSample {
+        HeartRateSample(time: t(seconds), bpm: bpm, rrIntervalsMs: rr, contact: contact)
+    }
+
+    /// Feeds 1 Hz samples from `start`; returns every event with the second it came at.
+    static func feed(_ watcher: inout VitalsWatcher, from start: Double = 0, _ values: [Int]) -> [(Double, SafetyEvent)] {
+        var out: [(Double, SafetyEvent)] = []
+        for (i, bpm) in values.enumerated() {
+            let s = start + Double(i)
+            out += watcher.ingest(sample(s, bpm)).map { (s, $0) }
+        }
+        return out
+    }
+
+    static func alerts(_ events: [(Double, SafetyEvent)]) -> [(Double, VitalsAlert)] {
+        events.compactMap { if case .alert(let a) = $0.1 { ($0.0, a) } else { nil } }
+    }
+
+    @Test func aSustainedHighIsConfirmedOnItsThirdSample() {
+        var w = VitalsWatcher(rules: Self.rules())
+        let events = Self.feed(&w, Array(repeating: 150, count: 10) + Array(repeating: 215, count: 10))
+        let raised = Self.alerts(events)
+        #expect(raised.count == 1)
+        #expect(raised.first?.0 == 12)
+        #expect(raised.first?.1.kind == .hrHigh)
+        #expect(raised.first?.1.firstOutOfRange == Self.t(10))
+        #expect(raised.first?.1.heartRate == 215)
+        #expect(raised.first?.1.trend?.direction == .rising)
+    }
+
+    @Test func oneOrTwoArtefactsRaiseNothing() {
+        var w = VitalsWatcher(rules: Self.rules())
+        var values = Array(repeating: 140, count: 60)
+        values[10] = 250
+        values[20] = 20
+        values[30] = 250
+        values[31] = 250
+        values[45] = 250
+        values[47] = 250
+        #expect(Self.alerts(Self.feed(&w, values)).isEmpty)
+    }
+
+    /// A value wavering on the threshold (34, 35, 34, 34…) is still a breach, timed from its
+    /// first out-of-range sample.
+    @Test func aWaveringBreachIsTimedFromItsFirstSample() {
+        var w = VitalsWatcher(rules: Self.rules())
+        let events = Self.feed(&w, [40, 38, 36, 35, 34, 35, 34, 34, 33, 32])
+        let raised = Self.alerts(events)
+        #expect(raised.count == 1)
+        #expect(raised.first?.1.kind == .hrLow)
+        #expect(raised.first?.1.firstOutOfRange == Self.t(4))
+        #expect(raised.first.map { $0.0 - 4 }! <= 5)
+    }
+
+    /// Exactly at the threshold is in range: beyond means above high, below low.
+    @Test func theThresholdItselfIsInRange() {
+        var w = VitalsWatcher(rules: Self.rules())
+        #expect(Self.alerts(Self.feed(&w, Array(repeating: 205, count: 20) + Array(repeating: 35, count: 20))).isEmpty)
+    }
+
+    /// Sparse samples (every 2 s) still confirm within 5 s of the first.
+    @Test func sparseSamplesStillMeetTheDeadline() {
+        var w = VitalsWatcher(rules: Self.rules())
+        var raisedAt: Double?
+        for s in stride(from: 0.0, through: 20, by: 2) {
+            for event in w.ingest(Self.sample(s, s >= 10 ? 220 : 150)) {
+                if case .alert = event { raisedAt = raisedAt ?? s }
+            }
+        }
+        #expect(raisedAt == 14)
+    }
+
+    @Test func oneBreachIsOneAlertAndReArmsAfterItsTimeInRange() {
+        var w = VitalsWatcher(rules: Self.rules())
+        var values = Array(repeating: 150, count: 5) + Array(repeating: 215, count: 60)
+        values += Array(repeating: 150, count: 20) + Array(repeating: 215, count: 5)   // back too soon: same alert
+        values += Array(repeating: 150, count: 35) + Array(repeating: 215, count: 5)   // re-armed: a new one
+        let events = Self.feed(&w, values)
+        let raised = Self.alerts(events)
+        #expect(raised.map(\.1.number) == [1, 2])
+        #expect(raised.map(\.0) == [7, 127])
+        let resolved = events.compactMap { if case .resolved(let n, let kind, _, _) = $0.1 { (n, kind, $0.0) } else { nil } }
+        #expect(resolved.count == 1)
+        #expect(resolved.first?.0 == 1)
+        #expect(resolved.first?.2 == 120)   // in range from t = 90: 30 s later
+    }
+
+    @Test func aLowDuringAnOpenHighIsANewAlert() {
+        var w = VitalsWatcher(rules: Self.rules())
+        let raised = Self.alerts(Self.feed(&w, Array(repeating: 215, count: 10) + Array(repeating: 30, count: 10)))
+        #expect(raised.map(\.1.kind) == [.hrHigh, .hrLow])
+    }
+
+    @Test func noContactAndZeroBpmAreFaultsNotLowHeartRate() {
+        var w = VitalsWatcher(rules: Self.rules())
+        var events: [(Double, SafetyEvent)] = []
+        for s in 0..<30 { events += w.ingest(Self.sample(Double(s), 0, contact: s < 15 ? false : true)).map { (Double(s), $0) } }
+        #expect(Self.alerts(events).isEmpty)
+        let warnings = events.compactMap { if case .warning(let warning) = $0.1 { warning } else { nil } }
+        #expect(warnings.map(\.fault) == [.noContact])
+        #expect(warnings.first?.time == Self.t(5))
+    }
+
+    @Test func silenceIsWarnedOnceAndClearedWhenNotificationsReturn() {
+        var w = VitalsWatcher(rules: Self.rules())
+        _ = Self.feed(&w, [120, 121, 122])
+        var events: [SafetyEvent] = []
+        for s in 3...20 { events += w.advance(to: Self.t(Double(s))) }
+        #expect(events == [.warning(SensorWarning(fault: .noData, time: Self.t(7), since: Self.t(2)))])
+        let back = w.ingest(Self.sample(21, 120))
+        #expect(back == [.warningCleared(SensorWarning(fault: .noData, time: Self.t(21), since: Self.t(2)))])
+    }
+
+    @Test func aFrozenValueWithoutBeatIntervalsIsStale() {
+        var w = VitalsWatcher(rules: Self.rules())
+        var events: [SafetyEvent] = []
+        for s in 0..<70 { events += w.ingest(Self.sample(Double(s), 133, rr: [])) }
+        #expect(events == [.warning(SensorWarning(fault: .stale, time: Self.t(60), since: Self.t(0)))])
+        // The same value with RR intervals is a heart, not a stuck strap.
+        var live = VitalsWatcher(rules: Self.rules())
+        var none: [SafetyEvent] = []
+        for s in 0..<70 { none += live.ingest(Self.sample(Double(s), 133)) }
+        #expect(none.isEmpty)
+    }
+
+    /// Signal and motion lost together during a run: after 60 s, "man down".
+    @Test func noSignalAndNoMotionTogetherIsAnAlertAfterItsConfirmation() {
+        var w = VitalsWatcher(rules: Self.rules())
+        w.runState(recording: true, paused: false)
+        _ = Self.feed(&w, Array(repeating: 150, count: 10))   // last valid at 9
+        w.observe(moving: false, at: Self.t(10))
+        var raised: [(Double, VitalsAlert)] = []
+        for s in 10...80 { raised += w.advance(to: Self.t(Double(s))).compactMap { if case .alert(let a) = $0 { (Double(s), a) } else { nil } } }
+        #expect(raised.count == 1)
+        #expect(raised.first?.1.kind == .noSignalNoMotion)
+        #expect(raised.first?.1.firstOutOfRange == Self.t(10))
+        #expect(raised.first?.0 == 70)
+    }
+
+    @Test func manDownNeedsARecordingUnpausedRunAndACoincidence() {
+        func raised(recording: Bool, paused: Bool, stopAt: Double) -> Int {
+            var w = VitalsWatcher(rules: Self.rules())
+            w.runState(recording: recording, paused: paused)
+            _ = Self.feed(&w, Array(repeating: 150, count: 10))
+            w.observe(moving: false, at: Self.t(stopAt))
+            var count = 0
+            for s in stride(from: 10.0, through: stopAt + 120, by: 1) {
+                count += w.advance(to: Self.t(s)).count { if case .alert = $0 { true } else { false } }
+            }
+            return count
+        }
+        #expect(raised(recording: true, paused: false, stopAt: 30) == 1)
+        #expect(raised(recording: false, paused: false, stopAt: 30) == 0)
+        #expect(raised(recording: true, paused: true, stopAt: 30) == 0)
+        // The strap went silent long before the runner stopped: a missing sensor, not an incident.
+        #expect(raised(recording: true, paused: false, stopAt: 300) == 0)
+    }
+
+    @Test func aValidHeartRateOrMovementPreventsManDown() {
+        var w = VitalsWatcher(rules: Self.rules())
+        w.runState(recording: true, paused: false)
+        w.observe(moving: false, at: Self.t(0))
+        let events = Self.feed(&w, Array(repeating: 70, count: 200))
+        #expect(Self.alerts(events).isEmpty)
+    }
+
+    @Test func followUpsComeEveryPeriodWhileOpenAndStopWhenCancelled() {
+        var rules = Self.rules()
+        rules.followUpEverySeconds = 60
+        rules.followUpForSeconds = 180
+        var w = VitalsWatcher(rules: rules)
+        w.observe(position: AlertPosition(latitude: 45, longitude: 9, time: Self.t(0), accuracyMeters: 5))
+        let events = Self.feed(&w, Array(repeating: 220, count: 400))
+        let followUps = events.compactMap { if case .followUp(_, _, let seq, _, _, let position) = $0.1 { ($0.0, seq, position) } else { nil } }
+        #expect(followUps.map(\.0) == [62, 122, 182])
+        #expect(followUps.map(\.1) == [1, 2, 3])
+        #expect(followUps.allSatisfy { $0.2?.latitude == 45 })
+
+        var cancelled = VitalsWatcher(rules: rules)
+        _ = Self.feed(&cancelled, Array(repeating: 220, count: 10))
+        #expect(cancelled.cancel(at: Self.t(10)).count == 1)
+        let after = Self.feed(&cancelled, from: 10, Array(repeating: 220, count: 200))
+        #expect(after.isEmpty, "a cancelled breach neither follows up nor raises again until re-armed")
+        #expect(cancelled.openAlerts.isEmpty)
+    }
+
+    @Test func aManualAlertIsImmediateAndNotDoubled() {
+        var w = VitalsWatcher(rules: Self.rules())
+        let first = w.raiseManual(at: Self.t(3))
+        #expect(first.count == 1)
+        if case .alert(let alert) = first.first {
+            #expect(alert.kind == .manual)
+            #expect(alert.raisedAt == Self.t(3))
+        }
+        #expect(w.raiseManual(at: Self.t(4)).isEmpty)
+        _ = w.cancel(at: Self.t(5))
+        #expect(w.raiseManual(at: Self.t(6)).count == 1)
+    }
+
+    @Test func disabledWatchesNothing() {
+        var rules = Self.rules()
+        rules.enabled = false
+        var w = VitalsWatcher(rules: rules)
+        #expect(Self.feed(&w, Array(repeating: 230, count: 20)).isEmpty)
+        #expect(w.raiseManual(at: Self.t(1)).isEmpty)
+        #expect(w.advance(to: Self.t(100)).isEmpty)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import PacerCore
+import PacerTestSupport
+import Testing
+
+/// The HR scenarios of ../shared/data/hr through `pacerctl replay --gps LOG --hr FILE --config
+/// FILE`, as the issue states the check: exactly the events in each .truth.json, each alert's
+/// `time` at most 5 s after its `first_out_of_range`; normal, spike and dropout raise nothing.
+@Suite(.enabled(if: PacerCtlTests.hasSharedData, "needs ../shared/data beside the repository"))
+struct ReplaySOSTests {
+    static let scenarios = ["normal", "spike", "dropout", "brady", "tachy", "both"]
+    /// Runs of different length and shape: the HR file outlasts some and not others.
+    static let runs = ["city-10k-1", "standstill-1", "track-intervals-1"]
+
+    static let config = """
+        [sos]
+        enabled = true
+        hr_high_bpm = 205
+        hr_low_bpm = 35
+        """
+
+    struct Event: Equatable, CustomStringConvertible {
+        var kind: String
+        var firstOutOfRange: Timestamp
+        var description: String { "\(kind)@\(firstOutOfRange.iso8601)" }
+    }
+
+    func replay(run: String, scenario: String) async throws -> [String: Any] {
+        let config = NSTemporaryDirectory() + "pacer-sos-\(UUID().uuidString).toml"
+        try Self.config.write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let result = try await offPool {
+            try PacerCtlTests.runBlocking([
+                "replay", "--gps", PacerCtlTests.sharedData + "/sim/\(run).gpsd.jsonl",
+                "--hr", PacerCtlTests.sharedData + "/hr/hr-\(scenario)-1.jsonl", "--config", config, "--json",
+            ])
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    }
+
+    func truth(_ scenario: String) throws -> [Event] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: PacerCtlTests.sharedData + "/hr/hr-\(scenario)-1.truth.json"))
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try #require(document["events"] as? [[String: Any]]).map {
+            Event(kind: $0["kind"] as? String ?? "?", firstOutOfRange: Timestamp(iso8601: $0["first_out_of_range"] as? String ?? "") ?? Timestamp(milliseconds: 0))
+        }
+    }
+
+    @Test(arguments: scenarios, runs)
+    func raisesExactlyTheTrueEventsWithinFiveSeconds(scenario: String, run: String) async throws {
+        let document = try await replay(run: run, scenario: scenario)
+        let alerts = try #require(document["alerts"] as? [[String: Any]])
+        let expected = try truth(scenario)
+        let raised = alerts.map {
+            Event(kind: $0["kind"] as? String ?? "?", firstOutOfRange: Timestamp(iso8601: $0["first_out_of_range"] as? String ?? "") ?? Timestamp(milliseconds: 0))
+        }
+        #expect(raised == expected, "\(scenario) over \(run)")
+        for (alert, event) in zip(alerts, expected) {
+            let time = try #require(Timestamp(iso8601: alert["time"] as? String ?? ""))
+            let late = time.seconds(since: event.firstOutOfRange)
+            #expect(late >= 0 && late <= 5, "\(event) raised \(late) s after its first out-of-range sample")
+        }
+    }
+
+    /// A dropout is a sensor fault: warnings with their kinds, never an alert.
+    @Test func theDropoutIsWarnedAboutNotAlerted() async throws {
+        let document = try await replay(run: "standstill-1", scenario: "dropout")
+        #expect((document["alerts"] as? [Any])?.isEmpty == true)
+        let warnings = try #require(document["warnings"] as? [[String: Any]]).compactMap { $0["kind"] as? String }
+        #expect(warnings.contains("hr_no_data"))
+        #expect(warnings.contains("hr_no_contact"))
+    }
+
+    /// `[sos]` off (the default below 60): nothing is watched.
+    @Test func withoutSOSNothingIsWatched() async throws {
+        let result = try await offPool {
+            try PacerCtlTests.runBlocking([
+                "replay", "--gps", PacerCtlTests.sharedData + "/sim/standstill-1.gpsd.jsonl",
+                "--hr", PacerCtlTests.sharedData + "/hr/hr-tachy-1.jsonl", "--json",
+            ])
+        }
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect((document["alerts"] as? [Any])?.isEmpty == true)
+    }
+}
