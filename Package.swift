@@ -57,9 +57,21 @@ let package = Package(
         // mute) decides what is said; PCM goes to ALSA, WAV files or nowhere.
         .target(name: "Speech", dependencies: ["CEspeakNG", "CALSA", "PacerCore", "Threads"]),
 
+        // libcurl (OpenSSL flavour): HTTP(S) requests. Only HTTPClient imports it.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // A small HTTP(S) client: each request's blocking curl_easy_perform on its own thread.
+        .target(name: "HTTPClient", dependencies: ["CCurl", "Threads"]),
+
         // BlueZ's D-Bus API (Adapter1, Device1, GattCharacteristic1, Battery1) over Systemd's bus:
         // the paired heart-rate strap found, connected, notifying, and held on to.
         .target(name: "BlueZ", dependencies: ["Systemd", "PacerCore", "Threads"]),
+        // ModemManager's D-Bus API (Modem, Modem.Messaging, Sms) over Systemd's bus: text messages
+        // (SOS) sent through whichever modem ModemManager has.
+        .target(name: "ModemManager", dependencies: ["Systemd"]),
 
         // The control socket: JSON-lines requests and replies, the server (SO_PEERCRED) and the client.
         .target(name: "Control", exclude: ["PROTOCOL.md"]),
@@ -71,6 +83,12 @@ let package = Package(
         .target(
             name: "Store",
             dependencies: ["PacerCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The SOS lane: the core's watcher on its own thread, alerts in their own SQLite file,
+        // delivered on every channel (SMS, HTTPS, hook) until acknowledged.
+        .target(
+            name: "SOS",
+            dependencies: ["PacerCore", "Threads", "ModemManager", "HTTPClient", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // GPX 1.1 and TCX writers, streamed point by point.
         .target(name: "Export", dependencies: ["PacerCore"]),
@@ -89,6 +107,7 @@ let package = Package(
             name: "PacerDaemon",
             dependencies: [
                 "PacerCore", "PacerConfig", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "BlueZ", "Control", "Buttons", "Threads", "Speech",
+                "SOS", "ModemManager", "HTTPClient",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,10 +140,14 @@ let package = Package(
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "PacerTestSupport"]),
         // The BlueZ client against tools/bluez-sim (a simulated bluetoothd) on a private dbus-daemon.
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Systemd", "PacerCore", "PacerTestSupport"]),
+        // The SMS sender against tools/modemmanager-sim (a simulated ModemManager) on a private dbus-daemon.
+        .testTarget(name: "ModemManagerTests", dependencies: ["ModemManager", "Systemd", "PacerTestSupport"]),
         // espeak-ng to WAV (checked with sox), the arbiter, the speech thread.
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", "PacerTestSupport"]),
         .testTarget(name: "ButtonsTests", dependencies: ["Buttons", "PacerCore", "PacerTestSupport"]),
+        // The HTTP client against tools/https-sink (HTTPS with a throwaway CA) on 127.0.0.1.
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "PacerTestSupport"]),
         // Runs the built pacerd under gpsfake: lifecycle, notify, control, faults.
         .testTarget(
             name: "PacerDaemonTests",
