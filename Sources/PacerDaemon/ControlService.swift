@@ -4,6 +4,7 @@ import PacerConfig
 import PacerCore
 import RunViews
 import ServiceLifecycle
+import SOS
 import Store
 import Synchronization
 import Systemd
@@ -20,6 +21,7 @@ struct ControlService: Service {
     let log: DaemonLog
     /// Mutes or unmutes the speaker (never safety or SOS messages).
     let voiceMute: @Sendable (Bool) -> Void
+    let sos: SOSLane
 
     func run() async throws {
         await withGracefulShutdownHandler {
@@ -93,9 +95,63 @@ struct ControlService: Service {
             } catch {
                 throw ControlError.conflict(error.message)
             }
+        case "sos.raise":
+            log(.critical, "sos", "SOS requested with pacerctl")
+            let uuid = try await sosRequest { reply in .raise(source: "pacerctl", reply: reply) }
+            return .object(["alert_id": .string(uuid)])
+        case "sos.cancel":
+            let count = try await sosRequest { reply in .cancel(reply: reply) }
+            return .object(["cancelled": .number(Double(count))])
+        case "sos.test":
+            let uuid = try await sosRequest { reply in .test(reply: reply) }
+            return .object(["alert_id": .string(uuid)])
+        case "sos.status":
+            let status = await withCheckedContinuation { (done: CheckedContinuation<LaneStatus, Never>) in
+                sos.put(.status(reply: { done.resume(returning: $0) }))
+            }
+            return Self.json(status)
         default:
             throw ControlError.unknownCommand(request.command)
         }
+    }
+
+    private func sosRequest<T: Sendable>(_ make: (@escaping @Sendable (Result<T, LaneRefusal>) -> Void) -> LaneInput) async throws -> T {
+        let outcome = await withCheckedContinuation { (done: CheckedContinuation<Result<T, LaneRefusal>, Never>) in
+            sos.put(make { done.resume(returning: $0) })
+        }
+        switch outcome {
+        case .success(let value): return value
+        case .failure(let refusal): throw ControlError.conflict(refusal.message)
+        }
+    }
+
+    /// `pacerctl sos status --json`: a public interface (README "SOS").
+    static func json(_ status: LaneStatus) -> JSONValue {
+        func optional(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
+        let alerts: [JSONValue] = status.recent.map { alert in
+            .object([
+                "alert_id": .string(alert.uuid), "kind": .string(alert.kind), "test": .bool(alert.test), "state": .string(alert.state),
+                "raised": .string(Timestamp(milliseconds: alert.raisedMs).iso8601), "heart_rate": optional(alert.heartRate),
+                "deliveries": .array(alert.deliveries.map { d in
+                    .object([
+                        "sequence": .number(Double(d.sequence)), "type": .string(d.type), "channel": .string(d.key.channel.rawValue),
+                        "target": .string(d.key.target), "attempts": .number(Double(d.attempts)),
+                        "acknowledged": d.acknowledgedMs.map { .string(Timestamp(milliseconds: $0).iso8601) } ?? .null,
+                        "last_error": d.lastError.map { .string($0) } ?? .null,
+                    ])
+                }),
+            ])
+        }
+        return .object([
+            "monitoring": .bool(status.monitoring),
+            "heart_rate": optional(status.lastHeartRate),
+            "heart_rate_age_s": status.lastHeartRateAgeSeconds.map { .number(($0 * 10).rounded() / 10) } ?? .null,
+            "faults": .array(status.faults.map { .string($0) }),
+            "open_alerts": .array(status.openAlerts.map { .string($0) }),
+            "channels": .array(status.channels.map { .string($0) }),
+            "alerts": .array(alerts),
+            "store_problem": status.storeProblem.map { .string($0) } ?? .null,
+        ])
     }
 
     private func pipelineCommand(_ command: RunCommand) async throws -> JSONValue {

@@ -2,7 +2,11 @@ import BlueZ
 import Control
 import Logging
 import PacerConfig
+import PacerCore
+import HTTPClient
+import ModemManager
 import ServiceLifecycle
+import SOS
 import Store
 import Systemd
 import UnixSignals
@@ -56,6 +60,33 @@ public enum Daemon {
 
         let pipeline = PipelineThread()
         let speaker = VoiceService.makeSpeaker(configuration.voice, log: log)
+        let speak: @Sendable (Cue, UInt64) -> Void = { cue, triggeredNs in
+            if let speaker { speaker.say(cue, offeredAt: triggeredNs) } else { log(.info, "voice", "cue (\(cue.kind.rawValue)): \(cue.text)") }
+        }
+
+        // The SOS lane starts before anything else that could feed it. Its store failing is not
+        // fatal: alerts then go out from memory (and the journal says so).
+        let sos = SOSLane()
+        let alertStore: AlertStore?
+        do {
+            alertStore = try AlertStore(path: sosDatabasePath(configuration))
+        } catch {
+            log(.critical, "sos", "\(error); SOS alerts will be sent but not recorded")
+            alertStore = nil
+        }
+        do {
+            try sos.start(settings: LaneSettings(configuration), store: alertStore, channels: Self.alertChannels(configuration),
+                          log: { level, message, fields in log(Self.priority(level), "sos", message, fields: fields) },
+                          onCue: speak)
+        } catch {
+            log(.critical, "sos", "cannot start the SOS lane: \(error)")
+            return ExitCode.software
+        }
+        if configuration.sos.rules.enabled {
+            let where_ = LaneSettings(configuration).targets.map { $0.channel.rawValue }
+            log(.notice, "sos", "SOS monitoring on: heart rate above \(configuration.sos.rules.highBpm) or below \(configuration.sos.rules.lowBpm) bpm raises an alert"
+                + (where_.isEmpty ? "; but no channel is configured ([sos] contacts, [upload] url, [sos] hook)" : " (\(Set(where_).sorted().joined(separator: ", ")))"))
+        }
 
         let strapFile = PairedStrapFile(storePath: configuration.databasePath)
         var paired: StrapAddress?
@@ -76,7 +107,7 @@ public enum Daemon {
             }
             let server = try ControlServer(configuration: .init(socketPath: configuration.controlSocket, group: groupID))
             control = ControlService(server: server, pipeline: pipeline, strapSettings: strapSettings, reader: try RunStore(path: configuration.databasePath, readOnly: true, cacheKiB: Self.storeCacheKiB), log: log,
-                                     voiceMute: { muted in speaker?.setMuted(muted) })
+                                     voiceMute: { muted in speaker?.setMuted(muted) }, sos: sos)
         } catch {
             log(.error, "control", "no control socket, pacerctl cannot reach pacerd: \(error)")
         }
@@ -85,9 +116,7 @@ public enum Daemon {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
 
         pipeline.start(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
-                       onCue: { cue, triggeredNs in
-                           if let speaker { speaker.say(cue, offeredAt: triggeredNs) } else { log(.info, "voice", "cue (\(cue.kind.rawValue)): \(cue.text)") }
-                       }) { status in
+                       onCue: speak, toSOS: { sos.put($0) }) { status in
             notifier.send(.status(status.line))
         }
 
@@ -97,8 +126,9 @@ public enum Daemon {
             .init(service: PipelineService(pipeline: pipeline, notifier: notifier, log: log), serviceName: "pipeline"),
             .init(service: GPSService(host: configuration.gpsHost, port: configuration.gpsPort, pipeline: pipeline, log: log), serviceName: "gps"),
             .init(service: WatchdogService(pipeline: pipeline, notifier: notifier, log: log), successTerminationBehavior: .ignore, serviceName: "watchdog"),
-            .init(service: HeartRateService(settings: strapSettings, pipeline: pipeline), serviceName: "hr"),
-            .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, strapSettings: strapSettings, notifier: notifier,
+            .init(service: HeartRateService(settings: strapSettings, pipeline: pipeline, sos: sos), serviceName: "hr"),
+            .init(service: SOSService(lane: sos), serviceName: "sos"),
+            .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, strapSettings: strapSettings, sos: sos, notifier: notifier,
                                          log: log, startConfiguration: configuration), serviceName: "reload"),
         ]
         if let control { services.append(.init(service: control, serviceName: "control")) }
@@ -116,6 +146,27 @@ public enum Daemon {
             return ExitCode.software
         }
         return ExitCode.ok
+    }
+
+    /// SMS, HTTPS and the hook, each only when configured. Channels are fixed at start; a reload
+    /// changes targets (contacts, URL) but adds no channel that was not there.
+    static func alertChannels(_ configuration: PacerConfiguration) -> [any AlertChannel] {
+        var channels: [any AlertChannel] = []
+        channels.append(SMSChannel(sender: SMSSender(openBus: { () throws(BusError) in try BusConnection.system() })))
+        let client = HTTPClient(configuration: .init(caFile: configuration.upload.caFile, userAgent: "pacerd"))
+        channels.append(HTTPSChannel(client: client, token: configuration.upload.token))
+        if !configuration.sos.hook.isEmpty { channels.append(HookChannel(argv: configuration.sos.hook)) }
+        return channels
+    }
+
+    static func priority(_ level: LaneLogLevel) -> JournalPriority {
+        switch level {
+        case .critical: .critical
+        case .error: .error
+        case .warning: .warning
+        case .notice: .notice
+        case .info: .info
+        }
     }
 
     /// `pacerd --check-config FILE`: the same checks as at start, without starting.

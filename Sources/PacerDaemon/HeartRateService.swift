@@ -1,5 +1,6 @@
 import BlueZ
 import ServiceLifecycle
+import SOS
 import Systemd
 
 /// The heart-rate strap into the pipeline: one strap client per strap choice, restarted when the
@@ -8,6 +9,8 @@ import Systemd
 struct HeartRateService: Service {
     let settings: StrapSettings
     let pipeline: PipelineThread
+    /// Notifications go to the SOS lane first and straight: it must never wait for the pipeline.
+    let sos: SOSLane
 
     func run() async throws {
         var client: Task<Void, Never>?
@@ -20,11 +23,14 @@ struct HeartRateService: Service {
                 continue
             }
             let configuration = StrapClientConfiguration(straps: choice.straps, adapter: choice.adapter)
-            client = Task { [pipeline] in
+            client = Task { [pipeline, sos] in
                 let strap = HeartRateStrapClient(configuration: configuration, openBus: { () throws(BusError) in try BusConnection.system() })
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await strap.run() }
-                    for await event in strap.events { pipeline.queue.put(.strap(event)) }
+                    for await event in strap.events {
+                        if case .notification(_, let value, let receivedNs) = event { sos.put(.heartRate(bytes: value, receivedNs: receivedNs)) }
+                        pipeline.queue.put(.strap(event))
+                    }
                 }
             }
         }

@@ -1,5 +1,6 @@
 import PacerConfig
 import PacerCore
+import SOS
 import Store
 import Synchronization
 import Threads
@@ -24,6 +25,7 @@ final class PipelineThread: Sendable {
     /// leaves it; `onStatus` is called there whenever the status line changes.
     func start(configuration: PacerConfiguration, store: RunStore, log: DaemonLog, resumeCandidate: StoredRun?,
                onCue: @escaping @Sendable (Cue, UInt64) -> Void = { _, _ in },
+               toSOS: @escaping @Sendable (LaneInput) -> Void = { _ in },
                onStatus: @escaping @Sendable (DaemonStatus) -> Void) {
         heartbeatNs.store(Monotonic.nanoseconds(), ordering: .relaxed)
         let queue = self.queue
@@ -33,6 +35,7 @@ final class PipelineThread: Sendable {
             let controller = RunController(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate)
             controller.onStatusChange = onStatus
             controller.onCue = onCue
+            controller.toSOS = toSOS
             controller.tick(nowNs: Monotonic.nanoseconds())
             var nextTick = Monotonic.nanoseconds() + Self.tickNs
             var running = true

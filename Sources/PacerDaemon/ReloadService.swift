@@ -1,5 +1,6 @@
 import PacerConfig
 import ServiceLifecycle
+import SOS
 import Systemd
 import UnixSignals
 
@@ -14,6 +15,7 @@ struct ReloadService: Service {
     let configPath: String?
     let pipeline: PipelineThread
     let strapSettings: StrapSettings
+    let sos: SOSLane
     let notifier: ServiceNotifier
     let log: DaemonLog
     /// What was loaded at start: settings that only apply at start are compared with it.
@@ -27,6 +29,7 @@ struct ReloadService: Service {
             do {
                 let configuration = try PacerConfiguration.load(path: configPath)
                 pipeline.queue.put(.reload(configuration))
+                sos.put(.reload(LaneSettings(configuration)))
                 strapSettings.reload(configuration)
                 for name in Self.restartOnly(startConfiguration, configuration) {
                     log(.warning, "config", "\(name) changed; it takes effect when pacerd restarts")

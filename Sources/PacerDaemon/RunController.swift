@@ -5,6 +5,7 @@ import PacerConfig
 import PacerCore
 import PacerReplay
 import Recording
+import SOS
 import Store
 
 /// The live pipeline: gpsd lines, commands and ticks in; the run recorded, the status kept.
@@ -50,6 +51,10 @@ final class RunController {
     /// Called with each cue the coach decides, and CLOCK_MONOTONIC of the input that triggered it
     /// (for the cue latency the speech side reports).
     var onCue: (Cue, UInt64) -> Void = { _, _ in }
+    /// The SOS lane: positions, motion and the run's state go to it (strap notifications reach
+    /// it directly from HeartRateService, not through here).
+    var toSOS: (LaneInput) -> Void = { _ in }
+    private var lastSOSRun: LaneRun?
     /// The workout the next run follows (`pacerctl run start --workout FILE`).
     private var workout: Workout?
     private var nextBatteryCheckNs: UInt64 = 0
@@ -102,7 +107,16 @@ final class RunController {
             shutDown()
             done()
         }
+        tellSOSTheRun()
         publishStatus(nowNs: nowNs, onlyIfStateChanged: true)
+    }
+
+    /// "Man down" is judged only while a run records and is not paused by hand.
+    private func tellSOSTheRun() {
+        let current = recording.map { LaneRun(id: $0.runID, uuid: $0.uuid, paused: $0.isPaused) }
+        guard current != lastSOSRun else { return }
+        lastSOSRun = current
+        toSOS(.run(current))
     }
 
     /// When a held button next needs a look (a very long press fires while still held).
@@ -127,7 +141,10 @@ final class RunController {
         case .shortPress: command = recording == nil ? .start : .control(.lap)
         case .longPress: command = .stop
         case .veryLongPress:
-            log(.warning, "buttons", "very long press on key \(gesture.keyCode): reserved for SOS, which is not in this version yet")
+            log(.critical, "buttons", "very long press on key \(gesture.keyCode): SOS")
+            toSOS(.raise(source: "button", reply: { [log] result in
+                if case .failure(let refusal) = result { log(.error, "sos", "the SOS button could not raise an alert: \(refusal)") }
+            }))
             return
         }
         if case .failure(let failure) = perform(command, nowNs: nowNs) {
@@ -138,7 +155,9 @@ final class RunController {
     /// Once a second, whatever arrives: GPS loss is noticed, a refused write is retried.
     func tick(nowNs: UInt64) {
         if recording != nil {
-            if let now = timebase.time(atMonotonic: nowNs) { _ = recording!.advance(to: now) }
+            if let now = timebase.time(atMonotonic: nowNs) {
+                tellSOS(recording!.advance(to: now), fixTime: now, receivedNs: nowNs)
+            }
             if storeProblem != nil || stopPending { commit(force: true) }
         }
         if nowNs >= nextBatteryCheckNs {
@@ -168,6 +187,11 @@ final class RunController {
             if fix.mode == .twoD || fix.mode == .threeD, let time = fix.time, fix.status != .simulated {
                 timebase.synchronize(gps: time, monotonicNs: receivedNs)
                 lastFixNs = receivedNs
+                if var position = AlertPosition(fix) {
+                    // The lane runs on the monotonic clock; the offset turns it back into GPS time.
+                    position.time = Self.monotonicTime(receivedNs)
+                    toSOS(.position(position, wallMinusMonotonicMs: time.milliseconds - Int64(receivedNs / 1_000_000)))
+                }
             }
             lastFixMode = fix.mode
             if let candidate = resumeCandidate, let time = fix.time, fix.mode == .twoD || fix.mode == .threeD {
@@ -185,12 +209,30 @@ final class RunController {
             do {
                 let events = try recording!.ingest(.fix(fix))
                 report(events, runID: recording!.runID)
+                tellSOS(events, fixTime: fix.time, receivedNs: receivedNs)
             } catch {
                 storeFailed(error, doing: "starting the run")
             }
         }
         commit(force: false)
         speakCues(triggeredAt: receivedNs)
+    }
+
+    /// Motion and GPS loss, their run times moved onto the monotonic clock by the fix's offset.
+    private func tellSOS(_ events: [TrackerEvent], fixTime: Timestamp?, receivedNs: UInt64) {
+        func ns(_ time: Timestamp) -> UInt64 {
+            guard let fixTime else { return receivedNs }
+            let back = max(0, fixTime.milliseconds - time.milliseconds)
+            return receivedNs &- min(receivedNs, UInt64(back) * 1_000_000)
+        }
+        for event in events {
+            switch event {
+            case .motion(let moving, let time): toSOS(.motion(moving: moving, atNs: ns(time)))
+            case .gpsLost(let time): toSOS(.gpsLost(atNs: ns(time)))
+            case .gpsRegained: toSOS(.gpsRegained)
+            default: break
+            }
+        }
     }
 
     private func resume(_ run: StoredRun, at time: Timestamp) {
@@ -471,6 +513,7 @@ final class RunController {
 
     private func checkDeviceBattery(nowNs: UInt64) {
         guard let percent = powerSupply?.capacityPercent() else { return }
+        if percent != deviceBatteryPercent { toSOS(.deviceBattery(percent)) }
         deviceBatteryPercent = percent
         if recording != nil, let time = timebase.time(atMonotonic: nowNs) {
             recording!.coach { $0.deviceBattery(percent, at: time) }

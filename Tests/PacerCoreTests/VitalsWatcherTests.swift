@@ -212,12 +212,14 @@ import Testing
         #expect(w.raiseManual(at: Self.t(6)).count == 1)
     }
 
-    @Test func disabledWatchesNothing() {
+    /// Monitoring off: no vital is judged, but a person asking for help is never refused.
+    @Test func disabledWatchesNothingButAManualSOSStillGoesOut() {
         var rules = Self.rules()
         rules.enabled = false
         var w = VitalsWatcher(rules: rules)
         #expect(Self.feed(&w, Array(repeating: 230, count: 20)).isEmpty)
-        #expect(w.raiseManual(at: Self.t(1)).isEmpty)
         #expect(w.advance(to: Self.t(100)).isEmpty)
+        #expect(w.raiseManual(at: Self.t(101)).count == 1)
+        #expect(w.advance(to: Self.t(161)).count == 1, "a follow-up with the position")
     }
 }

@@ -132,7 +132,8 @@ public struct VitalsWatcher: Sendable {
 
     /// Time passed (a fix, a tick): sensor silence, "man down" and follow-ups are judged here.
     public mutating func advance(to now: Timestamp) -> [SafetyEvent] {
-        guard rules.enabled else { return [] }
+        // A manual alert is followed up even with vital monitoring off.
+        guard rules.enabled else { return followUps(at: now) }
         var events: [SafetyEvent] = []
         if let last = lastNotification {
             events += raiseFaultIfDue(.noData, since: last, at: now)
@@ -145,10 +146,10 @@ public struct VitalsWatcher: Sendable {
         return events
     }
 
-    /// A very long press or `pacerctl sos raise`: raised at once, no confirmation. A manual alert
-    /// already open is not raised twice.
+    /// A very long press or `pacerctl sos raise`: raised at once, no confirmation, and whether or
+    /// not vital monitoring is enabled (a person asking for help is never refused). A manual
+    /// alert already open is not raised twice.
     public mutating func raiseManual(at time: Timestamp) -> [SafetyEvent] {
-        guard rules.enabled else { return [] }
         if let existing = open[.manual], !existing.cancelled { return [] }
         return [raise(.manual, firstOutOfRange: time, at: time)]
     }
@@ -252,7 +253,7 @@ public struct VitalsWatcher: Sendable {
     }
 
     private mutating func followUps(at now: Timestamp) -> [SafetyEvent] {
-        guard rules.followUpEverySeconds > 0 else { return [] }
+        guard rules.followUpEverySeconds > 0, !open.isEmpty else { return [] }
         var events: [SafetyEvent] = []
         for kind in AlertKind.allCases {
             guard var entry = open[kind], !entry.cancelled, now >= entry.nextFollowUp,

@@ -1,0 +1,32 @@
+import HTTPClient
+
+/// POST of the alert JSON to `{upload.url}/v1/alerts`, acknowledged by a 2xx. The server
+/// de-duplicates by `Idempotency-Key` (alert id and sequence), so a retry after a lost answer
+/// does not raise a second alert there.
+public struct HTTPSChannel: AlertChannel {
+    public let name = AlertChannelName.https
+    let client: HTTPClient
+    let token: String?
+
+    public init(client: HTTPClient, token: String?) {
+        self.client = client
+        self.token = token
+    }
+
+    public func deliver(_ delivery: Delivery, timeout: Duration) async -> Result<String, ChannelFailure> {
+        var headers = [("Content-Type", "application/json"), ("Idempotency-Key", "\(delivery.alertUUID):\(delivery.sequence)")]
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        let request = HTTPRequest(method: "POST", url: delivery.key.target, headers: headers, body: Array(delivery.body.utf8),
+                                  timeout: timeout, connectTimeout: min(timeout, .seconds(10)))
+        do {
+            let response = try await client.perform(request)
+            guard response.isSuccess else {
+                let said = String(decoding: response.body.prefix(200), as: UTF8.self)
+                return .failure(ChannelFailure("HTTP \(response.status) from \(delivery.key.target)" + (said.isEmpty ? "" : ": \(said)")))
+            }
+            return .success("HTTP \(response.status)")
+        } catch {
+            return .failure(ChannelFailure("\(error)"))
+        }
+    }
+}

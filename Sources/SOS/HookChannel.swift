@@ -1,0 +1,129 @@
+import Threads
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `[sos] hook`: a local command run for every message, with its JSON on standard input and the
+/// essentials in the environment (PACER_ALERT_ID, PACER_ALERT_KIND, PACER_ALERT_TYPE,
+/// PACER_ALERT_SEQUENCE, PACER_ALERT_TEST, PACER_ALERT_SMS). Exit status 0 acknowledges; a
+/// command still running at the timeout is killed and the attempt failed.
+public struct HookChannel: AlertChannel {
+    public let name = AlertChannelName.hook
+    public let argv: [String]
+
+    public init(argv: [String]) {
+        self.argv = argv
+    }
+
+    public func deliver(_ delivery: Delivery, timeout: Duration) async -> Result<String, ChannelFailure> {
+        let argv = self.argv
+        return await withCheckedContinuation { continuation in
+            do {
+                // waitpid blocks: on a thread of its own, never in the cooperative pool.
+                try DetachedThread.start {
+                    continuation.resume(returning: Self.run(argv, delivery: delivery, timeout: timeout))
+                }
+            } catch {
+                continuation.resume(returning: .failure(ChannelFailure("cannot run the hook: \(error)")))
+            }
+        }
+    }
+
+    static func run(_ argv: [String], delivery: Delivery, timeout: Duration) -> Result<String, ChannelFailure> {
+        guard let path = argv.first else { return .failure(ChannelFailure("no hook command")) }
+        var input: [Int32] = [-1, -1]
+        var errors: [Int32] = [-1, -1]
+        guard pipe(&input) == 0 else { return .failure(ChannelFailure("pipe: \(String(cString: strerror(errno)))")) }
+        guard pipe(&errors) == 0 else {
+            close(input[0]); close(input[1])
+            return .failure(ChannelFailure("pipe: \(String(cString: strerror(errno)))"))
+        }
+        // Close-on-exec: pacerd's other hooks and children must not inherit these ends.
+        for fd in input + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(errors[0], F_SETFL, fcntl(errors[0], F_GETFL) | O_NONBLOCK)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+
+        var environment: [String] = []
+        var index = 0
+        while let entry = environ[index] {
+            let text = String(cString: entry)
+            if !text.hasPrefix("PACER_ALERT_") { environment.append(text) }
+            index += 1
+        }
+        environment += [
+            "PACER_ALERT_ID=\(delivery.alertUUID)", "PACER_ALERT_KIND=\(delivery.kind)", "PACER_ALERT_TYPE=\(delivery.type)",
+            "PACER_ALERT_SEQUENCE=\(delivery.sequence)", "PACER_ALERT_TEST=\(delivery.test ? 1 : 0)", "PACER_ALERT_SMS=\(delivery.sms)",
+        ]
+        var pid: pid_t = 0
+        let status = withCStrings(argv) { cArgv in
+            withCStrings(environment) { cEnv in
+                posix_spawn(&pid, path, &actions, nil, cArgv, cEnv)
+            }
+        }
+        close(input[0])
+        close(errors[1])
+        guard status == 0 else {
+            close(input[1]); close(errors[0])
+            return .failure(ChannelFailure("cannot start \(path): \(String(cString: strerror(status)))"))
+        }
+        // The body is a few KB, far below a pipe's buffer: this write does not block.
+        let body = Array(delivery.body.utf8)
+        _ = body.withUnsafeBytes { write(input[1], $0.baseAddress, $0.count) }
+        close(input[1])
+
+        let deadline = MonotonicTime.nanoseconds() + UInt64(max(0, timeout.components.seconds)) * 1_000_000_000
+            + UInt64(max(0, timeout.components.attoseconds) / 1_000_000_000)
+        var stderrText: [UInt8] = []
+        var waitStatus: Int32 = 0
+        while true {
+            drain(errors[0], into: &stderrText)
+            let done = waitpid(pid, &waitStatus, WNOHANG)
+            if done == pid { break }
+            if done < 0, errno != EINTR { break }
+            if MonotonicTime.nanoseconds() >= deadline {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &waitStatus, 0)
+                close(errors[0])
+                return .failure(ChannelFailure("\(path) did not finish within \(timeout); killed"))
+            }
+            usleep(10_000)
+        }
+        drain(errors[0], into: &stderrText)
+        close(errors[0])
+        let said = Self.trimmed(String(decoding: stderrText.prefix(300), as: UTF8.self))
+        // WIFEXITED / WEXITSTATUS, which Swift does not import (macros).
+        let exited = waitStatus & 0x7f == 0
+        let code = (waitStatus >> 8) & 0xff
+        if exited, code == 0 { return .success("\(path) exited 0") }
+        let how = exited ? "exited \(code)" : "was killed by signal \(waitStatus & 0x7f)"
+        return .failure(ChannelFailure("\(path) \(how)" + (said.isEmpty ? "" : ": \(said)")))
+    }
+
+    private static func trimmed(_ text: String) -> String {
+        String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+
+    private static func drain(_ fd: Int32, into buffer: inout [UInt8]) {
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        while buffer.count < 4096 {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { return }
+            buffer += chunk.prefix(n)
+        }
+    }
+}
+
+/// A NULL-terminated char* array for posix_spawn, valid inside `body`.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { for pointer in pointers { free(pointer) } }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
+

@@ -1,0 +1,47 @@
+import PacerCore
+
+/// Everything the SOS lane reacts to. Times are CLOCK_MONOTONIC: the lane's watcher runs on it,
+/// so a run's clock (which starts at the first fix) is never needed to raise an alert.
+public enum LaneInput: Sendable {
+    /// A strap notification's bytes as received, with CLOCK_MONOTONIC at receipt.
+    case heartRate(bytes: [UInt8], receivedNs: UInt64)
+    /// A decoded sample whose time is already on the monotonic clock (tools/bench-sos).
+    case sample(HeartRateSample, receivedNs: UInt64)
+    /// The newest usable fix, its time on the monotonic clock; `wallMinusMonotonicMs` turns
+    /// monotonic times into GPS (wall) time for messages.
+    case position(AlertPosition, wallMinusMonotonicMs: Int64?)
+    case motion(moving: Bool, atNs: UInt64)
+    case gpsLost(atNs: UInt64)
+    case gpsRegained
+    /// A run started, paused, resumed or stopped.
+    case run(LaneRun?)
+    case deviceBattery(Int?)
+    /// A very long press or `pacerctl sos raise`.
+    case raise(source: String, reply: @Sendable (Result<String, LaneRefusal>) -> Void)
+    case cancel(reply: @Sendable (Result<Int, LaneRefusal>) -> Void)
+    case test(reply: @Sendable (Result<String, LaneRefusal>) -> Void)
+    case status(reply: @Sendable (LaneStatus) -> Void)
+    case reload(LaneSettings)
+    case delivered(Delivery.Key, Result<String, ChannelFailure>, startedNs: UInt64)
+    case shutdown(done: @Sendable () -> Void)
+}
+
+/// The run being recorded, as the SOS lane needs it.
+public struct LaneRun: Sendable, Equatable {
+    public var id: Int64?
+    public var uuid: String
+    public var paused: Bool
+
+    public init(id: Int64?, uuid: String, paused: Bool) {
+        self.id = id
+        self.uuid = uuid
+        self.paused = paused
+    }
+}
+
+/// Why the lane refused a request, worded for the person who asked.
+public struct LaneRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

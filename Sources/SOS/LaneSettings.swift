@@ -1,0 +1,36 @@
+import PacerCore
+
+/// What the lane needs of `[sos]` and `[upload]`, without the config module.
+public struct LaneSettings: Sendable, Equatable {
+    public var rules: SOSRules
+    /// SMS targets; empty: no SMS.
+    public var contacts: [String]
+    /// The alerts endpoint (`{upload.url}/v1/alerts`); nil: no HTTPS.
+    public var alertsURL: String?
+    /// The hook's argv; empty: no hook.
+    public var hook: [String]
+    public var mapLink: String
+    public var deviceName: String
+    public var attemptTimeoutSeconds: Double
+    public var retryMaxSeconds: Double
+
+    public init(rules: SOSRules, contacts: [String] = [], alertsURL: String? = nil, hook: [String] = [], mapLink: String = AlertText.defaultMapLink,
+                deviceName: String, attemptTimeoutSeconds: Double = 30, retryMaxSeconds: Double = 60) {
+        self.rules = rules
+        self.contacts = contacts
+        self.alertsURL = alertsURL
+        self.hook = hook
+        self.mapLink = mapLink
+        self.deviceName = deviceName
+        self.attemptTimeoutSeconds = attemptTimeoutSeconds
+        self.retryMaxSeconds = retryMaxSeconds
+    }
+
+    /// Every (channel, target) a message goes to.
+    public var targets: [(channel: AlertChannelName, target: String)] {
+        var targets: [(AlertChannelName, String)] = contacts.map { (.sms, $0) }
+        if let alertsURL { targets.append((.https, alertsURL)) }
+        if let command = hook.first { targets.append((.hook, command)) }
+        return targets
+    }
+}

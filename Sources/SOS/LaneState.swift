@@ -1,0 +1,440 @@
+import FoundationEssentials
+import PacerCore
+import Threads
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The lane's state, owned by its thread and never shared: no locks.
+final class LaneState {
+    private var settings: LaneSettings
+    private var watcher: VitalsWatcher
+    private let store: AlertStore?
+    private let channels: [AlertChannelName: any AlertChannel]
+    private let queue: BlockingQueue<LaneInput>
+    private let log: LaneLog
+    private let onCue: @Sendable (Cue, UInt64) -> Void
+    private let onTiming: @Sendable (AlertTiming) -> Void
+
+    /// The watcher's alert numbers and the UUIDs they were recorded under.
+    private var uuids: [Int: String] = [:]
+    /// Deliveries not yet acknowledged, when each may next be tried, and which are in flight.
+    private var owed: [Delivery.Key: Delivery] = [:]
+    private var retryAtNs: [Delivery.Key: UInt64] = [:]
+    private var inFlight: Set<Delivery.Key> = []
+    /// Per message (alert UUID and sequence): its deliveries and when it was raised, for the
+    /// spoken confirmation.
+    private var confirmations: [String: Confirmation] = [:]
+
+    private var wallMinusMonotonicMs: Int64?
+    private var run: LaneRun?
+    private var deviceBattery: Int?
+    private var lastHeartRate: (bpm: Int, ns: UInt64)?
+    private var sensor = HeartRateSensor()
+
+    /// A fixed id for every SOS stage entry in the journal (`journalctl MESSAGE_ID=…`).
+    static let journalMessageID = "8f2d6c1e4b7a4e0f9c3d5a6b7e8f9012"
+    /// A confirmation is spoken when every channel acknowledged, or after this with what has.
+    static let confirmationWaitNs: UInt64 = 20_000_000_000
+
+    private struct Confirmation {
+        var kind: AlertKind
+        var type: AlertContent.Message
+        var keys: Set<Delivery.Key>
+        var acknowledged: Set<Delivery.Key> = []
+        var raisedNs: UInt64
+        var spoken = false
+    }
+
+    init(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], queue: BlockingQueue<LaneInput>, log: @escaping LaneLog,
+         onCue: @escaping @Sendable (Cue, UInt64) -> Void, onTiming: @escaping @Sendable (AlertTiming) -> Void) {
+        self.settings = settings
+        watcher = VitalsWatcher(rules: settings.rules)
+        self.store = store
+        self.channels = Dictionary(channels.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.queue = queue
+        self.log = log
+        self.onCue = onCue
+        self.onTiming = onTiming
+    }
+
+    // MARK: Inputs
+
+    func handle(_ input: LaneInput) {
+        switch input {
+        case .heartRate(let bytes, let receivedNs):
+            // Decoded here as well as in the pipeline: the lane must not wait for it.
+            guard case .success(let measurement) = sensor.notification(bytes, at: Self.time(receivedNs)) else { return }
+            ingest(measurement.sample(at: Self.time(receivedNs)), receivedNs: receivedNs)
+        case .sample(let sample, let receivedNs):
+            ingest(sample, receivedNs: receivedNs)
+        case .position(let position, let offset):
+            watcher.observe(position: position)
+            if let offset { wallMinusMonotonicMs = offset }
+        case .motion(let moving, let atNs):
+            watcher.observe(moving: moving, at: Self.time(atNs))
+        case .gpsLost(let atNs):
+            watcher.gpsLost(at: Self.time(atNs))
+        case .gpsRegained:
+            watcher.gpsRegained()
+        case .run(let newRun):
+            run = newRun
+            watcher.runState(recording: newRun != nil, paused: newRun?.paused ?? false)
+        case .deviceBattery(let percent):
+            deviceBattery = percent
+        case .raise(let source, let reply):
+            let now = MonotonicTime.nanoseconds()
+            let events = watcher.raiseManual(at: Self.time(now))
+            if events.isEmpty, let open = watcher.openAlerts.first(where: { $0.kind == .manual }) {
+                reply(.success(uuids[open.number] ?? "?"))
+                return
+            }
+            log(.critical, "SOS requested (\(source))", ["SOS_SOURCE": source])
+            process(events, triggerNs: now)
+            if let number = events.compactMap({ if case .alert(let a) = $0 { a.number } else { nil } }).first, let uuid = uuids[number] {
+                reply(.success(uuid))
+            } else {
+                reply(.failure(LaneRefusal("the SOS could not be raised")))
+            }
+        case .cancel(let reply):
+            let now = MonotonicTime.nanoseconds()
+            let events = watcher.cancel(at: Self.time(now))
+            guard !events.isEmpty else {
+                reply(.failure(LaneRefusal("no alert is open")))
+                return
+            }
+            process(events, triggerNs: now)
+            reply(.success(events.count))
+        case .test(let reply):
+            guard !settings.targets.isEmpty else {
+                reply(.failure(LaneRefusal("no channel is configured: set [sos] contacts, [upload] url or [sos] hook")))
+                return
+            }
+            let now = MonotonicTime.nanoseconds()
+            let alert = VitalsAlert(number: 0, kind: .test, firstOutOfRange: Self.time(now), raisedAt: Self.time(now),
+                                    heartRate: lastHeartRate?.bpm, heartRateTime: lastHeartRate.map { Self.time($0.ns) })
+            reply(.success(raise(alert, triggerNs: now, test: true)))
+        case .status(let reply):
+            reply(status())
+        case .reload(let newSettings):
+            settings = newSettings
+            watcher.update(rules: newSettings.rules)
+        case .delivered(let key, let result, let startedNs):
+            delivered(key, result, startedNs: startedNs)
+        case .shutdown:
+            break
+        }
+    }
+
+    private func ingest(_ sample: HeartRateSample, receivedNs: UInt64) {
+        if sample.isValid { lastHeartRate = (sample.bpm, receivedNs) }
+        process(watcher.ingest(sample), triggerNs: receivedNs)
+    }
+
+    func tick(nowNs: UInt64) {
+        process(watcher.advance(to: Self.time(nowNs)), triggerNs: nowNs)
+        for (key, due) in retryAtNs where due <= nowNs && !inFlight.contains(key) {
+            if let delivery = owed[key] { dispatch(delivery) }
+        }
+        for (id, confirmation) in confirmations where !confirmation.spoken && nowNs &- confirmation.raisedNs >= Self.confirmationWaitNs {
+            speakConfirmation(id, final: false)
+        }
+    }
+
+    /// Deliveries owed from before a restart go out at once.
+    func resumeOwedDeliveries() {
+        guard let store else { return }
+        do {
+            let pending = try store.pending()
+            guard !pending.isEmpty else { return }
+            log(.warning, "\(pending.count) SOS message(s) recorded before the restart are not acknowledged yet; sending them again", [:])
+            for delivery in pending { dispatch(delivery) }
+        } catch {
+            log(.error, "\(error); messages owed from before the restart cannot be resumed", [:])
+        }
+    }
+
+    func shutDown() {
+        if !owed.isEmpty {
+            log(.warning, "stopping with \(owed.count) SOS delivery(ies) not acknowledged; they are retried at the next start", [:])
+        }
+    }
+
+    // MARK: Decisions
+
+    private func process(_ events: [SafetyEvent], triggerNs: UInt64) {
+        for event in events {
+            switch event {
+            case .alert(let alert):
+                _ = raise(alert, triggerNs: triggerNs, test: false)
+            case .warning(let warning):
+                log(.warning, warning.text, ["SOS_WARNING": warning.fault.rawValue])
+                say(AlertText.spokenWarning(warning.fault), atNs: triggerNs)
+            case .warningCleared(let warning):
+                log(.info, "SOS monitoring: \(warning.fault.rawValue) is over after \(Int(warning.time.seconds(since: warning.since).rounded())) s", ["SOS_WARNING": warning.fault.rawValue])
+            case .resolved(let number, let kind, let at, let heartRate):
+                followUp(number, kind: kind, type: .resolved, sequence: nil, at: at, heartRate: heartRate, position: nil, state: "resolved")
+            case .cancelled(let number, let kind, let at):
+                followUp(number, kind: kind, type: .cancelled, sequence: nil, at: at, heartRate: lastHeartRate?.bpm, position: nil, state: "cancelled")
+            case .followUp(let number, let kind, let sequence, let at, let heartRate, let position):
+                followUp(number, kind: kind, type: .followUp, sequence: sequence, at: at, heartRate: heartRate, position: position, state: nil)
+            }
+        }
+    }
+
+    /// Records the alert, then starts every delivery. Returns its UUID.
+    private func raise(_ alert: VitalsAlert, triggerNs: UInt64, test: Bool) -> String {
+        let uuid = UUID().uuidString.lowercased()
+        if !test { uuids[alert.number] = uuid }
+        let content = self.content(.alert, kind: alert.kind, at: alert.raisedAt, firstOutOfRange: alert.firstOutOfRange,
+                                   heartRate: alert.heartRate, trend: alert.trend, position: alert.position)
+        let sms = AlertText.sms(content, mapLink: settings.mapLink)
+        let body = self.body(uuid: uuid, sequence: 0, content: content, raisedAt: alert.raisedAt, trend: alert.trend, position: alert.position,
+                             test: test, sms: sms)
+        let createdMs = wallMs(alert.raisedAt)
+        let message = AlertStore.NewMessage(sequence: 0, type: "alert", createdMs: createdMs, sms: sms, body: body, targets: settings.targets)
+        let record = AlertStore.NewAlert(uuid: uuid, kind: alert.kind.rawValue, test: test, firstOutOfRangeMs: wallMs(alert.firstOutOfRange),
+                                         raisedMs: createdMs, heartRate: alert.heartRate, latitude: alert.position?.latitude,
+                                         longitude: alert.position?.longitude, runUUID: run?.uuid)
+        var recordedNs: UInt64?
+        var deliveries: [Delivery]
+        do {
+            guard let store else { throw AlertStoreError("no SOS store (it could not be opened at start)") }
+            deliveries = try store.record(record, message: message)
+            recordedNs = MonotonicTime.nanoseconds()
+        } catch {
+            // Never lose an alert to a full disk: it goes out from memory, retried while pacerd runs.
+            log(.critical, "SOS alert \(uuid) could not be recorded (\(error)); sending it anyway, but it will not survive a restart", ["SOS_ALERT_ID": uuid])
+            deliveries = settings.targets.enumerated().map { index, target in
+                Delivery(key: .init(messageID: -Int64(index + 1) - Int64(alert.number) * 1000, channel: target.channel, target: target.target),
+                         alertUUID: uuid, kind: alert.kind.rawValue, test: test, sequence: 0, type: "alert", sms: sms, body: body,
+                         attempts: 0, lastError: nil, acknowledgedMs: nil)
+            }
+        }
+        var firstDispatchNs: UInt64?
+        for delivery in deliveries {
+            let started = dispatch(delivery)
+            if firstDispatchNs == nil { firstDispatchNs = started }
+        }
+        if deliveries.isEmpty {
+            log(.critical, "SOS alert \(uuid) has nowhere to go: no [sos] contacts, [upload] url or [sos] hook is configured", ["SOS_ALERT_ID": uuid])
+        }
+        confirmations[uuid + "#0"] = Confirmation(kind: alert.kind, type: .alert, keys: Set(deliveries.map(\.key)), raisedNs: triggerNs)
+
+        let timing = AlertTiming(alertUUID: uuid, kind: alert.kind, confirmingNs: triggerNs, recordedNs: recordedNs,
+                                 firstDispatchNs: firstDispatchNs, confirmationSeconds: alert.confirmationSeconds)
+        journalStages(alert, uuid: uuid, timing: timing, test: test)
+        onTiming(timing)
+        say(AlertText.spokenRaised(alert.kind), atNs: triggerNs)
+        return uuid
+    }
+
+    private func followUp(_ number: Int, kind: AlertKind, type: AlertContent.Message, sequence: Int?, at time: Timestamp, heartRate: Int?,
+                          position: AlertPosition?, state: String?) {
+        guard let uuid = uuids[number] else { return }
+        let sequence = sequence ?? nextSequence(uuid)
+        let content = self.content(type, kind: kind, at: time, firstOutOfRange: nil, heartRate: heartRate, trend: nil, position: position)
+        let sms = AlertText.sms(content, mapLink: settings.mapLink)
+        let body = self.body(uuid: uuid, sequence: sequence, content: content, raisedAt: time, trend: nil, position: position, test: false, sms: sms)
+        let message = AlertStore.NewMessage(sequence: sequence, type: type.rawValue, createdMs: wallMs(time), sms: sms, body: body, targets: settings.targets)
+        do {
+            guard let store else { throw AlertStoreError("no SOS store") }
+            let deliveries = try store.add(message, toAlert: uuid, state: state)
+            for delivery in deliveries { dispatch(delivery) }
+            confirmations["\(uuid)#\(sequence)"] = Confirmation(kind: kind, type: type, keys: Set(deliveries.map(\.key)),
+                                                               raisedNs: MonotonicTime.nanoseconds())
+        } catch {
+            log(.error, "SOS \(type.rawValue) for alert \(uuid) could not be recorded: \(error)", ["SOS_ALERT_ID": uuid])
+        }
+        sequences[uuid] = max(sequences[uuid] ?? 0, sequence)
+        let what = switch type {
+        case .resolved: "the all clear (heart rate back in range)"
+        case .cancelled: "\"false alarm, I am OK\" (cancelled by the runner)"
+        case .followUp: "follow-up \(sequence) with the newest position"
+        case .alert: "the alert"
+        }
+        log(.notice, "SOS alert \(uuid): sending \(what)", ["SOS_ALERT_ID": uuid, "SOS_STAGE": type.rawValue, "MESSAGE_ID": Self.journalMessageID])
+        if type == .cancelled { say("Alert cancelled. Sending false alarm message.", atNs: MonotonicTime.nanoseconds()) }
+    }
+
+    private var sequences: [String: Int] = [:]
+
+    private func nextSequence(_ uuid: String) -> Int {
+        // Follow-ups are numbered by the watcher from 1; the all clear or a cancel (the last
+        // message of an alert) comes after the newest.
+        (sequences[uuid] ?? 0) + 1
+    }
+
+    // MARK: Dispatch
+
+    /// Starts one attempt; returns when it started (CLOCK_MONOTONIC).
+    @discardableResult
+    private func dispatch(_ delivery: Delivery) -> UInt64 {
+        owed[delivery.key] = delivery
+        retryAtNs[delivery.key] = nil
+        let started = MonotonicTime.nanoseconds()
+        guard let channel = channels[delivery.key.channel] else {
+            log(.error, "SOS \(delivery.key.channel.rawValue) is configured but not available in this pacerd; \(delivery.key) stays pending", [:])
+            retryAtNs[delivery.key] = started + UInt64(settings.retryMaxSeconds * 1e9)
+            return started
+        }
+        inFlight.insert(delivery.key)
+        let queue = self.queue
+        let timeout = Duration.milliseconds(Int64(settings.attemptTimeoutSeconds * 1000))
+        Task.detached {
+            let result = await channel.deliver(delivery, timeout: timeout)
+            queue.put(.delivered(delivery.key, result, startedNs: started))
+        }
+        return started
+    }
+
+    private func delivered(_ key: Delivery.Key, _ result: Result<String, ChannelFailure>, startedNs: UInt64) {
+        inFlight.remove(key)
+        guard var delivery = owed[key] else { return }
+        let now = MonotonicTime.nanoseconds()
+        let tookMs = Double(now &- startedNs) / 1e6
+        let fields = ["SOS_ALERT_ID": delivery.alertUUID, "SOS_CHANNEL": key.channel.rawValue, "SOS_KIND": delivery.kind,
+                      "SOS_SEQUENCE": String(delivery.sequence), "MESSAGE_ID": Self.journalMessageID]
+        switch result {
+        case .success(let detail):
+            owed[key] = nil
+            do {
+                if key.messageID > 0 { try store?.acknowledged(key, atMs: wallMs(Self.time(now))) }
+            } catch {
+                log(.error, "\(error): the acknowledgement of \(key) is not recorded; it may be sent again after a restart", fields)
+            }
+            var ack = fields
+            ack["SOS_STAGE"] = "acknowledged"
+            ack["SOS_ATTEMPT_MS"] = Self.format(tookMs)
+            log(.notice, "SOS \(delivery.type) \(delivery.alertUUID) acknowledged by \(key.channel.rawValue) \(Self.redacted(key)) after \(delivery.attempts + 1) attempt(s): \(detail)", ack)
+            let id = "\(delivery.alertUUID)#\(delivery.sequence)"
+            if var confirmation = confirmations[id] {
+                confirmation.acknowledged.insert(key)
+                confirmations[id] = confirmation
+                if confirmation.acknowledged == confirmation.keys { speakConfirmation(id, final: true) }
+            }
+        case .failure(let failure):
+            delivery.attempts += 1
+            delivery.lastError = failure.message
+            owed[key] = delivery
+            do {
+                if key.messageID > 0 { try store?.failed(key, error: failure.message, atMs: wallMs(Self.time(now))) }
+            } catch {
+                log(.error, "\(error)", fields)
+            }
+            let backoff = min(settings.retryMaxSeconds, pow(2, Double(min(delivery.attempts - 1, 16))))
+            retryAtNs[key] = now + UInt64(backoff * 1e9)
+            var failed = fields
+            failed["SOS_STAGE"] = "attempt_failed"
+            // Every failure of the first few, then one in ten: a dead modem must not flood the journal.
+            if delivery.attempts <= 3 || delivery.attempts % 10 == 0 {
+                log(.warning, "SOS \(delivery.type) \(delivery.alertUUID) by \(key.channel.rawValue) \(Self.redacted(key)) failed (attempt \(delivery.attempts)): \(failure.message); retrying in \(Int(backoff)) s", failed)
+            }
+        }
+    }
+
+    // MARK: Speech
+
+    private func say(_ text: String, atNs: UInt64) {
+        onCue(Cue(time: Self.time(atNs), kind: .sos, text: text), atNs)
+    }
+
+    private func speakConfirmation(_ id: String, final: Bool) {
+        guard var confirmation = confirmations[id], !confirmation.spoken else { return }
+        confirmation.spoken = true
+        confirmations[id] = final ? nil : confirmation
+        var channels: [String] = []
+        let sms = confirmation.acknowledged.filter { $0.channel == .sms }.count
+        if sms > 0 { channels.append("by text message to \(sms) contact\(sms == 1 ? "" : "s")") }
+        if confirmation.acknowledged.contains(where: { $0.channel == .https }) { channels.append("to the server") }
+        if confirmation.acknowledged.contains(where: { $0.channel == .hook }) { channels.append("to the local hook") }
+        var text = AlertText.spokenConfirmation(kind: confirmation.kind, message: confirmation.type, channels: channels)
+        if !final, !channels.isEmpty { text += " Still trying the rest." }
+        // Follow-ups go out every minute: confirming each aloud would only be noise.
+        if confirmation.type == .followUp { return }
+        say(text, atNs: MonotonicTime.nanoseconds())
+    }
+
+    // MARK: Content
+
+    private func content(_ type: AlertContent.Message, kind: AlertKind, at time: Timestamp, firstOutOfRange: Timestamp?, heartRate: Int?,
+                         trend: HeartRateTrend?, position: AlertPosition?) -> AlertContent {
+        AlertContent(message: type, kind: kind, time: Timestamp(milliseconds: wallMs(time)),
+                     firstOutOfRange: firstOutOfRange.map { Timestamp(milliseconds: wallMs($0)) }, heartRate: heartRate,
+                     trend: trend?.direction, threshold: settings.rules.threshold(for: kind), latitude: position?.latitude,
+                     longitude: position?.longitude, positionAgeSeconds: position.map { time.seconds(since: $0.time) },
+                     accuracyMeters: position?.accuracyMeters, device: settings.deviceName, runID: run?.id, batteryPercent: deviceBattery)
+    }
+
+    private func body(uuid: String, sequence: Int, content: AlertContent, raisedAt: Timestamp, trend: HeartRateTrend?, position: AlertPosition?,
+                      test: Bool, sms: String) -> String {
+        let heart: AlertBody.HeartRate? = content.heartRate == nil && trend == nil ? nil : AlertBody.HeartRate(
+            bpm: content.heartRate, trend: trend?.direction.rawValue, trend_bpm_per_min: trend.map { ($0.bpmPerMinute * 10).rounded() / 10 },
+            min_30s: trend?.minimum, max_30s: trend?.maximum, threshold_bpm: content.threshold)
+        let where_: AlertBody.Position? = position.map {
+            AlertBody.Position(lat: $0.latitude, lon: $0.longitude, time: Timestamp(milliseconds: wallMs($0.time)).iso8601,
+                               age_s: (raisedAt.seconds(since: $0.time) * 10).rounded() / 10, accuracy_m: $0.accuracyMeters)
+        }
+        return AlertBody(alert_id: uuid, sequence: sequence, type: content.message.rawValue, test: test, kind: content.kind.rawValue,
+                         time: content.time.iso8601, raised_at: content.time.iso8601, first_out_of_range: content.firstOutOfRange?.iso8601,
+                         device: settings.deviceName, run_id: run?.uuid, heart_rate: heart, position: where_,
+                         battery_percent: deviceBattery, sms: sms).json()
+    }
+
+    // MARK: Journal and status
+
+    private func journalStages(_ alert: VitalsAlert, uuid: String, timing: AlertTiming, test: Bool) {
+        let base = ["SOS_ALERT_ID": uuid, "SOS_KIND": alert.kind.rawValue, "MESSAGE_ID": Self.journalMessageID]
+        let breachMs = Double(alert.firstOutOfRange.milliseconds)
+        func since(_ ns: UInt64?) -> String { ns.map { Self.format(Double($0 &- timing.confirmingNs) / 1e6) } ?? "-" }
+        func sinceBreach(_ ns: UInt64?) -> String { ns.map { Self.format(Double($0) / 1e6 - breachMs) } ?? "-" }
+        var entry = base
+        entry["SOS_STAGE"] = "raised"
+        entry["SOS_CONFIRM_S"] = Self.format(alert.confirmationSeconds)
+        entry["SOS_RECORDED_MS"] = since(timing.recordedNs)
+        entry["SOS_DISPATCHED_MS"] = since(timing.firstDispatchNs)
+        entry["SOS_SINCE_BREACH_MS"] = sinceBreach(timing.firstDispatchNs)
+        if let run { entry["SOS_RUN_ID"] = run.uuid }
+        let what = test ? "SOS TEST \(uuid) sent through every channel" : "SOS alert \(uuid) raised: \(alert.kind.rawValue)"
+            + (alert.heartRate.map { ", heart rate \($0) bpm" } ?? "")
+        log(test ? .notice : .critical,
+            "\(what); detected at the first out-of-range sample, confirmed \(Self.format(alert.confirmationSeconds)) s later; "
+                + "recorded \(since(timing.recordedNs)) ms and first dispatch \(since(timing.firstDispatchNs)) ms after the confirming sample "
+                + "(\(sinceBreach(timing.firstDispatchNs)) ms after the first)", entry)
+    }
+
+    private func status() -> LaneStatus {
+        let now = MonotonicTime.nanoseconds()
+        var recent: [AlertRecord] = []
+        var problem: String?
+        do { recent = try store?.recent(limit: 10) ?? [] } catch { problem = "\(error)" }
+        return LaneStatus(monitoring: settings.rules.enabled, lastHeartRate: lastHeartRate?.bpm,
+                          lastHeartRateAgeSeconds: lastHeartRate.map { Double(now &- $0.ns) / 1e9 },
+                          faults: watcher.activeFaults.map(\.rawValue), openAlerts: watcher.openAlerts.compactMap { uuids[$0.number] },
+                          channels: settings.targets.map { "\($0.channel.rawValue):\($0.target)" }, recent: recent, storeProblem: problem)
+    }
+
+    // MARK: Clocks
+
+    static func time(_ ns: UInt64) -> Timestamp { Timestamp(milliseconds: Int64(ns / 1_000_000)) }
+
+    /// Wall-clock ms of a monotonic time: through GPS time when a fix gave it, else the system
+    /// clock (which a Pi without RTC may have wrong; GPS is preferred for that reason).
+    private func wallMs(_ time: Timestamp) -> Int64 {
+        if let offset = wallMinusMonotonicMs { return time.milliseconds + offset }
+        var real = timespec()
+        clock_gettime(CLOCK_REALTIME, &real)
+        let realMs = Int64(real.tv_sec) * 1000 + Int64(real.tv_nsec) / 1_000_000
+        return time.milliseconds + realMs - Int64(MonotonicTime.nanoseconds() / 1_000_000)
+    }
+
+    /// Phone numbers are personal: the journal shows only their last three digits.
+    static func redacted(_ key: Delivery.Key) -> String {
+        key.channel == .sms ? "…" + String(key.target.suffix(3)) : key.target
+    }
+
+    static func format(_ value: Double) -> String {
+        String(Double(Int((value * 10).rounded())) / 10)
+    }
+}

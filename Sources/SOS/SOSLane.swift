@@ -1,0 +1,64 @@
+import PacerCore
+import Threads
+
+/// The SOS lane: its own thread, its own queue, its own SQLite file. Strap notifications reach it
+/// straight from the strap client, not through the run pipeline, so an alert never waits behind
+/// a run's batch commit, speech or an upload. On an alert it records (fsync), then starts every
+/// channel at once, then retries each until acknowledged, across restarts.
+public final class SOSLane: Sendable {
+    public let queue = BlockingQueue<LaneInput>()
+    static let tickNs: UInt64 = 250_000_000
+
+    public init() {}
+
+    public func put(_ input: LaneInput) { queue.put(input) }
+
+    /// Starts the lane's thread. `onCue` speaks (raised, sent, sensor warnings); `onTiming` sees
+    /// each alert's stage times (tools/bench-sos).
+    public func start(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], log: @escaping LaneLog,
+                      onCue: @escaping @Sendable (Cue, UInt64) -> Void = { _, _ in },
+                      onTiming: @escaping @Sendable (AlertTiming) -> Void = { _ in }) throws(ThreadStartError) {
+        let queue = self.queue
+        try DetachedThread.start {
+            let lane = LaneState(settings: settings, store: store, channels: channels, queue: queue, log: log, onCue: onCue, onTiming: onTiming)
+            lane.resumeOwedDeliveries()
+            var nextTick = MonotonicTime.nanoseconds() + Self.tickNs
+            while true {
+                if let input = queue.take(until: nextTick) {
+                    if case .shutdown(let done) = input {
+                        lane.shutDown()
+                        done()
+                        return
+                    }
+                    lane.handle(input)
+                }
+                let now = MonotonicTime.nanoseconds()
+                if now >= nextTick {
+                    lane.tick(nowNs: now)
+                    nextTick = now + Self.tickNs
+                }
+            }
+        }
+    }
+}
+
+/// The journal, without the daemon's types: priority, message, fields.
+public typealias LaneLog = @Sendable (LaneLogLevel, String, [String: String]) -> Void
+
+public enum LaneLogLevel: Sendable {
+    case critical, error, warning, notice, info
+}
+
+/// One alert's way from the confirming sample to the first dispatch, CLOCK_MONOTONIC ns.
+public struct AlertTiming: Sendable, Equatable {
+    public var alertUUID: String
+    public var kind: AlertKind
+    /// Receipt of the sample (or request) that confirmed it.
+    public var confirmingNs: UInt64
+    /// The alert committed to SQLite (nil: the write failed and it went out from memory).
+    public var recordedNs: UInt64?
+    /// The first channel attempt started.
+    public var firstDispatchNs: UInt64?
+    /// Seconds from the first out-of-range sample to the confirming one.
+    public var confirmationSeconds: Double
+}

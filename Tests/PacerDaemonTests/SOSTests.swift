@@ -1,0 +1,229 @@
+import Foundation
+import PacerCore
+import PacerTestSupport
+import Testing
+
+/// pacerd's SOS lane end to end: the simulated strap (bluetoothd) and modem (ModemManager) on
+/// one private dbus-daemon, a real HTTPS server for `/v1/alerts`, a hook script. The heart rate
+/// is played from ../shared/data/hr, a trimmed window around each event, one notification a
+/// second as the strap sends them.
+@Suite(.serialized) struct SOSTests {
+    static let strap = "C8:4F:0E:12:34:56"
+    static let contacts = ["+393471234567", "+447700900123"]
+
+    final class World: @unchecked Sendable {
+        let bus: PrivateBus
+        let bluetooth: BluetoothSimulator
+        let modem: ModemManagerSimulator
+        let sink: HTTPSSink
+        let daemon: DaemonFixture
+        let hookLog: String
+
+        init(sinkRules: HTTPSSink.Rules = .init(), modem scenario: ModemManagerSimulator.Scenario = .init(sendDelay: 0.3)) throws {
+            bus = try PrivateBus()
+            bluetooth = try BluetoothSimulator(.init(straps: [.init(address: SOSTests.strap)]), bus: bus)
+            modem = try ModemManagerSimulator(scenario, bus: bus)
+            sink = try HTTPSSink(tls: true, rules: sinkRules)
+            daemon = try DaemonFixture(gpsPort: try FreePort.tcp())
+            hookLog = daemon.directory.file("hook.log")
+            let hook = daemon.directory.file("hook.sh")
+            try """
+                #!/bin/sh
+                body=$(cat)
+                printf '%s %s %s %s\\n' "$PACER_ALERT_TYPE" "$PACER_ALERT_KIND" "$PACER_ALERT_SEQUENCE" "$body" >> \(hookLog)
+                """.write(toFile: hook, atomically: true, encoding: .utf8)
+            chmod(hook, 0o755)
+            try daemon.writeConfig("""
+                [hr]
+                strap = "\(SOSTests.strap)"
+                [voice]
+                output = "none"
+                [sos]
+                enabled = true
+                hr_high_bpm = 205
+                hr_low_bpm = 35
+                contacts = [\(SOSTests.contacts.map { "\"\($0)\"" }.joined(separator: ", "))]
+                hook = ["\(hook)"]
+                device_name = "pacer-test"
+                retry_max_s = 2
+                attempt_timeout_s = 5
+                [upload]
+                url = "\(sink.url)"
+                ca_file = "\(sink.caFile!)"
+                token = "device-secret"
+                """)
+        }
+
+        func start() async throws {
+            try await daemon.start(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+            try await daemon.waitForStatus { ($0["hr"] as? [String: Any])?["state"] as? String == "connected" }
+        }
+
+        func close() {
+            daemon.cleanUp()
+            sink.stop()
+            modem.close()
+            bluetooth.close()
+            bus.stop()
+        }
+
+        /// Plays heart-rate values at 1 Hz as strap notifications (contact detected, one RR).
+        func play(_ values: [Int]) async throws {
+            for bpm in values {
+                let started = ContinuousClock.now
+                let rr = UInt16(clamping: 60_000 * 1024 / max(bpm, 1) / 1000)
+                try await offPool { try self.bluetooth.sendRaw(address: SOSTests.strap, bytes: [0x16, UInt8(bpm), UInt8(rr & 0xff), UInt8(rr >> 8)]) }
+                try await Task.sleep(until: started + .seconds(1))
+            }
+        }
+
+        var hookLines: [String] {
+            ((try? String(contentsOfFile: hookLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+    }
+
+    /// The bpm values of a scenario from `from` to `to` seconds (its `t`).
+    static func window(_ scenario: String, from: Int, to: Int) throws -> [Int] {
+        let text = try String(contentsOfFile: DaemonFixture.sharedData + "/hr/hr-\(scenario)-1.jsonl", encoding: .utf8)
+        let rows = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return Array(rows[from...to]).map { $0["bpm"] as? Int ?? 0 }
+    }
+
+    static func waitUntil(timeout: Duration = .seconds(30), _ condition: @escaping @Sendable () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try !condition() {
+            if ContinuousClock.now > deadline { throw FixtureError("timed out waiting") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// "… (1234.5 ms after the first)": from the first out-of-range sample to the first dispatch.
+    static func sinceBreachMs(_ stderr: String, kind: String) -> [Double] {
+        stderr.split(separator: "\n").filter { $0.contains("raised: \(kind)") }.compactMap { line in
+            guard let range = line.range(of: #"\(([0-9.]+) ms after the first\)"#, options: .regularExpression) else { return nil }
+            return Double(line[range].dropFirst().prefix { $0 != " " })
+        }
+    }
+
+    @Test(.enabled(if: DaemonFixture.hasSharedData))
+    func breachesGoOutOnEveryChannelWithinTheDeadlineAndACancelFollows() async throws {
+        let world = try await offPool { try World() }
+        defer { world.close() }
+        try await world.start()
+
+        // tachy: t = 437 is the first sample above 205. Ten seconds before, eight after.
+        try await world.play(try Self.window("tachy", from: 427, to: 445))
+        try await Self.waitUntil { try world.modem.sent().count >= 2 && world.sink.requests().count >= 1 && world.hookLines.count >= 1 }
+
+        let sms = try world.modem.sent()
+        #expect(Set(sms.map(\.number)) == Set(Self.contacts))
+        for message in sms {
+            #expect(message.text.hasPrefix("SOS: HIGH heart rate"), "\(message.text)")
+            #expect(GSM7.fitsOneMessage(message.text), "\(message.text.count): \(message.text)")
+            #expect(message.text.contains("Dev pacer-test"))
+        }
+        let request = try #require(world.sink.requests().first)
+        #expect(request.method == "POST")
+        #expect(request.path == "/v1/alerts")
+        #expect(request.header("Authorization") == "Bearer device-secret")
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+        #expect(body["kind"] as? String == "hr_high")
+        #expect(body["type"] as? String == "alert")
+        #expect(body["sequence"] as? Int == 0)
+        #expect(body["test"] as? Bool == false)
+        #expect((body["heart_rate"] as? [String: Any])?["bpm"] as? Int ?? 0 > 205)
+        let alertID = try #require(body["alert_id"] as? String)
+        #expect(request.header("Idempotency-Key") == "\(alertID):0")
+        #expect(world.hookLines.first?.hasPrefix("alert hr_high 0 {") == true, "\(world.hookLines)")
+
+        // Within 5 s of the first out-of-range sample, as pacerd measured it on its monotonic clock.
+        let since = Self.sinceBreachMs(world.daemon.stderr, kind: "hr_high")
+        #expect(since.count == 1, "\(world.daemon.stderr)")
+        #expect(since.allSatisfy { $0 <= 5000 }, "\(since)")
+
+        // Every delivery acknowledged and recorded.
+        try await Self.waitUntil {
+            let status = try DaemonFixture.runBlocking(DaemonFixture.binary("pacerctl"), ["sos", "status", "--json", "--socket", world.daemon.socketPath])
+            let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+            let alerts = json?["alerts"] as? [[String: Any]] ?? []
+            let deliveries = alerts.first?["deliveries"] as? [[String: Any]] ?? []
+            return deliveries.count == 4 && deliveries.allSatisfy { !($0["acknowledged"] is NSNull) }
+        }
+
+        // brady right after: a different kind while hr_high is open is a new alert.
+        try await world.play(try Self.window("brady", from: 509, to: 520))
+        try await Self.waitUntil { try world.modem.sent().contains { $0.text.hasPrefix("SOS: LOW heart rate") } }
+        #expect(Self.sinceBreachMs(world.daemon.stderr, kind: "hr_low").allSatisfy { $0 <= 5000 })
+
+        // Cancel: "false alarm, I am OK" to everyone, for both open alerts.
+        let cancel = try await world.daemon.ctl("sos", "cancel")
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        #expect(cancel.stdout.contains("cancelled 2 alerts"))
+        try await Self.waitUntil { try world.modem.sent().filter { $0.text.hasPrefix("FALSE ALARM, I am OK") }.count == 4 }
+        try await Self.waitUntil { world.sink.requests().contains { $0.bodyText.contains("\"type\":\"cancelled\"") } }
+        #expect(world.daemon.stderr.contains("said (sos"), "a spoken confirmation")
+        #expect(await world.daemon.stop() == .exited(0))
+    }
+
+    /// A dead modem and a server answering 503: pending, retried, and across a restart delivered
+    /// exactly once each.
+    @Test func deliveriesAreRetriedUntilAcknowledgedAcrossARestart() async throws {
+        let world = try await offPool { try World(sinkRules: .init(statusSequence: Array(repeating: 503, count: 1000))) }
+        defer { world.close() }
+        try await offPool { try world.modem.failNextSends(count: 1000) }
+        try await world.start()
+
+        let raise = try await world.daemon.ctl("sos", "raise")
+        #expect(raise.status == 0, "\(raise.stderr)")
+        try await Self.waitUntil {
+            let failed = try world.modem.stats().failed
+            return world.sink.requests().count >= 2 && failed >= 4
+        }
+        let status = try await world.daemon.ctl("sos", "status")
+        #expect(status.stdout.contains("manual open"), "\(status.stdout)")
+        #expect(status.stdout.contains("pending after"), "\(status.stdout)")
+        #expect(try world.modem.sent().isEmpty)
+        #expect(await world.daemon.stop() == .exited(0))
+
+        // The network is back; a new pacerd delivers what the old one could not.
+        try await offPool { try world.modem.failNextSends(count: 0) }
+        world.sink.stop()
+        let good = try await offPool { try HTTPSSink(tls: true, rules: .init(), certificates: world.sink.certificates, port: world.sink.port) }
+        defer { good.stop() }
+        try await world.start()
+        try await Self.waitUntil { try world.modem.sent().count == 2 && good.requests().count == 1 }
+        try await Task.sleep(for: .seconds(3))
+        #expect(try world.modem.sent().count == 2, "each contact texted once")
+        #expect(good.requests().count == 1)
+        #expect(world.daemon.stderr.contains("recorded before the restart are not acknowledged yet"))
+        #expect(await world.daemon.stop() == .exited(0))
+    }
+
+    /// `pacerctl sos test` proves every channel, marked as a test; `pacerctl sos` alone raises nothing.
+    @Test func theTestGoesThroughEveryChannelAndSOSAloneRaisesNothing() async throws {
+        let world = try await offPool { try World() }
+        defer { world.close() }
+        try await world.start()
+
+        let look = try await world.daemon.ctl("sos")
+        #expect(look.status == 0, "\(look.stderr)")
+        #expect(look.stdout.contains("monitoring: on"))
+        #expect(look.stdout.contains("open alerts: none"))
+        try await Task.sleep(for: .seconds(1))
+        #expect(try world.modem.sent().isEmpty)
+        #expect(world.sink.requests().isEmpty)
+
+        let test = try await world.daemon.ctl("sos", "test", "--wait", "20")
+        #expect(test.status == 0, "\(test.stdout)\n\(test.stderr)")
+        #expect(test.stdout.contains("every channel acknowledged the test"))
+        let sms = try world.modem.sent()
+        #expect(sms.count == 2)
+        #expect(sms.allSatisfy { $0.text.hasPrefix("TEST only, please ignore") })
+        let first = try #require(world.sink.requests().first)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(first.body)) as? [String: Any])
+        #expect(body["test"] as? Bool == true)
+        #expect(body["kind"] as? String == "test")
+        #expect(world.hookLines.first?.hasPrefix("alert test 0 ") == true)
+        #expect(await world.daemon.stop() == .exited(0))
+    }
+}
