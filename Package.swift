@@ -162,6 +162,14 @@ let package = Package(
 
 // The libFuzzer target for the Heart Rate Measurement parser. It has no main of its own (libFuzzer
 // brings it), so it only exists when tools/fuzz-hrm asks for it; plain builds stay linkable.
+// tools/bench-sos's in-process benchmark of the SOS lane under load; built only when asked for.
+if ProcessInfo.processInfo.environment["PACER_BENCH"] != nil {
+    package.products.append(.executable(name: "bench-sos", targets: ["BenchSOS"]))
+    package.targets.append(.executableTarget(
+        name: "BenchSOS", dependencies: ["SOS", "Store", "Speech", "HTTPClient", "ModemManager", "Systemd", "PacerCore", "Threads"],
+        path: "Benchmarks/BenchSOS"))
+}
+
 if ProcessInfo.processInfo.environment["PACER_FUZZ"] != nil {
     package.products.append(.executable(name: "fuzz-hrm", targets: ["FuzzHRM"]))
     package.targets.append(.executableTarget(name: "FuzzHRM", dependencies: ["PacerCore"], path: "Fuzz/FuzzHRM"))

@@ -241,7 +241,9 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.sos.hook = argv
             case "sos.map_link":
                 let link = try reader.string("a URL with {lat} and {lon}, e.g. \"\(AlertText.defaultMapLink)\"", allowEmpty: false)
-                guard link.contains("{lat}"), link.contains("{lon}"), GSM7.isBasic(link), link.count <= 60 else {
+                // The braces are placeholders; what is sent must be plain GSM-7 (one SMS of 160).
+                let filled = link.replacing("{lat}", with: "0").replacing("{lon}", with: "0")
+                guard link.contains("{lat}"), link.contains("{lon}"), GSM7.isBasic(filled), link.count <= 60 else {
                     throw reader.fail("expected a URL of at most 60 plain characters with {lat} and {lon}, got \"\(link)\"")
                 }
                 config.sos.mapLink = link

@@ -60,10 +60,25 @@ public struct HookChannel: AlertChannel {
             "PACER_ALERT_ID=\(delivery.alertUUID)", "PACER_ALERT_KIND=\(delivery.kind)", "PACER_ALERT_TYPE=\(delivery.type)",
             "PACER_ALERT_SEQUENCE=\(delivery.sequence)", "PACER_ALERT_TEST=\(delivery.test ? 1 : 0)", "PACER_ALERT_SMS=\(delivery.sms)",
         ]
+        // A hook that exits without reading its input must not SIGPIPE pacerd: blocked on this
+        // (the hook's own) thread, the write below fails with EPIPE instead. The child gets a
+        // clean mask and default SIGPIPE, as any command expects.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &blocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let status = withCStrings(argv) { cArgv in
             withCStrings(environment) { cEnv in
-                posix_spawn(&pid, path, &actions, nil, cArgv, cEnv)
+                posix_spawn(&pid, path, &actions, &attributes, cArgv, cEnv)
             }
         }
         close(input[0])
@@ -72,16 +87,32 @@ public struct HookChannel: AlertChannel {
             close(input[1]); close(errors[0])
             return .failure(ChannelFailure("cannot start \(path): \(String(cString: strerror(status)))"))
         }
-        // The body is a few KB, far below a pipe's buffer: this write does not block.
+        // Written without blocking, a piece per turn of the wait below: a hook that never reads
+        // its input must still be timed out (and one that closes it early is not an error).
+        _ = fcntl(input[1], F_SETFL, fcntl(input[1], F_GETFL) | O_NONBLOCK)
         let body = Array(delivery.body.utf8)
-        _ = body.withUnsafeBytes { write(input[1], $0.baseAddress, $0.count) }
-        close(input[1])
+        var written = 0
+        var inputOpen = true
+        func feed() {
+            guard inputOpen else { return }
+            while written < body.count {
+                let n = body[written...].withUnsafeBytes { write(input[1], $0.baseAddress, $0.count) }
+                if n > 0 { written += n; continue }
+                if n < 0, errno == EAGAIN || errno == EINTR { return }
+                break  // EPIPE: the hook closed its input; what it does with that is its business.
+            }
+            close(input[1])
+            inputOpen = false
+        }
+        feed()
+        defer { if inputOpen { close(input[1]) } }
 
         let deadline = MonotonicTime.nanoseconds() + UInt64(max(0, timeout.components.seconds)) * 1_000_000_000
             + UInt64(max(0, timeout.components.attoseconds) / 1_000_000_000)
         var stderrText: [UInt8] = []
         var waitStatus: Int32 = 0
         while true {
+            feed()
             drain(errors[0], into: &stderrText)
             let done = waitpid(pid, &waitStatus, WNOHANG)
             if done == pid { break }
