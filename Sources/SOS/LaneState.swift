@@ -213,9 +213,11 @@ final class LaneState {
             }
         }
         var firstDispatchNs: UInt64?
+        var dispatchedNs: [(Delivery.Key, UInt64)] = []
         for delivery in deliveries {
             let started = dispatch(delivery)
             if firstDispatchNs == nil { firstDispatchNs = started }
+            dispatchedNs.append((delivery.key, started))
         }
         if deliveries.isEmpty {
             log(.critical, "SOS alert \(uuid) has nowhere to go: no [sos] contacts, [upload] url or [sos] hook is configured", ["SOS_ALERT_ID": uuid])
@@ -224,7 +226,7 @@ final class LaneState {
 
         let timing = AlertTiming(alertUUID: uuid, kind: alert.kind, confirmingNs: triggerNs, recordedNs: recordedNs,
                                  firstDispatchNs: firstDispatchNs, confirmationSeconds: alert.confirmationSeconds)
-        journalStages(alert, uuid: uuid, timing: timing, test: test)
+        journalStages(alert, uuid: uuid, timing: timing, dispatched: dispatchedNs, test: test)
         onTiming(timing)
         say(AlertText.spokenRaised(alert.kind), atNs: triggerNs)
         return uuid
@@ -384,11 +386,28 @@ final class LaneState {
 
     // MARK: Journal and status
 
-    private func journalStages(_ alert: VitalsAlert, uuid: String, timing: AlertTiming, test: Bool) {
+    /// One entry per stage (detected, confirmed, recorded, dispatched per channel), all with the
+    /// SOS MESSAGE_ID and the ms since the confirming sample, then the summary line a person reads.
+    private func journalStages(_ alert: VitalsAlert, uuid: String, timing: AlertTiming, dispatched: [(Delivery.Key, UInt64)], test: Bool) {
         let base = ["SOS_ALERT_ID": uuid, "SOS_KIND": alert.kind.rawValue, "MESSAGE_ID": Self.journalMessageID]
         let breachMs = Double(alert.firstOutOfRange.milliseconds)
         func since(_ ns: UInt64?) -> String { ns.map { Self.format(Double($0 &- timing.confirmingNs) / 1e6) } ?? "-" }
         func sinceBreach(_ ns: UInt64?) -> String { ns.map { Self.format(Double($0) / 1e6 - breachMs) } ?? "-" }
+        func stage(_ name: String, _ text: String, _ extra: [String: String] = [:]) {
+            log(.info, "SOS alert \(uuid) \(name): \(text)", base.merging(extra) { $1 }.merging(["SOS_STAGE": name]) { $1 })
+        }
+        if !test {
+            stage("detected", "first out-of-range sample \(Self.format(alert.confirmationSeconds)) s before confirmation",
+                  ["SOS_SINCE_BREACH_MS": "0"])
+            stage("confirmed", "\(Self.format(alert.confirmationSeconds)) s after the first out-of-range sample",
+                  ["SOS_CONFIRM_S": Self.format(alert.confirmationSeconds), "SOS_LATENCY_MS": "0"])
+        }
+        stage("recorded", timing.recordedNs == nil ? "NOT recorded (store unavailable)" : "\(since(timing.recordedNs)) ms after the confirming sample",
+              ["SOS_LATENCY_MS": since(timing.recordedNs), "SOS_SINCE_BREACH_MS": sinceBreach(timing.recordedNs)])
+        for (key, ns) in dispatched {
+            stage("dispatched", "\(key.channel.rawValue) \(Self.redacted(key)) started \(since(ns)) ms after the confirming sample",
+                  ["SOS_CHANNEL": key.channel.rawValue, "SOS_LATENCY_MS": since(ns), "SOS_SINCE_BREACH_MS": sinceBreach(ns)])
+        }
         var entry = base
         entry["SOS_STAGE"] = "raised"
         entry["SOS_CONFIRM_S"] = Self.format(alert.confirmationSeconds)

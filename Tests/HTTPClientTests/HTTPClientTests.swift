@@ -146,7 +146,9 @@ private func seconds(_ duration: Duration) -> Double {
         #expect(after == .seconds(1))
         #expect(detail.contains("timed out"))
         #expect(elapsed >= .milliseconds(950))
-        #expect(elapsed < .seconds(3), "took \(seconds(elapsed)) s")
+        // Returned at all: the server never answers, so this is the timeout, not a reply. How
+        // promptly is not for a unit test on a loaded machine (the whole suite on two cores).
+        #expect(elapsed < .seconds(15), "took \(seconds(elapsed)) s")
         // It did arrive; it just was never answered.
         #expect(server.requests().map(\.status) == [nil])
     }
@@ -224,7 +226,8 @@ private func seconds(_ duration: Duration) -> Double {
         task.cancel()
         let error = await task.value
         #expect(error == .cancelled)
-        #expect(clock.now - start < .seconds(3), "took \(seconds(clock.now - start)) s")
+        // Well before the request's own 20 s timeout: the cancel did it.
+        #expect(clock.now - start < .seconds(15), "took \(seconds(clock.now - start)) s")
     }
 
     @Test func anErrorStatusIsAResponse() async throws {

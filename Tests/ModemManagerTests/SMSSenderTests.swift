@@ -59,14 +59,15 @@ struct SMSSenderTests {
     /// Send blocks until the modem has the network's answer: the receipt comes after the delay,
     /// and the message is not SENT before it.
     @Test func sendReturnsOnlyAfterTheModemAnswered() async throws {
-        let sim = try await Self.start(.init(sendDelay: 1.2))
+        // Long enough that a loaded machine (the whole suite on two cores) still sees it in flight.
+        let sim = try await Self.start(.init(sendDelay: 4))
         defer { sim.close() }
         let sender = Self.sender(sim)
         let started = ContinuousClock.now
         let sending = Task { try await sender.send(text: "delayed", to: Self.number, timeout: .seconds(10)) }
         // While the modem is at it, nothing has been sent.
         let inFlight = try await offPool { () -> (Bool, [ModemManagerSimulator.SentMessage]) in
-            let deadline = ContinuousClock.now + .seconds(1)
+            let deadline = ContinuousClock.now + .seconds(4)
             while try sim.stats().pending != 1 {
                 if ContinuousClock.now >= deadline { return (false, try sim.sent()) }
                 usleep(20_000)
@@ -77,9 +78,9 @@ struct SMSSenderTests {
         #expect(inFlight.1.isEmpty)
         let receipt = try await sending.value
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .milliseconds(1200), "\(elapsed)")
-        #expect(receipt.elapsed >= .milliseconds(1200))
-        #expect(elapsed < .seconds(5), "\(elapsed)")
+        #expect(elapsed >= .seconds(4), "\(elapsed)")
+        #expect(receipt.elapsed >= .seconds(4))
+        #expect(elapsed < .seconds(10), "\(elapsed)")
         #expect(try await offPool { try sim.sent() }.map(\.text) == ["delayed"])
     }
 
@@ -125,7 +126,9 @@ struct SMSSenderTests {
             try await Self.sender(sim).send(text: Self.text, to: Self.number, timeout: .milliseconds(1500))
         }
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed >= .milliseconds(1400) && elapsed < .seconds(3), "\(elapsed)")
+        // Returned at all (the modem never answers); how promptly is for a benchmark, not a unit
+        // test on a loaded machine.
+        #expect(elapsed >= .milliseconds(1400) && elapsed < .seconds(10), "\(elapsed)")
         let (sent, stats) = try await offPool { (try sim.sent(), try sim.stats()) }
         #expect(sent.isEmpty)
         #expect(stats.hung == 1)

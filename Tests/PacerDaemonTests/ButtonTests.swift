@@ -56,9 +56,13 @@ import Glibc
         try await Self.press(fd, holding: .milliseconds(2200))
         try await daemon.waitForStatus(timeout: .seconds(10)) { $0["state"] as? String == "idle" }
         #expect(daemon.stderr.contains("run stopped before any GPS fix"))
-        // Held past the very long threshold: reserved for SOS, it neither starts nor stops a run.
+        // Held past the very long threshold: an SOS, which neither starts nor stops a run.
         try await Self.press(fd, holding: .milliseconds(5000))
         #expect(daemon.stderr.contains("very long press on key 28"))
+        #expect(daemon.stderr.contains("SOS requested (button)"))
+        let sos = try await daemon.ctl("sos", "status", "--json")
+        let open = (try JSONSerialization.jsonObject(with: Data(sos.stdout.utf8)) as? [String: Any])?["open_alerts"] as? [Any]
+        #expect(open?.count == 1, "\(sos.stdout)")
         #expect(try await daemon.status()["state"] as? String == "idle")
         #expect(await daemon.stop() == .exited(0))
     }
