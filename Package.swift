@@ -156,6 +156,8 @@ let package = Package(
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
         .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),
+        // The SOS lane in-process: its alert store, the hook channel, the lane with fake channels.
+        .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "PacerTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -256,7 +256,8 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.sos.retryMaxSeconds = try reader.number(in: 1...3600, "seconds from 1 to 3600")
             case "upload.url":
                 let url = try reader.string("a URL in quotes, e.g. \"https://pacer.example.org\", or \"\" for none", allowEmpty: true)
-                guard url.isEmpty || url.hasPrefix("https://") || url.hasPrefix("http://") else {
+                let host = url.drop(while: { $0 != "/" }).dropFirst(2).prefix { $0 != "/" }
+                guard url.isEmpty || ((url.hasPrefix("https://") || url.hasPrefix("http://")) && !host.isEmpty) else {
                     throw reader.fail("expected a URL starting with https:// (or http://), got \"\(url)\"")
                 }
                 config.upload.url = url.isEmpty ? nil : String(url.reversed().drop(while: { $0 == "/" }).reversed())

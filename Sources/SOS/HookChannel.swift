@@ -34,12 +34,18 @@ public struct HookChannel: AlertChannel {
         guard let path = argv.first else { return .failure(ChannelFailure("no hook command")) }
         var input: [Int32] = [-1, -1]
         var errors: [Int32] = [-1, -1]
-        guard pipe(&input) == 0 else { return .failure(ChannelFailure("pipe: \(String(cString: strerror(errno)))")) }
-        guard pipe(&errors) == 0 else {
-            close(input[0]); close(input[1])
+        // Pipes made and the hook started under one lock: between pipe() and close-on-exec another
+        // hook starting at the same moment would inherit these ends and hold them open.
+        spawnLock.lock()
+        guard pipe(&input) == 0 else {
+            spawnLock.unlock()
             return .failure(ChannelFailure("pipe: \(String(cString: strerror(errno)))"))
         }
-        // Close-on-exec: pacerd's other hooks and children must not inherit these ends.
+        guard pipe(&errors) == 0 else {
+            close(input[0]); close(input[1])
+            spawnLock.unlock()
+            return .failure(ChannelFailure("pipe: \(String(cString: strerror(errno)))"))
+        }
         for fd in input + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(errors[0], F_SETFL, fcntl(errors[0], F_GETFL) | O_NONBLOCK)
         var actions = posix_spawn_file_actions_t()
@@ -48,6 +54,8 @@ public struct HookChannel: AlertChannel {
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        // Nothing else of pacerd's (store, bus, sockets) reaches the hook.
+        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
 
         var environment: [String] = []
         var index = 0
@@ -74,7 +82,9 @@ public struct HookChannel: AlertChannel {
         sigemptyset(&empty)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &blocked)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // Its own process group: at the timeout the hook goes with whatever it started.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         var pid: pid_t = 0
         let status = withCStrings(argv) { cArgv in
             withCStrings(environment) { cEnv in
@@ -83,6 +93,7 @@ public struct HookChannel: AlertChannel {
         }
         close(input[0])
         close(errors[1])
+        spawnLock.unlock()
         guard status == 0 else {
             close(input[1]); close(errors[0])
             return .failure(ChannelFailure("cannot start \(path): \(String(cString: strerror(status)))"))
@@ -116,9 +127,15 @@ public struct HookChannel: AlertChannel {
             drain(errors[0], into: &stderrText)
             let done = waitpid(pid, &waitStatus, WNOHANG)
             if done == pid { break }
-            if done < 0, errno != EINTR { break }
+            if done < 0, errno != EINTR {
+                // Never read an unknown outcome as success.
+                let reason = String(cString: strerror(errno))
+                kill(-pid, SIGKILL)
+                close(errors[0])
+                return .failure(ChannelFailure("cannot wait for \(path): \(reason)"))
+            }
             if MonotonicTime.nanoseconds() >= deadline {
-                kill(pid, SIGKILL)
+                kill(-pid, SIGKILL)
                 _ = waitpid(pid, &waitStatus, 0)
                 close(errors[0])
                 return .failure(ChannelFailure("\(path) did not finish within \(timeout); killed"))
@@ -140,14 +157,31 @@ public struct HookChannel: AlertChannel {
         String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 
+    /// Reads all there is (a hook writing much must not block on a full pipe); keeps the first 4 KB.
     private static func drain(_ fd: Int32, into buffer: inout [UInt8]) {
-        var chunk = [UInt8](repeating: 0, count: 1024)
-        while buffer.count < 4096 {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             guard n > 0 else { return }
-            buffer += chunk.prefix(n)
+            if buffer.count < 4096 { buffer += chunk.prefix(min(n, 4096 - buffer.count)) }
         }
     }
+
+    /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), which Swift does not see
+    /// (it is behind _GNU_SOURCE); nil where the C library has none.
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let addCloseFrom: AddCloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
+}
+
+/// One hook starts at a time (see `run`).
+private let spawnLock = SpawnLock()
+
+private final class SpawnLock: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    func lock() { pthread_mutex_lock(&mutex) }
+    func unlock() { pthread_mutex_unlock(&mutex) }
 }
 
 /// A NULL-terminated char* array for posix_spawn, valid inside `body`.

@@ -44,7 +44,8 @@ final class LaneState {
         var keys: Set<Delivery.Key>
         var acknowledged: Set<Delivery.Key> = []
         var raisedNs: UInt64
-        var spoken = false
+        /// What was acknowledged after `confirmationWaitNs` has been said; the rest follows when done.
+        var spokePartial = false
     }
 
     init(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], queue: BlockingQueue<LaneInput>, log: @escaping LaneLog,
@@ -137,7 +138,7 @@ final class LaneState {
         for (key, due) in retryAtNs where due <= nowNs && !inFlight.contains(key) {
             if let delivery = owed[key] { dispatch(delivery) }
         }
-        for (id, confirmation) in confirmations where !confirmation.spoken && nowNs &- confirmation.raisedNs >= Self.confirmationWaitNs {
+        for (id, confirmation) in confirmations where !confirmation.spokePartial && nowNs &- confirmation.raisedNs >= Self.confirmationWaitNs {
             speakConfirmation(id, final: false)
         }
     }
@@ -206,11 +207,7 @@ final class LaneState {
         } catch {
             // Never lose an alert to a full disk: it goes out from memory, retried while pacerd runs.
             log(.critical, "SOS alert \(uuid) could not be recorded (\(error)); sending it anyway, but it will not survive a restart", ["SOS_ALERT_ID": uuid])
-            deliveries = settings.targets.enumerated().map { index, target in
-                Delivery(key: .init(messageID: -Int64(index + 1) - Int64(alert.number) * 1000, channel: target.channel, target: target.target),
-                         alertUUID: uuid, kind: alert.kind.rawValue, test: test, sequence: 0, type: "alert", sms: sms, body: body,
-                         attempts: 0, lastError: nil, acknowledgedMs: nil)
-            }
+            deliveries = inMemory(message, alertUUID: uuid, kind: alert.kind.rawValue, test: test)
         }
         var firstDispatchNs: UInt64?
         var dispatchedNs: [(Delivery.Key, UInt64)] = []
@@ -240,15 +237,18 @@ final class LaneState {
         let sms = AlertText.sms(content, mapLink: settings.mapLink)
         let body = self.body(uuid: uuid, sequence: sequence, content: content, raisedAt: time, trend: nil, position: position, test: false, sms: sms)
         let message = AlertStore.NewMessage(sequence: sequence, type: type.rawValue, createdMs: wallMs(time), sms: sms, body: body, targets: settings.targets)
+        let deliveries: [Delivery]
         do {
             guard let store else { throw AlertStoreError("no SOS store") }
-            let deliveries = try store.add(message, toAlert: uuid, state: state)
-            for delivery in deliveries { dispatch(delivery) }
-            confirmations["\(uuid)#\(sequence)"] = Confirmation(kind: kind, type: type, keys: Set(deliveries.map(\.key)),
-                                                               raisedNs: MonotonicTime.nanoseconds())
+            deliveries = try store.add(message, toAlert: uuid, state: state)
         } catch {
-            log(.error, "SOS \(type.rawValue) for alert \(uuid) could not be recorded: \(error)", ["SOS_ALERT_ID": uuid])
+            // Sent all the same, from memory: a cancel must reach whoever got the alert.
+            log(.error, "SOS \(type.rawValue) for alert \(uuid) could not be recorded (\(error)); sending it anyway", ["SOS_ALERT_ID": uuid])
+            deliveries = inMemory(message, alertUUID: uuid, kind: kind.rawValue, test: false)
         }
+        for delivery in deliveries { dispatch(delivery) }
+        confirmations["\(uuid)#\(sequence)"] = Confirmation(kind: kind, type: type, keys: Set(deliveries.map(\.key)),
+                                                           raisedNs: MonotonicTime.nanoseconds())
         sequences[uuid] = max(sequences[uuid] ?? 0, sequence)
         let what = switch type {
         case .resolved: "the all clear (heart rate back in range)"
@@ -261,6 +261,18 @@ final class LaneState {
     }
 
     private var sequences: [String: Int] = [:]
+    /// Ids of deliveries that could not be recorded: negative, so they never meet a stored one.
+    private var lastInMemoryID: Int64 = 0
+
+    private func inMemory(_ message: AlertStore.NewMessage, alertUUID: String, kind: String, test: Bool) -> [Delivery] {
+        lastInMemoryID -= 1
+        let id = lastInMemoryID
+        return message.targets.map { target in
+            Delivery(key: .init(messageID: id, channel: target.channel, target: target.target), alertUUID: alertUUID, kind: kind,
+                     test: test, sequence: message.sequence, type: message.type, sms: message.sms, body: message.body,
+                     attempts: 0, lastError: nil, acknowledgedMs: nil)
+        }
+    }
 
     private func nextSequence(_ uuid: String) -> Int {
         // Follow-ups are numbered by the watcher from 1; the all clear or a cancel (the last
@@ -343,8 +355,9 @@ final class LaneState {
     }
 
     private func speakConfirmation(_ id: String, final: Bool) {
-        guard var confirmation = confirmations[id], !confirmation.spoken else { return }
-        confirmation.spoken = true
+        guard var confirmation = confirmations[id] else { return }
+        confirmation.spokePartial = true
+        // Done: forgotten. Not yet: kept, so the whole story is told once everything is through.
         confirmations[id] = final ? nil : confirmation
         var channels: [String] = []
         let sms = confirmation.acknowledged.filter { $0.channel == .sms }.count

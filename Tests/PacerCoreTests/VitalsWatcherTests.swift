@@ -171,6 +171,20 @@ import Testing
         #expect(raised(recording: true, paused: false, stopAt: 300) == 0)
     }
 
+    /// A runner who never moved off (the tracker starts stopped and says nothing until moving)
+    /// is still from the run's first position.
+    @Test func aRunnerWhoNeverMovedIsStillFromTheFirstPosition() {
+        var w = VitalsWatcher(rules: Self.rules())
+        w.runState(recording: true, paused: false)
+        w.observe(position: AlertPosition(latitude: 45, longitude: 9, time: Self.t(0)))
+        _ = Self.feed(&w, Array(repeating: 80, count: 20))   // last valid at 19
+        var raised: [VitalsAlert] = []
+        for s in 20...90 { raised += w.advance(to: Self.t(Double(s))).compactMap { if case .alert(let a) = $0 { a } else { nil } } }
+        #expect(raised.map(\.kind) == [.noSignalNoMotion])
+        #expect(raised.first?.firstOutOfRange == Self.t(19))
+        #expect(raised.first?.raisedAt == Self.t(79))
+    }
+
     @Test func aValidHeartRateOrMovementPreventsManDown() {
         var w = VitalsWatcher(rules: Self.rules())
         w.runState(recording: true, paused: false)

@@ -19,12 +19,13 @@ import Testing
         let daemon: DaemonFixture
         let hookLog: String
 
-        init(sinkRules: HTTPSSink.Rules = .init(), modem scenario: ModemManagerSimulator.Scenario = .init(sendDelay: 0.3)) throws {
+        init(sinkRules: HTTPSSink.Rules = .init(), modem scenario: ModemManagerSimulator.Scenario = .init(sendDelay: 0.3),
+             gpsPort: UInt16? = nil, extraSOS: String = "") throws {
             bus = try PrivateBus()
             bluetooth = try BluetoothSimulator(.init(straps: [.init(address: SOSTests.strap)]), bus: bus)
             modem = try ModemManagerSimulator(scenario, bus: bus)
             sink = try HTTPSSink(tls: true, rules: sinkRules)
-            daemon = try DaemonFixture(gpsPort: try FreePort.tcp())
+            daemon = try DaemonFixture(gpsPort: try gpsPort ?? FreePort.tcp())
             hookLog = daemon.directory.file("hook.log")
             let hook = daemon.directory.file("hook.sh")
             try """
@@ -47,6 +48,7 @@ import Testing
                 device_name = "pacer-test"
                 retry_max_s = 2
                 attempt_timeout_s = 5
+                \(extraSOS)
                 [upload]
                 url = "\(sink.url)"
                 ca_file = "\(sink.caFile!)"
@@ -196,6 +198,34 @@ import Testing
         #expect(try world.modem.sent().count == 2, "each contact texted once")
         #expect(good.requests().count == 1)
         #expect(world.daemon.stderr.contains("recorded before the restart are not acknowledged yet"))
+        #expect(await world.daemon.stop() == .exited(0))
+    }
+
+    /// A run records, the runner stands still and the strap falls silent: a warning at once, and
+    /// "man down" once both have lasted `no_signal_no_motion_s`, with the position.
+    @Test(.enabled(if: DaemonFixture.hasSharedData))
+    func signalAndMotionLostTogetherIsManDown() async throws {
+        let fake = try GPSFake(log: DaemonFixture.sharedData + "/sim/standstill-1.nmea", options: .init(cycle: 0.33, holdUntilReleased: true))
+        try await fake.start()
+        let world = try await offPool { try World(gpsPort: fake.port, extraSOS: "no_signal_no_motion_s = 10") }
+        defer { world.close() }
+        try await world.start()
+        #expect(try await world.daemon.ctl("run", "start").status == 0)
+        fake.release()
+        try await world.daemon.waitForStatus { $0["state"] as? String == "recording" }
+        try await world.play(Array(repeating: 72, count: 4))
+        let silent = ContinuousClock.now
+        try await Self.waitUntil(timeout: .seconds(40)) { try world.modem.sent().count >= 2 }
+        let after = ContinuousClock.now - silent
+        #expect(after >= .seconds(9), "raised \(after) after the last notification")
+        #expect(world.daemon.stderr.contains("SOS monitoring: no heart-rate notification"), "the sensor fault was warned about first")
+        let sms = try world.modem.sent()
+        #expect(sms.allSatisfy { $0.text.hasPrefix("SOS: no heart-rate signal and no movement") }, "\(sms.map(\.text))")
+        #expect(sms.allSatisfy { $0.text.contains("https://osm.org/?mlat=") }, "with the position")
+        let request = try #require(world.sink.requests().first)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+        #expect(body["kind"] as? String == "no_signal_no_motion")
+        #expect(body["position"] is [String: Any])
         #expect(await world.daemon.stop() == .exited(0))
     }
 

@@ -26,6 +26,9 @@ public struct VitalsWatcher: Sendable {
     private var gpsLostSince: Timestamp?
     private var recording = false
     private var paused = false
+    /// A run starts with the runner standing (the tracker's first state): still from the first
+    /// position on, until the tracker says moving.
+    private var awaitingFirstPosition = false
 
     public init(rules: SOSRules) {
         self.rules = rules
@@ -81,10 +84,15 @@ public struct VitalsWatcher: Sendable {
     /// A usable GPS fix: the position alerts carry. Motion comes from `observe(moving:at:)`.
     public mutating func observe(position newPosition: AlertPosition) {
         position = newPosition
+        if awaitingFirstPosition {
+            awaitingFirstPosition = false
+            if stoppedSince == nil { stoppedSince = newPosition.time }
+        }
     }
 
     /// The tracker's motion decisions: moving, or stopped (auto-paused) since `time`.
     public mutating func observe(moving: Bool, at time: Timestamp) {
+        awaitingFirstPosition = false
         if moving { stoppedSince = nil } else if stoppedSince == nil { stoppedSince = time }
     }
 
@@ -122,11 +130,13 @@ public struct VitalsWatcher: Sendable {
     /// Whether a run is recording and whether the runner paused it: "man down" is only judged
     /// while a run records and is not paused by hand.
     public mutating func runState(recording isRecording: Bool, paused isPaused: Bool) {
+        if isRecording, !recording { awaitingFirstPosition = true }
         recording = isRecording
         paused = isPaused
         if !isRecording {
             stoppedSince = nil
             gpsLostSince = nil
+            awaitingFirstPosition = false
         }
     }
 
