@@ -50,11 +50,11 @@ struct PreparedRequest: Sendable {
     /// The host and port (the scheme's default when none is given) of an absolute http or https
     /// URL; nil for anything else.
     private static func parse(_ url: String) -> (host: String, port: Int)? {
-        guard let handle = curl_url() else { return nil }
-        defer { curl_url_cleanup(handle) }
+        guard let handle = pacer_curl_url() else { return nil }
+        defer { pacer_curl_url_cleanup(handle) }
         // Without CURLU_NON_SUPPORT_SCHEME, libcurl refuses schemes it was not built with;
         // the scheme is checked below anyway.
-        guard curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK,
+        guard pacer_curl_url_set(handle, CURLUPART_URL, url, 0) == CURLUE_OK,
             let scheme = part(handle, CURLUPART_SCHEME, flags: 0)?.lowercased(),
             scheme == "http" || scheme == "https",
             let host = part(handle, CURLUPART_HOST, flags: 0), !host.isEmpty,
@@ -65,8 +65,8 @@ struct PreparedRequest: Sendable {
 
     private static func part(_ handle: OpaquePointer, _ which: CURLUPart, flags: UInt32) -> String? {
         var text: UnsafeMutablePointer<CChar>? = nil
-        guard curl_url_get(handle, which, &text, flags) == CURLUE_OK, let text else { return nil }
-        defer { curl_free(text) }
+        guard pacer_curl_url_get(handle, which, &text, flags) == CURLUE_OK, let text else { return nil }
+        defer { pacer_curl_free(text) }
         return String(cString: text)
     }
 }

@@ -33,14 +33,14 @@ final class Transfer {
 
     /// Performs the request, blocking this thread until it is answered or fails.
     func run() -> Result<HTTPResponse, HTTPClientError> {
-        guard let handle = curl_easy_init() else {
+        guard let handle = pacer_curl_easy_init() else {
             return .failure(.other(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed (out of memory?)"))
         }
-        defer { curl_easy_cleanup(handle) }
+        defer { pacer_curl_easy_cleanup(handle) }
         var list: UnsafeMutablePointer<curl_slist>? = nil
-        defer { curl_slist_free_all(list) }
+        defer { pacer_curl_slist_free_all(list) }
         for line in prepared.headerLines {
-            guard let longer = curl_slist_append(list, line) else {
+            guard let longer = pacer_curl_slist_append(list, line) else {
                 return .failure(.other(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_slist_append failed"))
             }
             list = longer
@@ -53,7 +53,7 @@ final class Transfer {
                     let empty: StaticString = ""
                     let start = UnsafeRawPointer(bytes.baseAddress) ?? UnsafeRawPointer(empty.utf8Start)
                     try configure(handle, headers: list, body: UnsafeMutableRawPointer(mutating: start))
-                    return curl_easy_perform(handle)
+                    return pacer_curl_easy_perform(handle)
                 }
             }
         } catch {
@@ -70,7 +70,7 @@ final class Transfer {
         func check(_ code: CURLcode, _ option: String) throws(HTTPClientError) {
             // Every option matters (TLS verification above all): one libcurl refuses fails the request.
             guard code == CURLE_OK else {
-                throw .other(code: Int(code.rawValue), message: "setting \(option): " + String(cString: curl_easy_strerror(code)))
+                throw .other(code: Int(code.rawValue), message: "setting \(option): " + String(cString: pacer_curl_easy_strerror(code)))
             }
         }
         func set(_ option: CURLoption, _ value: Int, _ name: String) throws(HTTPClientError) {
@@ -180,7 +180,7 @@ final class Transfer {
     /// The error for a failed curl_easy_perform, with libcurl's explanation as the detail.
     private func failure(_ code: CURLcode, handle: UnsafeMutableRawPointer) -> HTTPClientError {
         let buffered = String(cString: errorBuffer)
-        let detail = buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered
+        let detail = buffered.isEmpty ? String(cString: pacer_curl_easy_strerror(code)) : buffered
         if exceededLimit || code == CURLE_FILESIZE_EXCEEDED { return .tooLarge(limit: configuration.maxResponseBytes) }
         if code == CURLE_ABORTED_BY_CALLBACK && cancellation.isCancelled { return .cancelled }
         var limit = prepared.request.timeout
