@@ -19,12 +19,19 @@ public final class HTTPClient: Sendable {
         /// A PEM file of the only CA(s) to trust, for a server with a private CA; nil: the
         /// system's store (/etc/ssl/certs).
         public var caFile: String?
+        /// A client certificate (PEM) and its key, for a server that authenticates devices by
+        /// certificate; nil: none.
+        public var clientCertificate: String?
+        public var clientKey: String?
         public var userAgent: String
         /// A longer response body fails the request with `.tooLarge` instead of being buffered.
         public var maxResponseBytes: Int
 
-        public init(caFile: String? = nil, userAgent: String = "pacerd", maxResponseBytes: Int = 1 << 20) {
+        public init(caFile: String? = nil, clientCertificate: String? = nil, clientKey: String? = nil, userAgent: String = "pacerd",
+                    maxResponseBytes: Int = 1 << 20) {
             self.caFile = caFile
+            self.clientCertificate = clientCertificate
+            self.clientKey = clientKey
             self.userAgent = userAgent
             self.maxResponseBytes = max(0, maxResponseBytes)
         }
@@ -59,5 +66,13 @@ public final class HTTPClient: Sendable {
             cancellation.cancel()
         }
         return try result.get()
+    }
+
+    /// The same on the calling thread, which it blocks: for a caller that has a thread of its
+    /// own (the uplink), never for a task in the cooperative pool.
+    public func performBlocking(_ request: HTTPRequest) throws(HTTPClientError) -> HTTPResponse {
+        if let error = CurlLibrary.ready() { throw error }
+        let prepared = try PreparedRequest(request)
+        return try Transfer(prepared, configuration: configuration, cancellation: CancellationFlag()).run().get()
     }
 }

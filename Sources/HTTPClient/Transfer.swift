@@ -104,6 +104,11 @@ final class Transfer {
             try set(CURLOPT_CAINFO, caFile, "CURLOPT_CAINFO")
             try set(CURLOPT_CAPATH, nil, "CURLOPT_CAPATH")
         }
+        if let certificate = configuration.clientCertificate {
+            try set(CURLOPT_SSLCERT, certificate, "CURLOPT_SSLCERT")
+            try set(CURLOPT_SSLCERTTYPE, "PEM", "CURLOPT_SSLCERTTYPE")
+            if let key = configuration.clientKey { try set(CURLOPT_SSLKEY, key, "CURLOPT_SSLKEY") }
+        }
 
         try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout), "CURLOPT_TIMEOUT_MS")
         if let connectTimeout = request.connectTimeout {

@@ -83,7 +83,14 @@ public struct PacerConfiguration: Sendable, Equatable {
         var summaryEveryUnits = 1.0
         // Where the SOS thresholds were last set, to point at it if they are too close together.
         var thresholdEntry: (line: Int, key: String) = (0, "sos.hr_high_bpm")
-        for entry in try TOMLSubset.parse(text, file: file) {
+        // [[privacy_zone]] tables: lat, lon and radius_m each, gathered by their index.
+        var zones: [Int: (lat: Double?, lon: Double?, radius: Double?, line: Int)] = [:]
+        var uploadURLLine = 0
+        let document = try TOMLSubset.parseDocument(text, file: file, tableArrays: ["privacy_zone"])
+        for header in document.tables where header.name == "privacy_zone" {
+            zones[header.index] = (nil, nil, nil, header.line)
+        }
+        for entry in document.entries {
             let reader = EntryReader(entry: entry, file: file)
             if entry.key == "sos.hr_high_bpm" || entry.key == "sos.hr_low_bpm" { thresholdEntry = (entry.line, entry.displayKey) }
             switch entry.key {
@@ -255,6 +262,7 @@ public struct PacerConfiguration: Sendable, Equatable {
             case "sos.retry_max_s":
                 config.sos.retryMaxSeconds = try reader.number(in: 1...3600, "seconds from 1 to 3600")
             case "upload.url":
+                uploadURLLine = entry.line
                 let url = try reader.string("a URL in quotes, e.g. \"https://pacer.example.org\", or \"\" for none", allowEmpty: true)
                 let host = url.drop(while: { $0 != "/" }).dropFirst(2).prefix { $0 != "/" }
                 guard url.isEmpty || ((url.hasPrefix("https://") || url.hasPrefix("http://")) && !host.isEmpty) else {
@@ -266,6 +274,23 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.upload.token = token.isEmpty ? nil : token
             case "upload.ca_file":
                 config.upload.caFile = try reader.absolutePath()
+            case "upload.client_cert":
+                config.upload.clientCertificate = try reader.absolutePath()
+            case "upload.client_key":
+                config.upload.clientKey = try reader.absolutePath()
+            case "upload.allow_http":
+                config.upload.allowPlainHTTP = try reader.bool()
+            case "upload.live_position_every_s":
+                let what = "seconds from 5 to 3600, or 0 for no live position"
+                let seconds = try reader.number(in: 0...3600, what)
+                guard seconds == 0 || seconds >= 5 else { throw reader.fail("expected \(what), got \(show(seconds))") }
+                config.upload.livePositionEverySeconds = seconds
+            case "privacy_zone.lat":
+                zones[entry.tableIndex ?? 0, default: (nil, nil, nil, entry.line)].lat = try reader.number(in: -90...90, "a latitude in degrees from -90 to 90")
+            case "privacy_zone.lon":
+                zones[entry.tableIndex ?? 0, default: (nil, nil, nil, entry.line)].lon = try reader.number(in: -180...180, "a longitude in degrees from -180 to 180")
+            case "privacy_zone.radius_m":
+                zones[entry.tableIndex ?? 0, default: (nil, nil, nil, entry.line)].radius = try reader.number(in: 10...10_000, "a radius in metres from 10 to 10000")
             default:
                 throw reader.fail("unknown key (check its spelling and section)")
             }
@@ -285,6 +310,19 @@ public struct PacerConfiguration: Sendable, Equatable {
         config.coach.summaryEveryMeters = summaryEveryUnits == 0 ? nil : summaryEveryUnits * (config.units == .imperial ? 1609.344 : 1000)
         config.coach.maxHeartRate = config.maxHeartRate
         config.settleDerived()
+        for index in zones.keys.sorted() {
+            let zone = zones[index]!
+            guard let lat = zone.lat, let lon = zone.lon, let radius = zone.radius else {
+                let missing = [zone.lat == nil ? "lat" : nil, zone.lon == nil ? "lon" : nil, zone.radius == nil ? "radius_m" : nil].compactMap { $0 }
+                throw ConfigError(file: file, line: zone.line, key: "privacy_zone[\(index)]",
+                                  problem: "a privacy zone needs lat, lon and radius_m; missing \(missing.joined(separator: ", "))")
+            }
+            config.upload.privacyZones.append(PrivacyZone(center: Coordinate(latitude: lat, longitude: lon), radiusMeters: radius))
+        }
+        if let url = config.upload.url, url.hasPrefix("http://"), !(config.upload.allowPlainHTTP && UploadConfiguration.isLoopback(url)) {
+            throw ConfigError(file: file, line: uploadURLLine, key: "upload.url",
+                              problem: "plain http:// is only allowed to a loopback address with upload.allow_http = true; use https://")
+        }
         if config.sos.rules.highBpm <= config.sos.rules.lowBpm + 20 {
             throw ConfigError(file: file, line: thresholdEntry.line, key: thresholdEntry.key,
                               problem: "sos.hr_high_bpm (\(config.sos.rules.highBpm)) must be at least 20 bpm above sos.hr_low_bpm (\(config.sos.rules.lowBpm))")

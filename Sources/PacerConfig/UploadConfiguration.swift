@@ -1,4 +1,6 @@
-/// `[upload]`: the cloud service runs and alerts go to.
+import PacerCore
+
+/// `[upload]` and `[[privacy_zone]]`: the cloud service runs, positions and alerts go to.
 public struct UploadConfiguration: Sendable, Equatable {
     /// "https://pacer.example.org"; nil: nothing is uploaded.
     public var url: String?
@@ -6,6 +8,23 @@ public struct UploadConfiguration: Sendable, Equatable {
     public var token: String?
     /// PEM file of the CA to trust for the service (nil: the system's store).
     public var caFile: String?
+    /// A client certificate and key (PEM), for a service that authenticates devices by them.
+    public var clientCertificate: String?
+    public var clientKey: String?
+    /// Plain http://, and only to a loopback address (a local test server).
+    public var allowPlainHTTP = false
+    /// While a run records and the network is there: the live position every this many seconds
+    /// (0: never).
+    public var livePositionEverySeconds = 30.0
+    /// Circles no run point or live position leaves the device from (never applied to alerts).
+    public var privacyZones: [PrivacyZone] = []
 
     public init() {}
+
+    /// http://127.x.x.x, http://[::1] or http://localhost.
+    public static func isLoopback(_ url: String) -> Bool {
+        let rest = url.drop(while: { $0 != "/" }).dropFirst(2)
+        let host = rest.hasPrefix("[") ? String(rest.prefix { $0 != "]" }) + "]" : String(rest.prefix { $0 != "/" && $0 != ":" })
+        return host == "localhost" || host == "[::1]" || host.hasPrefix("127.")
+    }
 }

@@ -5,6 +5,7 @@ import PacerCore
 import RunViews
 import ServiceLifecycle
 import SOS
+import Uplink
 import Store
 import Synchronization
 import Systemd
@@ -22,6 +23,7 @@ struct ControlService: Service {
     /// Mutes or unmutes the speaker (never safety or SOS messages).
     let voiceMute: @Sendable (Bool) -> Void
     let sos: SOSLane
+    let uplink: Uplink
 
     func run() async throws {
         await withGracefulShutdownHandler {
@@ -35,7 +37,11 @@ struct ControlService: Service {
 
     private func handle(_ request: ControlRequest, _ stream: ControlReplyStream) async throws -> JSONValue? {
         switch request.command {
-        case "status": return try await pipelineCommand(.status)
+        case "status": return withUploads(try await pipelineCommand(.status))
+        case "sync":
+            sos.put(.retryNow(reason: "pacerctl sync"))
+            uplink.put(.wake(reason: "pacerctl sync"))
+            return withUploads(.object([:]))
         case "run.start":
             guard let path = try request.optionalString("workout") else { return try await pipelineCommand(.start) }
             // Read here, off the pipeline thread; the file is pacerd's to read (it runs as `pacer`).
@@ -113,6 +119,16 @@ struct ControlService: Service {
         default:
             throw ControlError.unknownCommand(request.command)
         }
+    }
+
+    /// The outbox, read here (its own read-only connection), added to a reply as `uploads`.
+    private func withUploads(_ reply: JSONValue) -> JSONValue {
+        guard case .object(var fields) = reply else { return reply }
+        if let counts = try? reader.outboxCounts() {
+            fields["uploads"] = .object(["runs": .number(Double(counts.runs)), "items": .number(Double(counts.items)),
+                                         "bytes": .number(Double(counts.bytes)), "live_position": .bool(counts.position)])
+        }
+        return .object(fields)
     }
 
     private func sosRequest<T: Sendable>(_ make: (@escaping @Sendable (Result<T, LaneRefusal>) -> Void) -> LaneInput) async throws -> T {

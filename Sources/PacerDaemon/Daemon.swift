@@ -7,6 +7,7 @@ import HTTPClient
 import ModemManager
 import ServiceLifecycle
 import SOS
+import Uplink
 import Store
 import Systemd
 import UnixSignals
@@ -82,6 +83,15 @@ public enum Daemon {
             log(.critical, "sos", "cannot start the SOS lane: \(error)")
             return ExitCode.software
         }
+        // Store and forward, on a thread of its own; it starts by sending what is owed from before.
+        let uplink = Uplink()
+        do {
+            try uplink.start(settings: UplinkSettings(configuration), storePath: configuration.databasePath,
+                             log: { level, message in log(Self.priority(level), "upload", message) })
+        } catch {
+            log(.critical, "upload", "cannot start the uplink: \(error)")
+            return ExitCode.software
+        }
         if configuration.sos.rules.enabled {
             let where_ = LaneSettings(configuration).targets.map { $0.channel.rawValue }
             log(.notice, "sos", "SOS monitoring on: heart rate above \(configuration.sos.rules.highBpm) or below \(configuration.sos.rules.lowBpm) bpm raises an alert"
@@ -107,7 +117,7 @@ public enum Daemon {
             }
             let server = try ControlServer(configuration: .init(socketPath: configuration.controlSocket, group: groupID))
             control = ControlService(server: server, pipeline: pipeline, strapSettings: strapSettings, reader: try RunStore(path: configuration.databasePath, readOnly: true, cacheKiB: Self.storeCacheKiB), log: log,
-                                     voiceMute: { muted in speaker?.setMuted(muted) }, sos: sos)
+                                     voiceMute: { muted in speaker?.setMuted(muted) }, sos: sos, uplink: uplink)
         } catch {
             log(.error, "control", "no control socket, pacerctl cannot reach pacerd: \(error)")
         }
@@ -116,7 +126,7 @@ public enum Daemon {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
 
         pipeline.start(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
-                       onCue: speak, toSOS: { sos.put($0) }) { status in
+                       onCue: speak, toSOS: { sos.put($0) }, toUplink: { uplink.put($0) }) { status in
             notifier.send(.status(status.line))
         }
 
@@ -128,7 +138,9 @@ public enum Daemon {
             .init(service: WatchdogService(pipeline: pipeline, notifier: notifier, log: log), successTerminationBehavior: .ignore, serviceName: "watchdog"),
             .init(service: HeartRateService(settings: strapSettings, pipeline: pipeline, sos: sos), serviceName: "hr"),
             .init(service: SOSService(lane: sos), serviceName: "sos"),
-            .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, strapSettings: strapSettings, sos: sos, notifier: notifier,
+            .init(service: UplinkService(uplink: uplink), serviceName: "upload"),
+            .init(service: NetworkWatchService(uplink: uplink, sos: sos, log: log), successTerminationBehavior: .ignore, serviceName: "network"),
+            .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, strapSettings: strapSettings, sos: sos, uplink: uplink, notifier: notifier,
                                          log: log, startConfiguration: configuration), serviceName: "reload"),
         ]
         if let control { services.append(.init(service: control, serviceName: "control")) }
@@ -157,6 +169,15 @@ public enum Daemon {
         channels.append(HTTPSChannel(client: client, token: configuration.upload.token))
         if !configuration.sos.hook.isEmpty { channels.append(HookChannel(argv: configuration.sos.hook)) }
         return channels
+    }
+
+    static func priority(_ level: UplinkLogLevel) -> JournalPriority {
+        switch level {
+        case .error: .error
+        case .warning: .warning
+        case .notice: .notice
+        case .info: .info
+        }
     }
 
     static func priority(_ level: LaneLogLevel) -> JournalPriority {

@@ -1,6 +1,7 @@
 import PacerConfig
 import PacerCore
 import SOS
+import Uplink
 import Store
 import Synchronization
 import Threads
@@ -26,6 +27,7 @@ final class PipelineThread: Sendable {
     func start(configuration: PacerConfiguration, store: RunStore, log: DaemonLog, resumeCandidate: StoredRun?,
                onCue: @escaping @Sendable (Cue, UInt64) -> Void = { _, _ in },
                toSOS: @escaping @Sendable (LaneInput) -> Void = { _ in },
+               toUplink: @escaping @Sendable (Uplink.Input) -> Void = { _ in },
                onStatus: @escaping @Sendable (DaemonStatus) -> Void) {
         heartbeatNs.store(Monotonic.nanoseconds(), ordering: .relaxed)
         let queue = self.queue
@@ -36,6 +38,7 @@ final class PipelineThread: Sendable {
             controller.onStatusChange = onStatus
             controller.onCue = onCue
             controller.toSOS = toSOS
+            controller.toUplink = toUplink
             controller.tick(nowNs: Monotonic.nanoseconds())
             var nextTick = Monotonic.nanoseconds() + Self.tickNs
             var running = true

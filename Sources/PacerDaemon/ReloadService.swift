@@ -1,6 +1,7 @@
 import PacerConfig
 import ServiceLifecycle
 import SOS
+import Uplink
 import Systemd
 import UnixSignals
 
@@ -16,6 +17,7 @@ struct ReloadService: Service {
     let pipeline: PipelineThread
     let strapSettings: StrapSettings
     let sos: SOSLane
+    let uplink: Uplink
     let notifier: ServiceNotifier
     let log: DaemonLog
     /// What was loaded at start: settings that only apply at start are compared with it.
@@ -30,6 +32,7 @@ struct ReloadService: Service {
                 let configuration = try PacerConfiguration.load(path: configPath)
                 pipeline.queue.put(.reload(configuration))
                 sos.put(.reload(LaneSettings(configuration)))
+                uplink.put(.reload(UplinkSettings(configuration)))
                 strapSettings.reload(configuration)
                 for name in Self.restartOnly(startConfiguration, configuration) {
                     log(.warning, "config", "\(name) changed; it takes effect when pacerd restarts")

@@ -6,6 +6,7 @@ import PacerCore
 import PacerReplay
 import Recording
 import SOS
+import Uplink
 import Store
 
 /// The live pipeline: gpsd lines, commands and ticks in; the run recorded, the status kept.
@@ -54,6 +55,8 @@ final class RunController {
     /// The SOS lane: positions, motion and the run's state go to it (strap notifications reach
     /// it directly from HeartRateService, not through here).
     var toSOS: (LaneInput) -> Void = { _ in }
+    /// The uplink: woken when a run is finished, fed the live position while one records.
+    var toUplink: (Uplink.Input) -> Void = { _ in }
     private var lastSOSRun: LaneRun?
     /// The workout the next run follows (`pacerctl run start --workout FILE`).
     private var workout: Workout?
@@ -191,6 +194,11 @@ final class RunController {
                     // The lane runs on the monotonic clock; the offset turns it back into GPS time.
                     position.time = Self.monotonicTime(receivedNs)
                     toSOS(.position(position, wallMinusMonotonicMs: time.milliseconds - Int64(receivedNs / 1_000_000)))
+                }
+                if let uuid = recording?.uuid, let latitude = fix.latitude, let longitude = fix.longitude {
+                    toUplink(.position(LivePosition(time: time, latitude: latitude, longitude: longitude, accuracyMeters: fix.eph,
+                                                    speed: fix.speed, heartRate: lastBpm.map(\.bpm), runUUID: uuid),
+                                       latitude: latitude, longitude: longitude))
                 }
             }
             lastFixMode = fix.mode
@@ -539,6 +547,7 @@ final class RunController {
                 }
                 storeRecovered()
                 speakCues(triggeredAt: Monotonic.nanoseconds())
+                if let runID = recording!.runID { toUplink(.wake(reason: "run \(runID) finished")) }
                 recording = nil
                 stopPending = false
                 // A runner still moving when the run stops must not have a new one start by itself.

@@ -22,6 +22,8 @@ public enum LaneInput: Sendable {
     case test(reply: @Sendable (Result<String, LaneRefusal>) -> Void)
     case status(reply: @Sendable (LaneStatus) -> Void)
     case reload(LaneSettings)
+    /// The network is back (or `pacerctl sync`): every delivery waiting out a backoff goes now.
+    case retryNow(reason: String)
     case delivered(Delivery.Key, Result<String, ChannelFailure>, startedNs: UInt64)
     case shutdown(done: @Sendable () -> Void)
 }

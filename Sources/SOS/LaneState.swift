@@ -121,6 +121,11 @@ final class LaneState {
         case .reload(let newSettings):
             settings = newSettings
             watcher.update(rules: newSettings.rules)
+        case .retryNow(let reason):
+            let waiting = retryAtNs.keys.filter { !inFlight.contains($0) }
+            guard !waiting.isEmpty else { return }
+            log(.notice, "\(reason): retrying \(waiting.count) SOS delivery(ies) now", [:])
+            for key in waiting { if let delivery = owed[key] { dispatch(delivery) } }
         case .delivered(let key, let result, let startedNs):
             delivered(key, result, startedNs: startedNs)
         case .shutdown:

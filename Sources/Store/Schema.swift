@@ -127,6 +127,11 @@ enum Schema {
                 );
                 """)
         }
+        // Alerts moved to the SOS lane's own file (sos.db: its own writer lock); these tables
+        // were never written. A run's outbox summary row has sequence -1.
+        migrator.registerMigration("v2-alerts-to-sos-db") { db in
+            try db.execute(sql: "DROP TABLE alert_dispatch; DROP TABLE alert;")
+        }
         return migrator
     }
 }

@@ -84,6 +84,33 @@ func printStatus(_ status: JSONValue?, json: Bool) {
         print("run \(run): \(km(distance)), moving \(clock(moving))")
     }
     if let hr = status["hr"] { print(strapLine(hr)) }
+    if let uploads = status["uploads"] { print(uploadsLine(uploads)) }
+}
+
+/// "uploads: 2 runs waiting (14 items, 180 KB), live position waiting" or "uploads: nothing waiting".
+func uploadsLine(_ uploads: JSONValue) -> String {
+    let runs = uploads["runs"]?.intValue ?? 0
+    let items = uploads["items"]?.intValue ?? 0
+    let kb = (uploads["bytes"]?.intValue ?? 0 + 1023) / 1024
+    var parts: [String] = []
+    if runs > 0 { parts.append("\(runs) run\(runs == 1 ? "" : "s") waiting (\(items) item\(items == 1 ? "" : "s"), \(kb) KB)") }
+    if uploads["live_position"]?.boolValue == true { parts.append("live position waiting") }
+    return "uploads: " + (parts.isEmpty ? "nothing waiting" : parts.joined(separator: ", "))
+}
+
+/// `pacerctl sync`: the uplink tries at once (instead of waiting out its backoff).
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Upload what is waiting now, and say what that is.")
+    @OptionGroup var options: DaemonOptions
+
+    func run() throws {
+        let reply = options.connect().call("sync")
+        if options.json {
+            print(reply?.serialized() ?? "null")
+        } else if let uploads = reply?["uploads"] {
+            print(uploadsLine(uploads) + "; uploading now")
+        }
+    }
 }
 
 /// "strap Polar H10 (C8:4F:0E:12:34:56): connected, battery 80 %, 142 bpm 0.4 s ago".

@@ -1,0 +1,246 @@
+import HTTPClient
+import PacerCore
+import Store
+import Threads
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Store and forward: finished runs and the live position go to the cloud whenever it can be
+/// reached. One thread of its own (SQLite and libcurl block), a queue of wake-ups, and the
+/// outbox in the run store, so nothing is lost to a dead network, a reboot or a failing server.
+///
+/// Each round: finished runs not yet packaged are packaged into the outbox; then the outbox is
+/// sent in its order (live position first, then the oldest run chunk by chunk, its summary last);
+/// the first failure ends the round and the next waits out a backoff (exponential, jittered,
+/// capped at 5 minutes) unless something wakes it first: a finished run, `pacerctl sync`, the
+/// network coming back.
+public final class Uplink: Sendable {
+    public enum Input: Sendable {
+        /// Try now (sync, network change, a run finished).
+        case wake(reason: String)
+        /// Where the runner is (only the newest is kept; not from inside a privacy zone).
+        case position(LivePosition, latitude: Double, longitude: Double)
+        case reload(UplinkSettings)
+        case shutdown(done: @Sendable () -> Void)
+    }
+
+    public let queue = BlockingQueue<Input>()
+
+    public init() {}
+
+    public func put(_ input: Input) { queue.put(input) }
+
+    public func start(settings: UplinkSettings, storePath: String, log: @escaping @Sendable (UplinkLogLevel, String) -> Void,
+                      onRound: @escaping @Sendable (UplinkRound) -> Void = { _ in }) throws(ThreadStartError) {
+        let queue = self.queue
+        try DetachedThread.start {
+            var engine = UplinkEngine(settings: settings, storePath: storePath, log: log)
+            var nextAttemptNs: UInt64 = 0  // at once: something may be owed from before
+            while true {
+                let now = MonotonicTime.nanoseconds()
+                let deadline = nextAttemptNs > now ? nextAttemptNs : now
+                if nextAttemptNs <= now {
+                    let round = engine.round()
+                    onRound(round)
+                    nextAttemptNs = round.retryAfterSeconds.map { MonotonicTime.nanoseconds() + UInt64($0 * 1e9) } ?? .max
+                    continue
+                }
+                guard let input = queue.take(until: deadline) else { continue }
+                switch input {
+                case .wake(let reason):
+                    engine.woken(reason)
+                    nextAttemptNs = 0
+                case .position(let position, let latitude, let longitude):
+                    if engine.queue(position, latitude: latitude, longitude: longitude) { nextAttemptNs = min(nextAttemptNs, engine.positionSendNs()) }
+                case .reload(let newSettings):
+                    engine.settings = newSettings
+                    nextAttemptNs = 0
+                case .shutdown(let done):
+                    done()
+                    return
+                }
+            }
+        }
+    }
+}
+
+/// What one round did, for the log and tools/bench-upload.
+public struct UplinkRound: Sendable, Equatable {
+    public var sent: Int = 0
+    public var bytes: Int = 0
+    public var runsCompleted: [String] = []
+    public var failure: String?
+    /// nil: nothing left, wait to be woken.
+    public var retryAfterSeconds: Double?
+}
+
+/// `[upload]` as the uplink needs it.
+public struct UplinkSettings: Sendable, Equatable {
+    public var url: String?
+    public var token: String?
+    public var client: HTTPClient.Configuration
+    public var privacyZones: [PrivacyZone]
+    public var livePositionEverySeconds: Double
+    public var requestTimeoutSeconds: Double
+    public var retry: RetrySchedule
+
+    public init(url: String?, token: String?, client: HTTPClient.Configuration, privacyZones: [PrivacyZone] = [],
+                livePositionEverySeconds: Double = 30, requestTimeoutSeconds: Double = 30, retry: RetrySchedule = RetrySchedule()) {
+        self.url = url
+        self.token = token
+        self.client = client
+        self.privacyZones = privacyZones
+        self.livePositionEverySeconds = livePositionEverySeconds
+        self.requestTimeoutSeconds = requestTimeoutSeconds
+        self.retry = retry
+    }
+}
+
+/// The uplink's state, owned by its thread.
+struct UplinkEngine {
+    var settings: UplinkSettings
+    let storePath: String
+    let log: @Sendable (UplinkLogLevel, String) -> Void
+    private var store: RunStore?
+    private var failures = 0
+    private var lastProblem: String?
+    private var lastPositionQueuedNs: UInt64 = 0
+
+    init(settings: UplinkSettings, storePath: String, log: @escaping @Sendable (UplinkLogLevel, String) -> Void) {
+        self.settings = settings
+        self.storePath = storePath
+        self.log = log
+    }
+
+    mutating func woken(_ reason: String) {
+        // A wake is news (the network is back, someone asked): try at once, from the first step.
+        failures = 0
+        log(.info, "upload: \(reason); trying now")
+    }
+
+    /// Keeps the newest position, at most every `livePositionEverySeconds`. True when queued.
+    mutating func queue(_ position: LivePosition, latitude: Double, longitude: Double) -> Bool {
+        guard settings.url != nil, settings.livePositionEverySeconds > 0 else { return false }
+        let now = MonotonicTime.nanoseconds()
+        guard now &- lastPositionQueuedNs >= UInt64(settings.livePositionEverySeconds * 1e9) else { return false }
+        guard !settings.privacyZones.hides(Coordinate(latitude: latitude, longitude: longitude)) else { return false }
+        guard let store = openStore() else { return false }
+        do {
+            try store.setLivePosition(position.json, at: Timestamp(milliseconds: Int64(now / 1_000_000)))
+            lastPositionQueuedNs = now
+            return true
+        } catch {
+            log(.warning, "upload: cannot queue the live position: \(error)")
+            return false
+        }
+    }
+
+    /// The live position goes out at once unless a backoff is running (it is then first in line).
+    func positionSendNs() -> UInt64 { failures == 0 ? 0 : .max }
+
+    mutating func round() -> UplinkRound {
+        var round = UplinkRound()
+        guard let url = settings.url else { return round }
+        guard let store = openStore() else {
+            round.retryAfterSeconds = settings.retry.capSeconds
+            return round
+        }
+        packageFinishedRuns(store)
+        let client = HTTPClient(configuration: settings.client)
+        let timeout = Duration.milliseconds(Int64(settings.requestTimeoutSeconds * 1000))
+        while true {
+            let item: OutboxItem?
+            do { item = try store.nextOutboxItem() } catch {
+                log(.error, "upload: cannot read the outbox: \(error)")
+                round.retryAfterSeconds = settings.retry.capSeconds
+                return round
+            }
+            guard let item else { break }
+            let request = UplinkRequest.make(item, baseURL: url, token: settings.token, timeout: timeout)
+            let problem: String?
+            do {
+                let response = try client.performBlocking(request)
+                problem = response.isSuccess ? nil : "HTTP \(response.status)" + Self.said(response)
+            } catch {
+                problem = "\(error)"
+            }
+            if let problem {
+                failures += 1
+                try? store.uploadFailed(item, error: problem)
+                let delay = settings.retry.delay(afterFailures: failures, random: Double.random(in: 0..<1))
+                if problem != lastProblem || failures <= 3 || failures % 10 == 0 {
+                    log(.warning, "upload of \(UplinkRequest.describe(item)) failed (\(failures) in a row): \(problem); retrying in \(Int(delay.rounded())) s")
+                }
+                lastProblem = problem
+                round.failure = problem
+                round.retryAfterSeconds = delay
+                return round
+            }
+            if failures > 0 { log(.notice, "upload: \(url) reachable again after \(failures) failed attempt(s)") }
+            failures = 0
+            lastProblem = nil
+            round.sent += 1
+            round.bytes += item.payload.count
+            do {
+                try store.acknowledge(item, at: Self.wallNow())
+            } catch {
+                // Sent but not noted: it goes again (the server keeps it once).
+                log(.error, "upload: \(UplinkRequest.describe(item)) was accepted but could not be noted: \(error)")
+                round.retryAfterSeconds = settings.retry.capSeconds
+                return round
+            }
+            if case .summary(let uuid) = item.kind {
+                round.runsCompleted.append(uuid)
+                log(.notice, "upload: run \(item.runID.map(String.init) ?? "?") (\(uuid)) is in the cloud")
+            }
+        }
+        return round
+    }
+
+    /// Finished runs into the outbox: chunks and summary fixed once, so retries resend the same.
+    private mutating func packageFinishedRuns(_ store: RunStore) {
+        let runs: [StoredRun]
+        do { runs = try store.runsToEnqueue() } catch {
+            log(.error, "upload: cannot list runs to upload: \(error)")
+            return
+        }
+        for run in runs {
+            do {
+                let track = try store.track(run.id)
+                let packaged = try RunPackage.make(run, samples: track.samples, heartRate: track.heartRate, zones: settings.privacyZones)
+                try store.enqueue(runID: run.id, chunks: packaged.chunks, summary: packaged.summary, at: Self.wallNow())
+                let bytes = packaged.chunks.reduce(0) { $0 + $1.count }
+                log(.info, "upload: run \(run.id) queued: \(packaged.chunks.count) chunk(s), \(bytes) bytes gzipped from \(packaged.trackBytes)")
+            } catch {
+                log(.error, "upload: cannot package run \(run.id): \(error); it stays pending")
+            }
+        }
+    }
+
+    private mutating func openStore() -> RunStore? {
+        if let store { return store }
+        do {
+            store = try RunStore(path: storePath, cacheKiB: 256)
+        } catch {
+            log(.error, "upload: cannot open the run store: \(error)")
+        }
+        return store
+    }
+
+    private static func said(_ response: HTTPResponse) -> String {
+        let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+        return text.isEmpty ? "" : ": \(text)"
+    }
+
+    private static func wallNow() -> Timestamp {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Timestamp(milliseconds: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
+    }
+}
+
+public enum UplinkLogLevel: Sendable {
+    case error, warning, notice, info
+}

@@ -1,0 +1,130 @@
+import Foundation
+import HTTPClient
+import PacerCore
+import PacerTestSupport
+import Store
+import Synchronization
+import Testing
+import Uplink
+
+/// The uplink thread against a real HTTPS server (tools/https-sink): finished runs go out in
+/// order, chunk by chunk and summary last, each accepted exactly once, through 503s; a wrong
+/// certificate is refused; privacy zones never leave the device.
+@Suite(.serialized) struct UplinkDeliveryTests {
+    final class Fixture: @unchecked Sendable {
+        let directory: TemporaryDirectory
+        let store: RunStore
+        var path: String { directory.file("pacer.db") }
+        let rounds = Mutex<[UplinkRound]>([])
+        let logs = Mutex<[String]>([])
+        let uplink = Uplink()
+
+        init(runs: Int, samplesPerRun: Int = 700) throws {
+            directory = try TemporaryDirectory(prefix: "uplink-test")
+            store = try RunStore(path: directory.file("pacer.db"))
+            let origin = Coordinate(latitude: 45.47, longitude: 9.22)
+            for n in 0..<runs {
+                let start = UplinkPartsTests.t0.adding(seconds: Double(n) * 10_000)
+                let id = try store.beginRun(uuid: UUID().uuidString.lowercased(), startTime: start)
+                var batch = TrackBatch()
+                for i in 0..<samplesPerRun {
+                    let t = start.adding(seconds: Double(i))
+                    batch.samples.append(TrackSample(time: t, coordinate: WGS84.offsetting(origin, east: Double(i) * 3, north: 0),
+                                                     speed: 3, distance: Double(i) * 3, moving: true, movingTime: Double(i)))
+                    batch.note(t)
+                }
+                try store.append(batch, runID: id, runStart: start)
+                var summary = RunSummary(distance: Double(samplesPerRun) * 3, movingTime: Double(samplesPerRun), elapsedTime: Double(samplesPerRun),
+                                         averagePacePerKm: 333, maxSpeed: 3)
+                summary.endTime = start.adding(seconds: Double(samplesPerRun))
+                try store.finishRun(id, summary: summary, splits: [], laps: [])
+            }
+        }
+
+        func start(url: String, caFile: String?, zones: [PrivacyZone] = []) throws {
+            let settings = UplinkSettings(url: url, token: "secret", client: .init(caFile: caFile), privacyZones: zones,
+                                          requestTimeoutSeconds: 5, retry: RetrySchedule(firstSeconds: 0.05, capSeconds: 0.2))
+            try uplink.start(settings: settings, storePath: path, log: { _, message in self.logs.withLock { $0.append(message) } },
+                             onRound: { round in self.rounds.withLock { $0.append(round) } })
+        }
+
+        func stop() async {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in uplink.put(.shutdown(done: { done.resume() })) }
+        }
+
+        var completed: [String] { rounds.withLock { $0.flatMap(\.runsCompleted) } }
+    }
+
+    static func eventually(_ seconds: Double = 20, _ condition: @Sendable () throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if try condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try condition()
+    }
+
+    @Test func runsGoOutInOrderEachAcceptedOnceThrough503s() async throws {
+        let sink = try await offPool { try HTTPSSink(tls: true, rules: .init(statusSequence: [503, 503, 500, 503, 201, 503, 201, 503])) }
+        defer { sink.stop() }
+        let fixture = try Fixture(runs: 3)
+        let uuids = try fixture.store.runs(limit: 10, offset: 0).sorted { $0.id < $1.id }.map(\.uuid)
+        try fixture.start(url: sink.url, caFile: sink.caFile)
+        #expect(try await Self.eventually { fixture.completed.count == 3 })
+        await fixture.stop()
+        #expect(fixture.completed == uuids, "oldest run first")
+
+        let accepted = sink.requests().filter { ($0.status ?? 0) / 100 == 2 }
+        // Each chunk and summary accepted exactly once, chunks in order, the summary after them.
+        #expect(Set(accepted.map(\.path)).count == accepted.count, "\(accepted.map(\.path))")
+        var expected: [String] = []
+        for uuid in uuids { expected += ["/v1/runs/\(uuid)/chunks/0", "/v1/runs/\(uuid)/chunks/1", "/v1/runs/\(uuid)"] }
+        #expect(accepted.map(\.path) == expected)
+        #expect(accepted.allSatisfy { $0.method == "PUT" && $0.header("Authorization") == "Bearer secret" })
+        let chunk = try #require(accepted.first)
+        #expect(chunk.header("Content-Encoding") == "gzip")
+        let lines = String(decoding: try Gzip.decompress(chunk.body), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 600)
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(accepted[2].body)) as? [String: Any])
+        #expect(summary["chunks"] as? Int == 2)
+        #expect(summary["state"] as? String == "finished")
+        #expect(try fixture.store.outboxCounts() == OutboxCounts())
+        #expect(try fixture.store.runsWaitingForUpload() == 0)
+    }
+
+    @Test func aWrongCertificateIsRefusedAndNothingIsLost() async throws {
+        let sink = try await offPool { try HTTPSSink(tls: true) }
+        defer { sink.stop() }
+        let other = try TemporaryDirectory(prefix: "other-ca")
+        let wrong = try await offPool { try HTTPSSink.Certificates.make(in: other, name: "other") }
+        let fixture = try Fixture(runs: 1)
+        try fixture.start(url: sink.url, caFile: wrong.caFile)
+        #expect(try await Self.eventually { fixture.rounds.withLock { $0.contains { $0.failure != nil } } })
+        await fixture.stop()
+        let failure = try #require(fixture.rounds.withLock { $0.compactMap(\.failure).first })
+        #expect(failure.lowercased().contains("certificate") || failure.contains("TLS"), "\(failure)")
+        #expect(fixture.logs.withLock { $0.contains { $0.contains("failed") } })
+        #expect(sink.requests().isEmpty)
+        let counts = try fixture.store.outboxCounts()
+        #expect(counts.runs == 1 && counts.items == 3, "still waiting: \(counts)")
+    }
+
+    @Test func privacyZonesNeverLeaveTheDevice() async throws {
+        let sink = try await offPool { try HTTPSSink(tls: true) }
+        defer { sink.stop() }
+        let fixture = try Fixture(runs: 1)
+        let home = PrivacyZone(center: Coordinate(latitude: 45.47, longitude: 9.22), radiusMeters: 200)
+        try fixture.start(url: sink.url, caFile: sink.caFile, zones: [home])
+        #expect(try await Self.eventually { fixture.completed.count == 1 })
+        await fixture.stop()
+        var points = 0
+        for request in sink.requests() where request.path.contains("/chunks/") {
+            for line in String(decoding: try Gzip.decompress(request.body), as: UTF8.self).split(separator: "\n") {
+                let f = line.split(separator: ",", omittingEmptySubsequences: false)
+                #expect(!home.contains(Coordinate(latitude: Double(f[1])!, longitude: Double(f[2])!)), "\(line)")
+                points += 1
+            }
+        }
+        #expect(points == 700 - 67, "points within 200 m (3 m apart: 0...66) left out")
+    }
+}
