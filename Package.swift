@@ -10,12 +10,18 @@ let package = Package(
     products: [
         .executable(name: "pacerd", targets: ["pacerd"]),
         .executable(name: "pacerctl", targets: ["pacerctl"]),
+        .executable(name: "pacer-cloud", targets: ["pacer-cloud"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // pacer-cloud (the backend) only: HTTP server, PostgreSQL, webhooks, SHA-256.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // Pure: samples and time in, decisions out. No I/O, no clocks, no Foundation.
@@ -64,6 +70,16 @@ let package = Package(
         // A small HTTP(S) client: each request's blocking curl_easy_perform on its own thread.
         .target(name: "HTTPClient", dependencies: ["CCurl", "Threads"]),
 
+        // zlib: run chunks are gzipped by the uplink and gunzipped by the cloud.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        // Store and forward: finished runs (gzipped chunks) and the live position to the cloud,
+        // from the outbox in the run store, on a thread of its own.
+        .target(name: "Uplink", dependencies: ["CZlib", "HTTPClient", "Store", "PacerCore", "Threads"]),
+
         // BlueZ's D-Bus API (Adapter1, Device1, GattCharacteristic1, Battery1) over Systemd's bus:
         // the paired heart-rate strap found, connected, notifying, and held on to.
         .target(name: "BlueZ", dependencies: ["Systemd", "PacerCore", "Threads"]),
@@ -105,13 +121,32 @@ let package = Package(
             name: "PacerDaemon",
             dependencies: [
                 "PacerCore", "PacerConfig", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "BlueZ", "Control", "Buttons", "Threads", "Speech",
-                "SOS", "ModemManager", "HTTPClient",
+                "SOS", "ModemManager", "HTTPClient", "Uplink",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "pacerd", dependencies: ["PacerDaemon", "PacerConfig"]),
+        // The backend: runs, live position and SOS alerts from devices, in SQLite or PostgreSQL.
+        .target(
+            name: "PacerCloud",
+            dependencies: [
+                "CZlib",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["openapi.yaml"]
+        ),
+        .executableTarget(
+            name: "pacer-cloud",
+            dependencies: ["PacerCloud", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "pacerctl",
             dependencies: [
@@ -153,9 +188,19 @@ let package = Package(
         ),
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
         .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore", "PacerTestSupport"]),
+        // The uplink against tools/https-sink: order, retries, privacy zones, a wrong certificate.
+        .testTarget(name: "UplinkTests", dependencies: ["Uplink", "Store", "PacerCore", "HTTPClient", "PacerTestSupport"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),
         // The SOS lane in-process: its alert store, the hook channel, the lane with fake channels.
         .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "PacerTestSupport"]),
+        // pacer-cloud's API, each case against SQLite and against a PostgreSQL the test starts.
+        .testTarget(
+            name: "PacerCloudTests",
+            dependencies: [
+                "PacerCloud", "PacerTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,46 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// pacer-cloud assembled: the store (migrated before the server accepts requests), the router
+/// and the forwarder, as one Hummingbird application. Stateless: any number of these can share
+/// one PostgreSQL.
+public enum CloudApplication {
+    public static func make(
+        store: any CloudStore, configuration: CloudConfiguration, host: String = "127.0.0.1", port: Int = 8080,
+        logger: Logger = Logger(label: "pacer-cloud")
+    ) -> some ApplicationProtocol {
+        let forwarder = Forwarder(store: store, configuration: configuration)
+        let routes = CloudRoutes(store: store, configuration: configuration, wakeForwarder: { forwarder.wake() })
+        var services: [any Service] = [forwarder]
+        if let postgres = store as? PostgresCloudStore { services.insert(postgres, at: 0) }
+        var app = Application(
+            router: routes.router(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "pacer-cloud"),
+            services: services,
+            logger: logger)
+        app.beforeServerStarts { try await store.migrate() }
+        return app
+    }
+
+    /// Registers a device; returns it and its bearer token, which exists only in this answer.
+    public static func addDevice(store: any CloudStore, name: String, email: String?, webhook: String?) async throws -> (Device, String) {
+        guard !name.isEmpty, name.count <= 64, !name.contains(where: { $0.isNewline }) else {
+            throw StoreError("a device name must be 1 to 64 characters on one line")
+        }
+        if let email, email.split(separator: "@").count != 2 || email.contains(where: { $0.isWhitespace || "<>\"".contains($0) }) {
+            throw StoreError("--email '\(email)' is not an e-mail address like name@example.org")
+        }
+        if let webhook {
+            guard let url = URL(string: webhook), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw StoreError("--webhook '\(webhook)' is not an http(s) URL")
+            }
+        }
+        let token = Tokens.random()
+        let device = Device(id: UUID().uuidString.lowercased(), name: name, email: email, webhook: webhook,
+                            createdAt: Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()))
+        try await store.addDevice(device, tokenHash: Tokens.hash(token))
+        return (device, token)
+    }
+}

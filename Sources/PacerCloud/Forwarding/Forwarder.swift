@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// Sends the outbox: webhook POSTs and e-mails for new alert messages, each retried with
+/// backoff until delivered (2xx, or the SMTP server's 250 for the message). The outbox is in
+/// the database, so a restart carries on, and items are leased, so instances sharing a
+/// PostgreSQL do not send one item twice at once (a crash mid-send may send it again:
+/// at least once).
+public final class Forwarder: Service {
+    private let store: any CloudStore
+    private let configuration: CloudConfiguration
+    private let logger: Logger
+    private let woken = Atomic<Bool>(false)
+
+    public init(store: any CloudStore, configuration: CloudConfiguration, logger: Logger = Logger(label: "pacer-cloud.forwarder")) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Look at the outbox now (a new alert message was recorded).
+    public func wake() { woken.store(true, ordering: .releasing) }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.drain()
+                await self.pause()
+            }
+        }
+    }
+
+    /// Sends everything due now, once.
+    public func drain() async {
+        do {
+            let now = Timestamp.nowMilliseconds()
+            // A lease longer than one attempt can take (10 s timeouts).
+            let items = try await store.claimOutbox(nowMs: now, leaseUntilMs: now + 60_000, limit: 20)
+            for item in items { await deliver(item) }
+        } catch {
+            logger.error("outbox: \(error)")
+        }
+    }
+
+    private func pause() async {
+        // Short naps so a wake() is seen within 50 ms without a second wake-up mechanism.
+        let deadline = ContinuousClock.now + configuration.outboxPoll
+        while ContinuousClock.now < deadline, !Task.isCancelled {
+            if woken.exchange(false, ordering: .acquiring) { return }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    private func deliver(_ item: OutboxItem) async {
+        do {
+            switch item.channel {
+            case "webhook": try await postWebhook(item)
+            case "email": try await sendEmail(item)
+            default: throw StoreError("unknown channel \(item.channel)")
+            }
+            try await store.outboxDelivered(id: item.id, nowMs: Timestamp.nowMilliseconds())
+            logger.info("forwarded by \(item.channel) to \(item.target) (attempt \(item.attempts + 1))")
+        } catch {
+            let attempt = item.attempts + 1
+            let maxMs = Int64(configuration.retryMax.components.seconds * 1000)
+            let backoffMs = min(maxMs, Int64(1000) << min(attempt - 1, 20))
+            logger.warning("forwarding by \(item.channel) to \(item.target) failed (attempt \(attempt)), retrying in \(backoffMs) ms: \(error)")
+            try? await store.outboxFailed(id: item.id, error: "\(error)", nextAttemptMs: Timestamp.nowMilliseconds() + backoffMs)
+        }
+    }
+
+    private func postWebhook(_ item: OutboxItem) async throws {
+        var request = HTTPClientRequest(url: item.target)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "pacer-cloud")
+        request.body = .bytes(ByteBuffer(string: item.payload))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+        guard (200..<300).contains(response.status.code) else { throw StoreError("the webhook answered \(response.status.code)") }
+    }
+
+    private func sendEmail(_ item: OutboxItem) async throws {
+        guard let mail = configuration.mail else { throw StoreError("no --smtp server configured") }
+        let email = try JSONDecoder().decode(Forwarding.Email.self, from: Data(item.payload.utf8))
+        try await SMTPClient(host: mail.host, port: mail.port).send(from: email.from, to: email.to, subject: email.subject, text: email.text)
+    }
+}

@@ -1,0 +1,26 @@
+import Hummingbird
+
+/// Per-request state: the device the bearer token belongs to, once authenticated.
+public struct CloudRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public var device: Device?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+        device = nil
+    }
+
+    /// Bodies the API decodes (JSON) are small; chunks have their own 1 MiB limit.
+    public var maxUploadSize: Int { CloudLimits.maxBodyBytes }
+
+    /// The authenticated device; routes behind `DeviceAuthenticator` always have one.
+    func requireDevice() throws -> Device {
+        guard let device else { throw APIError(.unauthorized, "unauthorized", "this route needs Authorization: Bearer TOKEN") }
+        return device
+    }
+}
+
+enum CloudLimits {
+    /// The largest request body: a chunk (or any JSON) over this is refused with 413.
+    static let maxBodyBytes = 1 << 20
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Hummingbird
+
+extension CloudRoutes {
+    func postAlert(_ request: Request, context: CloudRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let body = try await JSONInput.body(of: request, context: context)
+        let message = try JSONInput.decode(AlertMessage.self, from: body)
+        try message.validate()
+        let alertID = try Identifiers.alertID(message.alert_id)
+        // HTTPField.Name is not re-exported by Hummingbird; look the header up by its canonical name.
+        if let key = request.headers.first(where: { $0.name.canonicalName == "idempotency-key" })?.value {
+            guard key.lowercased() == "\(alertID):\(message.sequence)" else {
+                throw APIError.badRequest("idempotency_key_mismatch",
+                                          "Idempotency-Key '\(key)' does not match alert_id:sequence '\(alertID):\(message.sequence)'")
+            }
+        }
+        let base = pageBase(request)
+        let json = String(decoding: body, as: UTF8.self)
+        var forward: [ForwardTarget] = []
+        if let webhook = device.webhook {
+            let deviceName = device.name
+            forward.append(ForwardTarget(channel: "webhook", target: webhook) { secret in
+                Forwarding.webhookPayload(device: deviceName, page: base + "/a/" + secret, messageJSON: json)
+            })
+        }
+        if let email = device.email, let mail = configuration.mail {
+            let deviceName = device.name
+            forward.append(ForwardTarget(channel: "email", target: email) { secret in
+                Forwarding.emailPayload(from: mail.from, to: email, device: deviceName, page: base + "/a/" + secret, message: message)
+            })
+        }
+        let result = try await store.recordAlertMessage(AlertMessageInput(
+            device: device.id, alertID: alertID, sequence: message.sequence, type: message.type, kind: message.kind,
+            test: message.test, json: json, receivedMs: Timestamp.nowMilliseconds(), newSecret: Tokens.random(bytes: 24),
+            forward: forward))
+        if case .created = result, !forward.isEmpty { wakeForwarder() }
+        let reply = AlertReply(alert_id: alertID, sequence: message.sequence, page: base + "/a/" + result.secret)
+        if case .created = result { return try JSONInput.encode(reply, status: .created) }
+        return try JSONInput.encode(reply)
+    }
+
+    func listAlerts(_ request: Request, context: CloudRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        var state: AlertState?
+        if let text = request.uri.queryParameters.get("state") {
+            guard let parsed = AlertState(rawValue: text) else {
+                throw APIError.badRequest("invalid_query", "query parameter 'state' is '\(text)'; expected open, resolved or cancelled")
+            }
+            state = parsed
+        }
+        let base = pageBase(request)
+        let alerts = try await store.alerts(device: device.id, state: state)
+        // The stored message is spliced in as received rather than re-encoded: fields this
+        // server does not know survive.
+        let items = alerts.map { alert in
+            let head = (try? JSONInput.canonical(AlertListItem(
+                alert_id: alert.alertID, state: alert.state.rawValue, kind: alert.kind, test: alert.test,
+                page: base + "/a/" + alert.secret, latest_sequence: alert.latestSequence))) ?? "{}"
+            return String(head.dropLast()) + #","latest":"# + alert.latestJSON + "}"
+        }
+        return JSONInput.json(Array((#"{"alerts":["# + items.joined(separator: ",") + "]}").utf8))
+    }
+
+    func alertPage(context: CloudRequestContext) async throws -> Response {
+        let secret = context.parameters.get("secret") ?? ""
+        let headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
+        guard Tokens.isWellFormedSecret(secret), let (alert, messages) = try await store.alert(secret: secret) else {
+            return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(string: AlertPage.notFound())))
+        }
+        let html = AlertPage.html(alert: alert, messages: messages, nowMs: Timestamp.nowMilliseconds())
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// "https://cloud.example.org" from the configuration, else http:// and the Host header.
+    func pageBase(_ request: Request) -> String {
+        if let url = configuration.publicURL { return url.hasSuffix("/") ? String(url.dropLast()) : url }
+        return "http://" + (request.head.authority ?? "localhost")
+    }
+}
+
+struct AlertReply: Encodable {
+    var alert_id: String
+    var sequence: Int
+    var page: String
+}
+
+struct AlertListItem: Encodable {
+    var alert_id: String
+    var state: String
+    var kind: String
+    var test: Bool
+    var page: String
+    var latest_sequence: Int
+}

@@ -1,0 +1,22 @@
+import Hummingbird
+
+extension CloudRoutes {
+    func putPosition(_ request: Request, context: CloudRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let position = try JSONInput.decode(LivePosition.self, from: try await JSONInput.body(of: request, context: context))
+        let timeMs = try position.validate()
+        let stored = try await store.putPosition(device: device.id, timeMs: timeMs, json: try JSONInput.canonical(position))
+        return try JSONInput.encode(PositionReply(stored: stored))
+    }
+
+    func getPosition(context: CloudRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        guard let json = try await store.position(device: device.id) else { throw APIError.notFound("no position stored yet") }
+        return JSONInput.json(Array(json.utf8))
+    }
+}
+
+struct PositionReply: Encodable {
+    /// false: a newer position was stored already, so this one was ignored.
+    var stored: Bool
+}

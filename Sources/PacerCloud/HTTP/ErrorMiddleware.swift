@@ -1,0 +1,24 @@
+import Hummingbird
+import NIOCore
+
+/// Turns whatever a route or Hummingbird throws into the API's JSON error shape, so a client
+/// never has to parse an empty or plain-text error; unexpected errors are logged, not shown.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = CloudRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, "too_large", "the body is larger than \(context.maxUploadSize) bytes")
+        } catch let error as HTTPError {
+            throw APIError(error.status, error.status == .notFound ? "not_found" : "http_\(error.status.code)",
+                           error.body ?? "\(error.status.code) \(error.status.reasonPhrase): \(request.method) \(request.uri.path)")
+        } catch {
+            context.logger.error("\(request.method) \(request.uri.path) failed: \(String(reflecting: error))")
+            throw APIError(.internalServerError, "internal", "the server failed to handle this request; it is logged")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// Everything pacer-cloud keeps, behind one protocol so that SQLite (one file, the default) and
+/// PostgreSQL (several stateless instances sharing it) behave the same. Every method is one
+/// transaction: a request either stores all it should or nothing.
+public protocol CloudStore: Sendable {
+    /// Creates or upgrades the schema; safe to call from several instances at once.
+    func migrate() async throws
+
+    // Devices.
+    func addDevice(_ device: Device, tokenHash: String) async throws
+    func devices() async throws -> [Device]
+    func device(tokenHash: String) async throws -> Device?
+
+    // Runs.
+    func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult
+    func putSummary(_ summary: StoredSummary, device: String) async throws -> PutResult
+    /// Complete runs only (summary present and chunks 0..<N all there), newest first.
+    func completeRuns(device: String, limit: Int, offset: Int) async throws -> [StoredSummary]
+    /// The run's summary when the run is complete.
+    func completeRun(device: String, runID: String) async throws -> StoredSummary?
+    /// Chunks 0..<count in order.
+    func chunks(device: String, runID: String, count: Int) async throws -> [StoredChunk]
+    /// Deletes the summary and every chunk; false when nothing of that run is stored.
+    func deleteRun(device: String, runID: String) async throws -> Bool
+
+    // Live position.
+    /// Stores it unless a newer one is stored; true when stored.
+    func putPosition(device: String, timeMs: Int64, json: String) async throws -> Bool
+    func position(device: String) async throws -> String?
+
+    // Alerts.
+    func recordAlertMessage(_ message: AlertMessageInput) async throws -> AlertRecordResult
+    func alerts(device: String, state: AlertState?) async throws -> [StoredAlert]
+    func alert(secret: String) async throws -> (alert: StoredAlert, messages: [String])?
+
+    // The forwarding outbox.
+    /// Takes up to `limit` due items and leases them until `leaseUntilMs`, so another instance
+    /// sharing the database does not send them at the same time.
+    func claimOutbox(nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [OutboxItem]
+    func outboxDelivered(id: Int64, nowMs: Int64) async throws
+    func outboxFailed(id: Int64, error: String, nextAttemptMs: Int64) async throws
+    func outbox() async throws -> [OutboxItem]
+
+    /// Row counts, for operators and for tests that check a refused request stored nothing.
+    func counts() async throws -> StoreCounts
+}

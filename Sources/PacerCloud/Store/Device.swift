@@ -1,0 +1,18 @@
+/// A device allowed to talk to the API. Its bearer token is never stored, only its SHA-256.
+public struct Device: Sendable, Equatable, Codable {
+    public var id: String
+    public var name: String
+    /// Where its alerts are e-mailed, if anywhere.
+    public var email: String?
+    /// Where its alerts are POSTed, if anywhere.
+    public var webhook: String?
+    public var createdAt: String
+
+    public init(id: String, name: String, email: String?, webhook: String?, createdAt: String) {
+        self.id = id
+        self.name = name
+        self.email = email
+        self.webhook = webhook
+        self.createdAt = createdAt
+    }
+}

@@ -1,0 +1,20 @@
+/// A message to forward (webhook POST or e-mail), kept until delivered so a restart continues.
+public struct OutboxItem: Sendable, Equatable {
+    public var id: Int64
+    public var channel: String
+    public var target: String
+    public var payload: String
+    public var attempts: Int
+    public var deliveredMs: Int64?
+    public var lastError: String?
+
+    public init(id: Int64, channel: String, target: String, payload: String, attempts: Int, deliveredMs: Int64?, lastError: String?) {
+        self.id = id
+        self.channel = channel
+        self.target = target
+        self.payload = payload
+        self.attempts = attempts
+        self.deliveredMs = deliveredMs
+        self.lastError = lastError
+    }
+}

@@ -1,0 +1,324 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+
+/// The store in PostgreSQL, for several pacer-cloud instances sharing one database. The client
+/// is a connection pool that only works while `run()` runs: it is a Service of the application
+/// (or run by `withRunning`). Races between instances are settled by the database: inserts are
+/// `ON CONFLICT DO NOTHING` and a transaction re-reads what won.
+public final class PostgresCloudStore: CloudStore, Service {
+    public let client: PostgresClient
+    private let logger: Logger
+
+    public init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "pacer-cloud.postgres")) {
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    /// Runs the connection pool until cancelled.
+    public func run() async throws {
+        await client.run()
+    }
+
+    /// Runs `body` with the pool running, then stops it.
+    public func withRunning<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.client.run() }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
+    public func migrate() async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            // One instance migrates at a time: concurrent CREATE TABLE IF NOT EXISTS can collide.
+            try await connection.query("SELECT pg_advisory_xact_lock(7365872)", logger: logger)
+            for statement in Schema.statements(postgres: true) {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            let rows = try await connection.query("SELECT MAX(version) FROM schema_version", logger: logger)
+            var version: Int?
+            for try await (value) in rows.decode((Int?).self) { version = value }
+            if let version, version > Schema.version {
+                throw StoreError("the database has schema version \(version); this pacer-cloud knows up to \(Schema.version)")
+            }
+            if version == nil {
+                try await connection.query("INSERT INTO schema_version (version) VALUES (\(Schema.version))", logger: logger)
+            }
+        }
+    }
+
+    public func addDevice(_ device: Device, tokenHash: String) async throws {
+        let rows = try await client.query(
+            """
+            INSERT INTO device (id, name, token_sha256, email, webhook, created_at)
+            VALUES (\(device.id), \(device.name), \(tokenHash), \(device.email), \(device.webhook), \(device.createdAt))
+            ON CONFLICT DO NOTHING RETURNING id
+            """, logger: logger)
+        if try await Self.first(rows, as: String.self) == nil {
+            throw StoreError("a device named \(device.name) exists already")
+        }
+    }
+
+    public func devices() async throws -> [Device] {
+        let rows = try await client.query("SELECT id, name, email, webhook, created_at FROM device ORDER BY name", logger: logger)
+        return try await Self.devices(rows)
+    }
+
+    public func device(tokenHash: String) async throws -> Device? {
+        let rows = try await client.query(
+            "SELECT id, name, email, webhook, created_at FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
+        return try await Self.devices(rows).first
+    }
+
+    private static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
+        var devices: [Device] = []
+        for try await (id, name, email, webhook, created) in rows.decode((String, String, String?, String?, String).self) {
+            devices.append(Device(id: id, name: name, email: email, webhook: webhook, createdAt: created))
+        }
+        return devices
+    }
+
+    public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {
+        let rows = try await client.query(
+            """
+            INSERT INTO chunk (device_id, run_id, seq, body, content_encoding, digest)
+            VALUES (\(device), \(chunk.runID), \(chunk.seq), \(ByteBuffer(bytes: chunk.body)), \(chunk.contentEncoding), \(chunk.digest))
+            ON CONFLICT DO NOTHING RETURNING seq
+            """, logger: logger)
+        if try await Self.first(rows, as: Int.self) != nil { return .created }
+        let stored = try await Self.first(
+            client.query(
+                "SELECT digest FROM chunk WHERE device_id = \(device) AND run_id = \(chunk.runID) AND seq = \(chunk.seq)",
+                logger: logger),
+            as: String.self)
+        return stored == chunk.digest ? .unchanged : .conflict
+    }
+
+    public func putSummary(_ summary: StoredSummary, device: String) async throws -> PutResult {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                "SELECT summary FROM run WHERE device_id = \(device) AND run_id = \(summary.runID) FOR UPDATE", logger: logger)
+            let stored = try await Self.first(rows, as: String.self)
+            if stored == summary.json { return PutResult.unchanged }
+            try await connection.query(
+                """
+                INSERT INTO run (device_id, run_id, summary, chunks, start_ms)
+                VALUES (\(device), \(summary.runID), \(summary.json), \(summary.chunks), \(summary.startMs))
+                ON CONFLICT (device_id, run_id) DO UPDATE SET summary = excluded.summary, chunks = excluded.chunks,
+                start_ms = excluded.start_ms
+                """, logger: logger)
+            return stored == nil ? PutResult.created : PutResult.replaced
+        }
+    }
+
+    public func completeRuns(device: String, limit: Int, offset: Int) async throws -> [StoredSummary] {
+        var query: PostgresQuery = "SELECT r.run_id, r.summary, r.chunks, r.start_ms FROM run r WHERE r.device_id = \(device) AND "
+        query.sql += Schema.completeRunCondition
+        query.sql += " ORDER BY r.start_ms DESC, r.run_id DESC LIMIT \(limit) OFFSET \(offset)"
+        return try await Self.summaries(client.query(query, logger: logger))
+    }
+
+    public func completeRun(device: String, runID: String) async throws -> StoredSummary? {
+        var query: PostgresQuery =
+            "SELECT r.run_id, r.summary, r.chunks, r.start_ms FROM run r WHERE r.device_id = \(device) AND r.run_id = \(runID) AND "
+        query.sql += Schema.completeRunCondition
+        return try await Self.summaries(client.query(query, logger: logger)).first
+    }
+
+    private static func summaries(_ rows: PostgresRowSequence) async throws -> [StoredSummary] {
+        var summaries: [StoredSummary] = []
+        for try await (runID, json, chunks, startMs) in rows.decode((String, String, Int, Int64).self) {
+            summaries.append(StoredSummary(runID: runID, json: json, chunks: chunks, startMs: startMs))
+        }
+        return summaries
+    }
+
+    public func chunks(device: String, runID: String, count: Int) async throws -> [StoredChunk] {
+        let rows = try await client.query(
+            """
+            SELECT run_id, seq, body, content_encoding, digest FROM chunk
+            WHERE device_id = \(device) AND run_id = \(runID) AND seq < \(count) ORDER BY seq
+            """, logger: logger)
+        var chunks: [StoredChunk] = []
+        for try await (runID, seq, body, encoding, digest) in rows.decode((String, Int, ByteBuffer, String?, String).self) {
+            chunks.append(StoredChunk(runID: runID, seq: seq, body: Array(buffer: body), contentEncoding: encoding, digest: digest))
+        }
+        return chunks
+    }
+
+    public func deleteRun(device: String, runID: String) async throws -> Bool {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            let runs = try await connection.query(
+                "DELETE FROM run WHERE device_id = \(device) AND run_id = \(runID) RETURNING run_id", logger: logger)
+            let chunks = try await connection.query(
+                "DELETE FROM chunk WHERE device_id = \(device) AND run_id = \(runID) RETURNING seq", logger: logger)
+            let deletedRuns = try await Self.count(runs)
+            let deletedChunks = try await Self.count(chunks)
+            return deletedRuns + deletedChunks > 0
+        }
+    }
+
+    public func putPosition(device: String, timeMs: Int64, json: String) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            INSERT INTO position (device_id, time_ms, body) VALUES (\(device), \(timeMs), \(json))
+            ON CONFLICT (device_id) DO UPDATE SET time_ms = excluded.time_ms, body = excluded.body
+            WHERE excluded.time_ms >= position.time_ms RETURNING time_ms
+            """, logger: logger)
+        return try await Self.first(rows, as: Int64.self) != nil
+    }
+
+    public func position(device: String) async throws -> String? {
+        try await Self.first(client.query("SELECT body FROM position WHERE device_id = \(device)", logger: logger), as: String.self)
+    }
+
+    public func recordAlertMessage(_ message: AlertMessageInput) async throws -> AlertRecordResult {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            let state = (AlertState(messageType: message.type) ?? .open).rawValue
+            try await connection.query(
+                """
+                INSERT INTO alert (device_id, alert_id, secret, state, kind, test, created_ms, latest_sequence, latest_body)
+                VALUES (\(message.device), \(message.alertID), \(message.newSecret), \(state), \(message.kind), \(message.test),
+                        \(message.receivedMs), \(message.sequence), \(message.json))
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+            // FOR UPDATE: two instances recording messages of one alert take turns from here.
+            let rows = try await connection.query(
+                """
+                SELECT secret, latest_sequence FROM alert
+                WHERE device_id = \(message.device) AND alert_id = \(message.alertID) FOR UPDATE
+                """, logger: logger)
+            var found: (String, Int)?
+            for try await row in rows.decode((String, Int).self) { found = row }
+            guard let (secret, latest) = found else { throw StoreError("alert \(message.alertID) vanished while being recorded") }
+            let inserted = try await connection.query(
+                """
+                INSERT INTO alert_message (device_id, alert_id, sequence, type, body, received_ms)
+                VALUES (\(message.device), \(message.alertID), \(message.sequence), \(message.type), \(message.json), \(message.receivedMs))
+                ON CONFLICT DO NOTHING RETURNING sequence
+                """, logger: logger)
+            guard try await Self.first(inserted, as: Int.self) != nil else { return AlertRecordResult.repeated(secret: secret) }
+            if message.sequence > latest {
+                try await connection.query(
+                    """
+                    UPDATE alert SET state = \(state), latest_sequence = \(message.sequence), latest_body = \(message.json)
+                    WHERE device_id = \(message.device) AND alert_id = \(message.alertID)
+                    """, logger: logger)
+            }
+            for target in message.forward {
+                try await connection.query(
+                    """
+                    INSERT INTO outbox (channel, target, payload, next_attempt_ms)
+                    VALUES (\(target.channel), \(target.target), \(target.payload(secret)), \(message.receivedMs))
+                    """, logger: logger)
+            }
+            return AlertRecordResult.created(secret: secret)
+        }
+    }
+
+    private static let alertColumns = "alert_id, device_id, secret, state, kind, test, created_ms, latest_sequence, latest_body"
+
+    public func alerts(device: String, state: AlertState?) async throws -> [StoredAlert] {
+        var query: PostgresQuery = "SELECT \(unescaped: Self.alertColumns) FROM alert WHERE device_id = \(device)"
+        if let state {
+            query = "SELECT \(unescaped: Self.alertColumns) FROM alert WHERE device_id = \(device) AND state = \(state.rawValue)"
+        }
+        query.sql += " ORDER BY created_ms DESC, alert_id"
+        return try await Self.alerts(client.query(query, logger: logger))
+    }
+
+    public func alert(secret: String) async throws -> (alert: StoredAlert, messages: [String])? {
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.alertColumns) FROM alert WHERE secret = \(secret)", logger: logger)
+        guard let alert = try await Self.alerts(rows).first else { return nil }
+        let messageRows = try await client.query(
+            """
+            SELECT body FROM alert_message WHERE device_id = \(alert.device) AND alert_id = \(alert.alertID) ORDER BY sequence
+            """, logger: logger)
+        var messages: [String] = []
+        for try await (body) in messageRows.decode(String.self) { messages.append(body) }
+        return (alert, messages)
+    }
+
+    private static func alerts(_ rows: PostgresRowSequence) async throws -> [StoredAlert] {
+        var alerts: [StoredAlert] = []
+        for try await (alertID, device, secret, state, kind, test, created, sequence, body)
+            in rows.decode((String, String, String, String, String, Bool, Int64, Int, String).self) {
+            alerts.append(StoredAlert(alertID: alertID, device: device, secret: secret, state: AlertState(rawValue: state) ?? .open,
+                                      kind: kind, test: test, createdMs: created, latestSequence: sequence, latestJSON: body))
+        }
+        return alerts
+    }
+
+    private static let outboxColumns = "id, channel, target, payload, attempts, delivered_ms, last_error"
+
+    public func claimOutbox(nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [OutboxItem] {
+        // SKIP LOCKED: instances polling at once each take different items.
+        let rows = try await client.query(
+            """
+            UPDATE outbox SET next_attempt_ms = \(leaseUntilMs) WHERE id IN (
+                SELECT id FROM outbox WHERE delivered_ms IS NULL AND next_attempt_ms <= \(nowMs)
+                ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING \(unescaped: Self.outboxColumns)
+            """, logger: logger)
+        return try await Self.outboxItems(rows).sorted { $0.id < $1.id }
+    }
+
+    public func outboxDelivered(id: Int64, nowMs: Int64) async throws {
+        try await client.query(
+            "UPDATE outbox SET attempts = attempts + 1, delivered_ms = \(nowMs), last_error = NULL WHERE id = \(id)", logger: logger)
+    }
+
+    public func outboxFailed(id: Int64, error: String, nextAttemptMs: Int64) async throws {
+        try await client.query(
+            """
+            UPDATE outbox SET attempts = attempts + 1, last_error = \(error), next_attempt_ms = \(nextAttemptMs) WHERE id = \(id)
+            """, logger: logger)
+    }
+
+    public func outbox() async throws -> [OutboxItem] {
+        try await Self.outboxItems(client.query("SELECT \(unescaped: Self.outboxColumns) FROM outbox ORDER BY id", logger: logger))
+    }
+
+    private static func outboxItems(_ rows: PostgresRowSequence) async throws -> [OutboxItem] {
+        var items: [OutboxItem] = []
+        for try await (id, channel, target, payload, attempts, delivered, error)
+            in rows.decode((Int64, String, String, String, Int, Int64?, String?).self) {
+            items.append(OutboxItem(id: id, channel: channel, target: target, payload: payload, attempts: attempts,
+                                    deliveredMs: delivered, lastError: error))
+        }
+        return items
+    }
+
+    public func counts() async throws -> StoreCounts {
+        func count(_ table: String) async throws -> Int {
+            try await Self.first(client.query(PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM \(table)"), logger: logger), as: Int.self) ?? 0
+        }
+        var counts = StoreCounts()
+        counts.devices = try await count("device")
+        counts.chunks = try await count("chunk")
+        counts.runs = try await count("run")
+        counts.positions = try await count("position")
+        counts.alerts = try await count("alert")
+        counts.alertMessages = try await count("alert_message")
+        counts.outbox = try await count("outbox")
+        return counts
+    }
+
+    private static func first<T: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: T.Type) async throws -> T? {
+        var value: T?
+        for try await (decoded) in rows.decode(T.self) where value == nil { value = decoded }
+        return value
+    }
+
+    private static func count(_ rows: PostgresRowSequence) async throws -> Int {
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count
+    }
+}

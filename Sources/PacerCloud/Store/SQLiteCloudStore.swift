@@ -1,0 +1,278 @@
+import Foundation
+import GRDB
+
+/// The store in one SQLite file (WAL): what `pacer-cloud serve --database sqlite:PATH` uses.
+/// GRDB serializes writers, so each method's read-then-write is one transaction without races.
+public final class SQLiteCloudStore: CloudStore {
+    private let pool: DatabasePool
+
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        pool = try DatabasePool(path: path, configuration: configuration)
+    }
+
+    public func migrate() async throws {
+        try await pool.write { db in
+            for statement in Schema.statements(postgres: false) { try db.execute(sql: statement) }
+            let version = try Int.fetchOne(db, sql: "SELECT MAX(version) FROM schema_version")
+            if let version, version > Schema.version {
+                throw StoreError("the database has schema version \(version); this pacer-cloud knows up to \(Schema.version)")
+            }
+            if version == nil { try db.execute(sql: "INSERT INTO schema_version (version) VALUES (?)", arguments: [Schema.version]) }
+        }
+    }
+
+    public func addDevice(_ device: Device, tokenHash: String) async throws {
+        try await pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE name = ?", arguments: [device.name]) != nil {
+                throw StoreError("a device named \(device.name) exists already")
+            }
+            try db.execute(
+                sql: "INSERT INTO device (id, name, token_sha256, email, webhook, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [device.id, device.name, tokenHash, device.email, device.webhook, device.createdAt])
+        }
+    }
+
+    public func devices() async throws -> [Device] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY name").map(Self.device)
+        }
+    }
+
+    public func device(tokenHash: String) async throws -> Device? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM device WHERE token_sha256 = ?", arguments: [tokenHash]).map(Self.device)
+        }
+    }
+
+    private static func device(_ row: Row) -> Device {
+        Device(id: row["id"], name: row["name"], email: row["email"], webhook: row["webhook"], createdAt: row["created_at"])
+    }
+
+    public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {
+        try await pool.write { db in
+            if let digest = try String.fetchOne(
+                db, sql: "SELECT digest FROM chunk WHERE device_id = ? AND run_id = ? AND seq = ?",
+                arguments: [device, chunk.runID, chunk.seq]) {
+                return digest == chunk.digest ? .unchanged : .conflict
+            }
+            try db.execute(
+                sql: "INSERT INTO chunk (device_id, run_id, seq, body, content_encoding, digest) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [device, chunk.runID, chunk.seq, Data(chunk.body), chunk.contentEncoding, chunk.digest])
+            return .created
+        }
+    }
+
+    public func putSummary(_ summary: StoredSummary, device: String) async throws -> PutResult {
+        try await pool.write { db in
+            let stored = try String.fetchOne(
+                db, sql: "SELECT summary FROM run WHERE device_id = ? AND run_id = ?", arguments: [device, summary.runID])
+            if stored == summary.json { return .unchanged }
+            try db.execute(
+                sql: """
+                    INSERT INTO run (device_id, run_id, summary, chunks, start_ms) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (device_id, run_id) DO UPDATE SET summary = excluded.summary, chunks = excluded.chunks,
+                    start_ms = excluded.start_ms
+                    """,
+                arguments: [device, summary.runID, summary.json, summary.chunks, summary.startMs])
+            return stored == nil ? .created : .replaced
+        }
+    }
+
+    public func completeRuns(device: String, limit: Int, offset: Int) async throws -> [StoredSummary] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.run_id, r.summary, r.chunks, r.start_ms FROM run r
+                    WHERE r.device_id = ? AND \(Schema.completeRunCondition)
+                    ORDER BY r.start_ms DESC, r.run_id DESC LIMIT ? OFFSET ?
+                    """,
+                arguments: [device, limit, offset]
+            ).map(Self.summary)
+        }
+    }
+
+    public func completeRun(device: String, runID: String) async throws -> StoredSummary? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT r.run_id, r.summary, r.chunks, r.start_ms FROM run r
+                    WHERE r.device_id = ? AND r.run_id = ? AND \(Schema.completeRunCondition)
+                    """,
+                arguments: [device, runID]
+            ).map(Self.summary)
+        }
+    }
+
+    private static func summary(_ row: Row) -> StoredSummary {
+        StoredSummary(runID: row["run_id"], json: row["summary"], chunks: row["chunks"], startMs: row["start_ms"])
+    }
+
+    public func chunks(device: String, runID: String, count: Int) async throws -> [StoredChunk] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT run_id, seq, body, content_encoding, digest FROM chunk
+                    WHERE device_id = ? AND run_id = ? AND seq < ? ORDER BY seq
+                    """,
+                arguments: [device, runID, count]
+            ).map { row in
+                let body: Data = row["body"]
+                return StoredChunk(runID: row["run_id"], seq: row["seq"], body: Array(body),
+                                   contentEncoding: row["content_encoding"], digest: row["digest"])
+            }
+        }
+    }
+
+    public func deleteRun(device: String, runID: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM run WHERE device_id = ? AND run_id = ?", arguments: [device, runID])
+            let runs = db.changesCount
+            try db.execute(sql: "DELETE FROM chunk WHERE device_id = ? AND run_id = ?", arguments: [device, runID])
+            return runs + db.changesCount > 0
+        }
+    }
+
+    public func putPosition(device: String, timeMs: Int64, json: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO position (device_id, time_ms, body) VALUES (?, ?, ?)
+                    ON CONFLICT (device_id) DO UPDATE SET time_ms = excluded.time_ms, body = excluded.body
+                    WHERE excluded.time_ms >= position.time_ms
+                    """,
+                arguments: [device, timeMs, json])
+            return db.changesCount > 0
+        }
+    }
+
+    public func position(device: String) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT body FROM position WHERE device_id = ?", arguments: [device])
+        }
+    }
+
+    public func recordAlertMessage(_ message: AlertMessageInput) async throws -> AlertRecordResult {
+        try await pool.write { db in
+            let state = AlertState(messageType: message.type) ?? .open
+            try db.execute(
+                sql: """
+                    INSERT INTO alert (device_id, alert_id, secret, state, kind, test, created_ms, latest_sequence, latest_body)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                    """,
+                arguments: [message.device, message.alertID, message.newSecret, state.rawValue, message.kind, message.test,
+                            message.receivedMs, message.sequence, message.json])
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT secret, latest_sequence FROM alert WHERE device_id = ? AND alert_id = ?",
+                arguments: [message.device, message.alertID])
+            else { throw StoreError("alert \(message.alertID) vanished while being recorded") }
+            let secret: String = row["secret"]
+            let latest: Int = row["latest_sequence"]
+            try db.execute(
+                sql: """
+                    INSERT INTO alert_message (device_id, alert_id, sequence, type, body, received_ms)
+                    VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                    """,
+                arguments: [message.device, message.alertID, message.sequence, message.type, message.json, message.receivedMs])
+            guard db.changesCount > 0 else { return .repeated(secret: secret) }
+            if message.sequence > latest {
+                try db.execute(
+                    sql: "UPDATE alert SET state = ?, latest_sequence = ?, latest_body = ? WHERE device_id = ? AND alert_id = ?",
+                    arguments: [state.rawValue, message.sequence, message.json, message.device, message.alertID])
+            }
+            for target in message.forward {
+                try db.execute(
+                    sql: "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES (?, ?, ?, ?)",
+                    arguments: [target.channel, target.target, target.payload(secret), message.receivedMs])
+            }
+            return .created(secret: secret)
+        }
+    }
+
+    public func alerts(device: String, state: AlertState?) async throws -> [StoredAlert] {
+        try await pool.read { db in
+            var sql = "SELECT * FROM alert WHERE device_id = ?"
+            var arguments: StatementArguments = [device]
+            if let state {
+                sql += " AND state = ?"
+                arguments += [state.rawValue]
+            }
+            return try Row.fetchAll(db, sql: sql + " ORDER BY created_ms DESC, alert_id", arguments: arguments).map(Self.alert)
+        }
+    }
+
+    public func alert(secret: String) async throws -> (alert: StoredAlert, messages: [String])? {
+        try await pool.read { db in
+            guard let alert = try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE secret = ?", arguments: [secret]).map(Self.alert)
+            else { return nil }
+            let messages = try String.fetchAll(
+                db, sql: "SELECT body FROM alert_message WHERE device_id = ? AND alert_id = ? ORDER BY sequence",
+                arguments: [alert.device, alert.alertID])
+            return (alert, messages)
+        }
+    }
+
+    private static func alert(_ row: Row) -> StoredAlert {
+        StoredAlert(alertID: row["alert_id"], device: row["device_id"], secret: row["secret"],
+                    state: AlertState(rawValue: row["state"]) ?? .open, kind: row["kind"], test: row["test"],
+                    createdMs: row["created_ms"], latestSequence: row["latest_sequence"], latestJSON: row["latest_body"])
+    }
+
+    public func claimOutbox(nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [OutboxItem] {
+        try await pool.write { db in
+            let items = try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM outbox WHERE delivered_ms IS NULL AND next_attempt_ms <= ? ORDER BY id LIMIT ?",
+                arguments: [nowMs, limit]
+            ).map(Self.outboxItem)
+            for item in items {
+                try db.execute(sql: "UPDATE outbox SET next_attempt_ms = ? WHERE id = ?", arguments: [leaseUntilMs, item.id])
+            }
+            return items
+        }
+    }
+
+    public func outboxDelivered(id: Int64, nowMs: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1, delivered_ms = ?, last_error = NULL WHERE id = ?",
+                           arguments: [nowMs, id])
+        }
+    }
+
+    public func outboxFailed(id: Int64, error: String, nextAttemptMs: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_ms = ? WHERE id = ?",
+                           arguments: [error, nextAttemptMs, id])
+        }
+    }
+
+    public func outbox() async throws -> [OutboxItem] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY id").map(Self.outboxItem)
+        }
+    }
+
+    private static func outboxItem(_ row: Row) -> OutboxItem {
+        OutboxItem(id: row["id"], channel: row["channel"], target: row["target"], payload: row["payload"],
+                   attempts: row["attempts"], deliveredMs: row["delivered_ms"], lastError: row["last_error"])
+    }
+
+    public func counts() async throws -> StoreCounts {
+        try await pool.read { db in
+            func count(_ table: String) throws -> Int { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
+            var counts = StoreCounts()
+            counts.devices = try count("device")
+            counts.chunks = try count("chunk")
+            counts.runs = try count("run")
+            counts.positions = try count("position")
+            counts.alerts = try count("alert")
+            counts.alertMessages = try count("alert_message")
+            counts.outbox = try count("outbox")
+            return counts
+        }
+    }
+}

@@ -1,0 +1,53 @@
+/// The one schema both stores create, spelled for each: PostgreSQL wants BYTEA, BIGSERIAL and
+/// real booleans where SQLite takes BLOB, an INTEGER PRIMARY KEY and 0/1.
+enum Schema {
+    /// Bumped with every change; a store refuses a database newer than it knows.
+    static let version = 1
+
+    static func statements(postgres: Bool) -> [String] {
+        let blob = postgres ? "BYTEA" : "BLOB"
+        let serial = postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
+        return [
+            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
+            """
+            CREATE TABLE IF NOT EXISTS device (
+                id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, token_sha256 TEXT NOT NULL UNIQUE,
+                email TEXT, webhook TEXT, created_at TEXT NOT NULL)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS chunk (
+                device_id TEXT NOT NULL, run_id TEXT NOT NULL, seq INTEGER NOT NULL, body \(blob) NOT NULL,
+                content_encoding TEXT, digest TEXT NOT NULL, PRIMARY KEY (device_id, run_id, seq))
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS run (
+                device_id TEXT NOT NULL, run_id TEXT NOT NULL, summary TEXT NOT NULL, chunks INTEGER NOT NULL,
+                start_ms BIGINT NOT NULL, PRIMARY KEY (device_id, run_id))
+            """,
+            "CREATE INDEX IF NOT EXISTS run_by_start ON run (device_id, start_ms)",
+            "CREATE TABLE IF NOT EXISTS position (device_id TEXT PRIMARY KEY, time_ms BIGINT NOT NULL, body TEXT NOT NULL)",
+            """
+            CREATE TABLE IF NOT EXISTS alert (
+                device_id TEXT NOT NULL, alert_id TEXT NOT NULL, secret TEXT NOT NULL UNIQUE, state TEXT NOT NULL,
+                kind TEXT NOT NULL, test BOOLEAN NOT NULL, created_ms BIGINT NOT NULL, latest_sequence INTEGER NOT NULL,
+                latest_body TEXT NOT NULL, PRIMARY KEY (device_id, alert_id))
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS alert_message (
+                device_id TEXT NOT NULL, alert_id TEXT NOT NULL, sequence INTEGER NOT NULL, type TEXT NOT NULL,
+                body TEXT NOT NULL, received_ms BIGINT NOT NULL, PRIMARY KEY (device_id, alert_id, sequence))
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS outbox (
+                id \(serial), channel TEXT NOT NULL, target TEXT NOT NULL, payload TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0, next_attempt_ms BIGINT NOT NULL, delivered_ms BIGINT, last_error TEXT)
+            """,
+            "CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_attempt_ms) WHERE delivered_ms IS NULL",
+        ]
+    }
+
+    /// Complete runs: a summary, and as many chunks below its count as it names.
+    static let completeRunCondition = """
+        r.chunks = (SELECT COUNT(*) FROM chunk c WHERE c.device_id = r.device_id AND c.run_id = r.run_id AND c.seq < r.chunks)
+        """
+}

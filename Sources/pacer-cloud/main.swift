@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import PacerCloud
+
+/// pacer-cloud: the backend pacerd uploads runs, its live position and SOS alerts to.
+@main
+struct PacerCloudCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pacer-cloud",
+        abstract: "Pacer's backend: runs, live position and SOS alerts from devices.",
+        subcommands: [Serve.self, DeviceCommand.self])
+}
+
+struct DatabaseOption: ParsableArguments {
+    @Option(help: "sqlite:/path/cloud.db (the default kind) or postgres://user[:password]@host:port/database")
+    var database: String
+
+    /// Opens and migrates the store, runs `body` (with a PostgreSQL pool running), closes it.
+    func withStore<T: Sendable>(_ body: @Sendable (any CloudStore) async throws -> T) async throws -> T {
+        let store = try DatabaseURL(database).open()
+        if let postgres = store as? PostgresCloudStore {
+            return try await postgres.withRunning {
+                try await store.migrate()
+                return try await body(store)
+            }
+        }
+        try await store.migrate()
+        return try await body(store)
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the HTTP server.")
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on.") var port = 8080
+    @OptionGroup var database: DatabaseOption
+    @Option(help: "Base URL of alert page links, e.g. https://cloud.example.org (default: http:// and the request's Host).")
+    var publicURL: String?
+    @Option(help: "SMTP relay for alert e-mails, host:port (no TLS, no authentication).") var smtp: String?
+    @Option(help: "From address of alert e-mails.") var mailFrom = "pacer-cloud@localhost"
+
+    func run() async throws {
+        var configuration = CloudConfiguration(publicURL: publicURL)
+        if let smtp {
+            let parts = smtp.split(separator: ":")
+            guard parts.count == 2, let smtpPort = Int(parts[1]) else {
+                throw ValidationError("--smtp '\(smtp)' is not host:port")
+            }
+            configuration.mail = MailSettings(host: String(parts[0]), port: smtpPort, from: mailFrom)
+        }
+        let store = try DatabaseURL(database.database).open()
+        try await CloudApplication.make(store: store, configuration: configuration, host: host, port: port).runService()
+    }
+}
+
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device", abstract: "Manage the devices allowed to upload.", subcommands: [Add.self, List.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Register a device and print its bearer token (shown only once).")
+        @Argument(help: "The device's name (unique).") var name: String
+        @Option(help: "E-mail address its alerts are sent to.") var email: String?
+        @Option(help: "URL its alerts are POSTed to as JSON.") var webhook: String?
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let (name, email, webhook) = (name, email, webhook)
+            let (device, token) = try await database.withStore { store in
+                try await CloudApplication.addDevice(store: store, name: name, email: email, webhook: webhook)
+            }
+            FileHandle.standardError.write(Data("device \(device.name) added (id \(device.id)); its token, shown only now:\n".utf8))
+            print(token)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the registered devices.")
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let devices = try await database.withStore { store in try await store.devices() }
+            for device in devices {
+                print([device.name, device.id, device.createdAt, device.email ?? "-", device.webhook ?? "-"].joined(separator: "\t"))
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import PacerCloud
+import PacerTestSupport
+import Testing
+
+/// The two stores every API test runs against.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// pacer-cloud in process (HummingbirdTesting's router client) on a fresh store: a SQLite file
+/// in a temporary directory, or a private PostgreSQL server started for the test and stopped
+/// by PID after it. PostgreSQL missing is a failure: tools/setup installs it.
+struct Cloud: Sendable {
+    let client: any TestClientProtocol
+    let store: any CloudStore
+
+    static func with(_ backend: Backend, configuration: CloudConfiguration = CloudConfiguration(),
+                     _ body: @Sendable (Cloud) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory(prefix: "pacer-cloud-test")
+        var server: PostgresServer?
+        let store: any CloudStore
+        switch backend {
+        case .sqlite:
+            store = try SQLiteCloudStore(path: directory.file("cloud.db"))
+        case .postgres:
+            let started = try await offPool { try PostgresServer() }
+            server = started
+            store = try DatabaseURL(started.url()).open()
+        }
+        do {
+            let app = CloudApplication.make(store: store, configuration: configuration)
+            try await app.test(.router) { client in try await body(Cloud(client: client, store: store)) }
+        } catch {
+            if let server { try await offPool { server.stop() } }
+            throw error
+        }
+        if let server { try await offPool { server.stop() } }
+    }
+
+    /// Registers a device; its bearer token.
+    func addDevice(_ name: String, email: String? = nil, webhook: String? = nil) async throws -> String {
+        try await CloudApplication.addDevice(store: store, name: name, email: email, webhook: webhook).1
+    }
+
+    @discardableResult
+    func request(_ method: HTTPRequest.Method, _ uri: String, token: String?, body: [UInt8]? = nil,
+                 headers extra: HTTPFields = [:]) async throws -> TestResponse {
+        var headers = extra
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
+    }
+
+    func json(_ method: HTTPRequest.Method, _ uri: String, token: String?, _ object: [String: Any],
+              headers: HTTPFields = [:]) async throws -> TestResponse {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        var headers = headers
+        headers[.contentType] = "application/json"
+        return try await request(method, uri, token: token, body: Array(data), headers: headers)
+    }
+
+    func putChunk(_ runID: String, _ seq: Int, _ body: [UInt8], token: String, gzip: Bool = false) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/x-pacer-track"]
+        if gzip { headers[.contentEncoding] = "gzip" }
+        return try await request(.put, "/v1/runs/\(runID)/chunks/\(seq)", token: token, body: body, headers: headers)
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+
+    /// The body as a JSON object (empty when it is not one).
+    var object: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+    }
+
+    /// `error.code` and `error.message` of an API error.
+    var errorCode: String? { (object["error"] as? [String: Any])?["code"] as? String }
+    var errorMessage: String { (object["error"] as? [String: Any])?["message"] as? String ?? "" }
+}
+
+/// Track data as a device makes it.
+enum Track {
+    static let start: Int64 = 1_778_398_200_000  // 2026-05-10T07:30:00Z
+
+    static func samples(_ count: Int, from first: Int = 0, heartRate: Bool = true) -> [TrackSample] {
+        (first..<first + count).map { (i: Int) -> TrackSample in
+            let step = Double(i)
+            let time: Int64 = start + Int64(i) * 1000
+            let lat: Double = 45.5035034 + step * 0.00001
+            let lon: Double = 9.1794900 + step * 0.00001
+            let hr: Int? = heartRate ? 140 + i % 10 : nil
+            return TrackSample(timeMs: time, lat: lat, lon: lon, speedMps: 3.1, distanceM: step * 3.1, moving: i > 0, heartRate: hr)
+        }
+    }
+
+    static func chunk(_ samples: [TrackSample]) -> [UInt8] {
+        Array(samples.map(TrackChunkFormat.line).map { $0 + "\n" }.joined().utf8)
+    }
+
+    static func summary(chunks: Int, start: String = "2026-05-10T07:30:00.000Z", distance: Double = 3002.9) -> [String: Any] {
+        ["start_time": start, "end_time": "2026-05-10T07:47:00.000Z", "distance_m": distance, "moving_time_s": 941.0,
+         "elapsed_time_s": 1015.0, "avg_pace_s_per_km": 313.4, "max_speed_mps": 3.537, "hr_avg": 148.2, "hr_max": 171,
+         "chunks": chunks, "state": "finished"]
+    }
+
+    static func runID() -> String { UUID().uuidString.lowercased() }
+}

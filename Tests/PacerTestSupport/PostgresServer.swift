@@ -1,0 +1,109 @@
+import Foundation
+import Glibc
+
+/// A private PostgreSQL 15 server for tests: its own data directory under /tmp, its own free
+/// port on 127.0.0.1, trust authentication for user `postgres`, stopped by the PID in its
+/// postmaster.pid (SIGINT: fast shutdown) on `stop()` or when the last reference goes.
+///
+/// initdb and postgres refuse to run as root, so as root they run as the `postgres` system user
+/// (`runuser -u postgres --`) in a directory chowned to it. The cluster is made once per test
+/// process by initdb and copied for each server, which starts in well under a second.
+/// Missing binaries are an error, never a skip: tools/setup installs them.
+public final class PostgresServer: Sendable {
+    public static let binDirectory = "/usr/lib/postgresql/15/bin"
+
+    public let port: UInt16
+    public let directory: TemporaryDirectory
+    private let process: ChildProcess
+
+    /// "postgres://postgres@127.0.0.1:PORT/DATABASE".
+    public func url(database: String = "postgres") -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
+
+    public init(timeout: Duration = .seconds(30)) throws(ChildProcessError) {
+        let template = try Self.template.get()
+        directory = try TemporaryDirectory(prefix: "pacer-postgres")
+        let data = directory.file("data")
+        try Self.handToPostgres(directory.path)
+        try Self.asPostgres("/bin/cp", ["-a", template.file("data"), data]).check()
+        port = try FreePort.tcp()
+        let stderr = directory.file("postgres.log")
+        process = try ChildProcess(
+            Self.runAsPostgres.first ?? Self.binDirectory + "/postgres",
+            Array(Self.runAsPostgres.dropFirst()) + (Self.runAsPostgres.isEmpty ? [] : [Self.binDirectory + "/postgres"]) + [
+                "-D", data, "-p", String(port), "-k", directory.path, "-c", "listen_addresses=127.0.0.1",
+                // A test database needs no durability; this keeps the disk out of the timings.
+                "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+            ],
+            stdout: .file(stderr), stderr: .file(stderr))
+        let deadline = ContinuousClock.now + timeout
+        while !FreePort.isAccepting(port: port) {
+            if let status = process.status {
+                throw ChildProcessError(message: "postgres exited (\(status)) before accepting connections: \(Self.read(stderr))")
+            }
+            if ContinuousClock.now >= deadline {
+                process.killAndReap()
+                throw ChildProcessError(message: "postgres did not accept connections on port \(port) within \(timeout): \(Self.read(stderr))")
+            }
+            usleep(20_000)
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Fast shutdown of the postmaster by its PID, then the runuser wrapper and its group.
+    public func stop() {
+        if let text = try? String(contentsOfFile: directory.file("data/postmaster.pid"), encoding: .utf8),
+            let line = text.split(separator: "\n").first, let pid = pid_t(line) {
+            kill(pid, SIGINT)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while kill(pid, 0) == 0, ContinuousClock.now < deadline { usleep(10_000) }
+        }
+        process.blockingTerminate()
+    }
+
+    /// Creates a database (for one test of a shared server).
+    public func createDatabase(_ name: String) throws(ChildProcessError) {
+        try BlockingCommand.run(Self.binDirectory + "/createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name]).check()
+    }
+
+    /// What the server wrote to its log.
+    public func log() -> String { Self.read(directory.file("postgres.log")) }
+
+    // The cluster every server copies: initdb is the slow part (about 2 s).
+    private static let template: Result<TemporaryDirectory, ChildProcessError> = Result { () throws(ChildProcessError) in
+        let initdb = binDirectory + "/initdb"
+        guard FileManager.default.isExecutableFile(atPath: initdb) else {
+            throw ChildProcessError(message: "PostgreSQL 15 is not installed (no \(initdb)): run tools/setup (Debian package postgresql)")
+        }
+        let directory = try TemporaryDirectory(prefix: "pacer-postgres-template")
+        try handToPostgres(directory.path)
+        try asPostgres(initdb, ["-D", directory.file("data"), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync",
+                                "--locale=C"], timeout: .seconds(120)).check()
+        return directory
+    }
+
+    /// `runuser -u postgres --` as root (postgres refuses root), nothing otherwise.
+    private static let runAsPostgres: [String] = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
+
+    private static func asPostgres(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(30))
+        throws(ChildProcessError) -> CommandResult {
+        if runAsPostgres.isEmpty { return try BlockingCommand.run(executable, arguments, timeout: timeout) }
+        return try BlockingCommand.run(runAsPostgres[0], Array(runAsPostgres.dropFirst()) + [executable] + arguments, timeout: timeout)
+    }
+
+    private static func handToPostgres(_ path: String) throws(ChildProcessError) {
+        guard getuid() == 0 else { return }
+        guard let user = getpwnam("postgres") else {
+            throw ChildProcessError(message: "no 'postgres' system user to run PostgreSQL as: run tools/setup (Debian package postgresql)")
+        }
+        guard chown(path, user.pointee.pw_uid, user.pointee.pw_gid) == 0, chmod(path, 0o700) == 0 else {
+            throw ChildProcessError(message: "cannot hand \(path) to user postgres: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func read(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+}
