@@ -23,11 +23,17 @@ public final class HTTPSSink: Sendable {
         public var bodyBytes: Int?
         /// Sends the body with Transfer-Encoding: chunked, without a Content-Length.
         public var chunked: Bool
+        /// Faults for the first requests, in turn: "reset" (a TCP reset after half the body),
+        /// "slow" (an answer after `faultDelay`), or a status code.
+        public var faults: [String]
+        public var faultDelay: Duration
 
         public init(
             status: Int = 201, statusSequence: [Int] = [], delay: Duration? = nil, hang: Bool = false,
-            body: String = "", bodyBytes: Int? = nil, chunked: Bool = false
+            body: String = "", bodyBytes: Int? = nil, chunked: Bool = false, faults: [String] = [], faultDelay: Duration = .seconds(10)
         ) {
+            self.faults = faults
+            self.faultDelay = faultDelay
             self.status = status
             self.statusSequence = statusSequence
             self.delay = delay
@@ -47,6 +53,10 @@ public final class HTTPSSink: Sendable {
             if hang { arguments.append("--hang") }
             if let bodyBytes { arguments += ["--body-bytes", String(bodyBytes)] } else if !body.isEmpty { arguments += ["--body", body] }
             if chunked { arguments.append("--chunked") }
+            if !faults.isEmpty {
+                let (seconds, attoseconds) = faultDelay.components
+                arguments += ["--faults", faults.joined(separator: ","), "--fault-delay", String(Double(seconds) + Double(attoseconds) / 1e18)]
+            }
             return arguments
         }
     }
@@ -64,7 +74,7 @@ public final class HTTPSSink: Sendable {
         public var bodyText: String
         /// When it was read, in seconds since the epoch.
         public var time: Double
-        /// The status it is answered with; nil when the sink hangs.
+        /// The status it is answered with; nil when the sink hangs or reset the connection.
         public var status: Int?
 
         init?(_ json: JSON) {

@@ -92,6 +92,38 @@ import Uplink
         #expect(try fixture.store.runsWaitingForUpload() == 0)
     }
 
+    /// A reset mid-body, an answer slower than the request timeout, 500s: each attempt fails,
+    /// the next succeeds, and the server ends up with every piece exactly once, in order.
+    @Test func resetsTimeoutsAnd500sLoseNothing() async throws {
+        let sink = try await offPool {
+            try HTTPSSink(tls: true, rules: .init(faults: ["reset", "slow", "500", "reset", "500", "slow"], faultDelay: .seconds(3)))
+        }
+        defer { sink.stop() }
+        let fixture = try Fixture(runs: 2)
+        let uuids = try fixture.store.runs(limit: 10, offset: 0).sorted { $0.id < $1.id }.map(\.uuid)
+        // A 1 s request timeout against the 3 s "slow" answers.
+        let settings = UplinkSettings(url: sink.url, token: nil, client: .init(caFile: sink.caFile), requestTimeoutSeconds: 1,
+                                      retry: RetrySchedule(firstSeconds: 0.05, capSeconds: 0.2))
+        try fixture.uplink.start(settings: settings, storePath: fixture.path, log: { _, _ in },
+                                 onRound: { round in fixture.rounds.withLock { $0.append(round) } })
+        #expect(try await Self.eventually(30) { fixture.completed.count == 2 })
+        await fixture.stop()
+        let failures = fixture.rounds.withLock { $0.compactMap(\.failure) }
+        #expect(failures.count == 6, "\(failures)")
+        #expect(failures.contains { $0.contains("timed out") }, "\(failures)")
+        #expect(failures.contains { $0.contains("HTTP 500") })
+        var expected: [String] = []
+        for uuid in uuids { expected += ["/v1/runs/\(uuid)/chunks/0", "/v1/runs/\(uuid)/chunks/1", "/v1/runs/\(uuid)"] }
+        // The slow answers were 201s the client had stopped waiting for: those pieces went again
+        // (at least once), which the server's idempotency absorbs. The first 2xx of each piece:
+        var firstAccepted: [String] = []
+        for request in sink.requests() where (request.status ?? 0) / 100 == 2 && !firstAccepted.contains(request.path) {
+            firstAccepted.append(request.path)
+        }
+        #expect(firstAccepted == expected)
+        #expect(try fixture.store.outboxCounts() == OutboxCounts())
+    }
+
     @Test func aWrongCertificateIsRefusedAndNothingIsLost() async throws {
         let sink = try await offPool { try HTTPSSink(tls: true) }
         defer { sink.stop() }
