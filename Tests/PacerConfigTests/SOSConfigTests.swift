@@ -145,7 +145,7 @@ import Testing
         ("https://pacer.example.org/", "https://pacer.example.org"),
         ("https://pacer.example.org///", "https://pacer.example.org"),
         ("https://pacer.example.org/api/", "https://pacer.example.org/api"),
-        ("http://10.0.0.2:8080", "http://10.0.0.2:8080"),
+        ("https://10.0.0.2:8443", "https://10.0.0.2:8443"),
     ])
     func theUploadURLLosesItsTrailingSlashes(written: String, kept: String) throws {
         #expect(try Self.parse("[upload]\nurl = \"\(written)\"\n").upload.url == kept)
