@@ -1,0 +1,78 @@
+import Foundation
+import PacerTestSupport
+import Store
+import Testing
+
+/// pacerd's uplink end to end: runs recorded before it starts reach a real HTTPS server (through
+/// 503s), and a SIGKILL in the middle of an upload loses nothing.
+@Suite(.serialized, .enabled(if: DaemonFixture.hasSharedData, "needs ../shared/data"))
+struct UploadTests {
+    static let demoRun = DaemonFixture.repositoryRoot + "/tools/demo-data/park-3k.gpsd.jsonl"
+
+    func daemon(uploadingTo sink: HTTPSSink, runs: Int) async throws -> DaemonFixture {
+        let daemon = try DaemonFixture(gpsPort: try FreePort.tcp())
+        for _ in 0..<runs {
+            let record = try await DaemonFixture.run(DaemonFixture.binary("pacerctl"), ["replay", "--gps", Self.demoRun, "--record", daemon.databasePath])
+            #expect(record.status == 0, "\(record.stderr)")
+        }
+        try daemon.writeConfig("""
+            [voice]
+            enabled = false
+            [upload]
+            url = "\(sink.url)"
+            ca_file = "\(sink.caFile!)"
+            token = "device-token"
+            """)
+        return daemon
+    }
+
+    static func waitUntil(timeout: Duration = .seconds(60), _ condition: @escaping @Sendable () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try !condition() {
+            if ContinuousClock.now > deadline { throw FixtureError("timed out waiting") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    static func summariesAccepted(_ sink: HTTPSSink) -> Set<String> {
+        Set(sink.requests().filter { ($0.status ?? 0) / 100 == 2 && !$0.path.contains("/chunks/") && $0.path.hasPrefix("/v1/runs/") }.map(\.path))
+    }
+
+    @Test func runsRecordedBeforeStartAreUploadedThrough503s() async throws {
+        let sink = try await offPool { try HTTPSSink(tls: true, rules: .init(statusSequence: [503, 503, 503])) }
+        defer { sink.stop() }
+        let daemon = try await daemon(uploadingTo: sink, runs: 2)
+        defer { daemon.cleanUp() }
+        let uuids = try RunStore(path: daemon.databasePath, readOnly: true).runs(limit: 10, offset: 0).map(\.uuid)
+        try await daemon.start()
+        try await Self.waitUntil { Self.summariesAccepted(sink).count == 2 }
+        #expect(Self.summariesAccepted(sink) == Set(uuids.map { "/v1/runs/\($0)" }))
+        let status = try await daemon.ctl("status")
+        #expect(status.stdout.contains("uploads: nothing waiting"), "\(status.stdout)")
+        #expect(daemon.stderr.contains("is in the cloud"))
+        #expect(await daemon.stop() == .exited(0))
+        #expect(try RunStore(path: daemon.databasePath, readOnly: true).runs(limit: 10, offset: 0).allSatisfy { $0.uploadState == .uploaded })
+    }
+
+    @Test func aSIGKILLInTheMiddleOfAnUploadLosesNothing() async throws {
+        // The first answer takes 4 s: pacerd is killed while it waits for it.
+        let sink = try await offPool { try HTTPSSink(tls: true, rules: .init(faults: ["slow"], faultDelay: .seconds(4))) }
+        defer { sink.stop() }
+        let daemon = try await daemon(uploadingTo: sink, runs: 1)
+        defer { daemon.cleanUp() }
+        let uuid = try #require(try RunStore(path: daemon.databasePath, readOnly: true).runs(limit: 1, offset: 0).first?.uuid)
+        try await daemon.start()
+        try await Self.waitUntil { !sink.requests().isEmpty }
+        _ = daemon.kill()
+        #expect(Self.summariesAccepted(sink).isEmpty)
+        try await daemon.start()
+        try await Self.waitUntil { Self.summariesAccepted(sink).count == 1 }
+        // Every chunk was accepted, the one in flight at the kill at least once (the server's
+        // idempotency keeps it once), and the run is complete.
+        let chunks = Set(sink.requests().filter { ($0.status ?? 0) / 100 == 2 && $0.path.contains("/chunks/") }.map(\.path))
+        let summary = try #require(sink.requests().last { $0.path == "/v1/runs/\(uuid)" })
+        let count = try #require((try JSONSerialization.jsonObject(with: Data(summary.body)) as? [String: Any])?["chunks"] as? Int)
+        #expect(chunks == Set((0..<count).map { "/v1/runs/\(uuid)/chunks/\($0)" }))
+        #expect(await daemon.stop() == .exited(0))
+    }
+}
