@@ -20,7 +20,10 @@ public enum CloudApplication {
             configuration: .init(address: .hostname(host, port: port), serverName: "pacer-cloud"),
             services: services,
             logger: logger)
-        app.beforeServerStarts { try await store.migrate() }
+        app.beforeServerStarts {
+            try await store.migrate()
+            forwarder.markReady()
+        }
         return app
     }
 

@@ -165,7 +165,8 @@ public enum Daemon {
     static func alertChannels(_ configuration: PacerConfiguration) -> [any AlertChannel] {
         var channels: [any AlertChannel] = []
         channels.append(SMSChannel(sender: SMSSender(openBus: { () throws(BusError) in try BusConnection.system() })))
-        let client = HTTPClient(configuration: .init(caFile: configuration.upload.caFile, userAgent: "pacerd"))
+        // The uplink's client settings and credentials: one cloud, one way in.
+        let client = HTTPClient(configuration: UplinkSettings(configuration).client)
         channels.append(HTTPSChannel(client: client, token: configuration.upload.token))
         if !configuration.sos.hook.isEmpty { channels.append(HookChannel(argv: configuration.sos.hook)) }
         return channels

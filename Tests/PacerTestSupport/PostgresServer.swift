@@ -36,7 +36,10 @@ public final class PostgresServer: Sendable {
             ],
             stdout: .file(stderr), stderr: .file(stderr))
         let deadline = ContinuousClock.now + timeout
-        while !FreePort.isAccepting(port: port) {
+        // postmaster.pid's status line says "ready" once connections are accepted (the port
+        // opens earlier, while the server is still starting up).
+        while !(Self.read(directory.file("data/postmaster.pid")).split(separator: "\n").dropFirst(7).first.map { $0.hasPrefix("ready") } ?? false)
+            || !FreePort.isAccepting(port: port) {
             if let status = process.status {
                 throw ChildProcessError(message: "postgres exited (\(status)) before accepting connections: \(Self.read(stderr))")
             }

@@ -15,6 +15,9 @@ public final class Forwarder: Service {
     private let configuration: CloudConfiguration
     private let logger: Logger
     private let woken = Atomic<Bool>(false)
+    /// Set once the schema is migrated: before that the outbox may not exist yet (and a
+    /// PostgreSQL pool may not be running yet).
+    private let ready = Atomic<Bool>(false)
 
     public init(store: any CloudStore, configuration: CloudConfiguration, logger: Logger = Logger(label: "pacer-cloud.forwarder")) {
         self.store = store
@@ -25,10 +28,16 @@ public final class Forwarder: Service {
     /// Look at the outbox now (a new alert message was recorded).
     public func wake() { woken.store(true, ordering: .releasing) }
 
+    /// The store is migrated: start sending.
+    public func markReady() {
+        ready.store(true, ordering: .releasing)
+        wake()
+    }
+
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                await self.drain()
+                if self.ready.load(ordering: .acquiring) { await self.drain() }
                 await self.pause()
             }
         }
@@ -42,7 +51,7 @@ public final class Forwarder: Service {
             let items = try await store.claimOutbox(nowMs: now, leaseUntilMs: now + 60_000, limit: 20)
             for item in items { await deliver(item) }
         } catch {
-            logger.error("outbox: \(error)")
+            logger.error("outbox: \(String(reflecting: error))")
         }
     }
 
@@ -68,8 +77,8 @@ public final class Forwarder: Service {
             let attempt = item.attempts + 1
             let maxMs = Int64(configuration.retryMax.components.seconds * 1000)
             let backoffMs = min(maxMs, Int64(1000) << min(attempt - 1, 20))
-            logger.warning("forwarding by \(item.channel) to \(item.target) failed (attempt \(attempt)), retrying in \(backoffMs) ms: \(error)")
-            try? await store.outboxFailed(id: item.id, error: "\(error)", nextAttemptMs: Timestamp.nowMilliseconds() + backoffMs)
+            logger.warning("forwarding by \(item.channel) to \(item.target) failed (attempt \(attempt)), retrying in \(backoffMs) ms: \(String(reflecting: error))")
+            try? await store.outboxFailed(id: item.id, error: String(reflecting: error), nextAttemptMs: Timestamp.nowMilliseconds() + backoffMs)
         }
     }
 

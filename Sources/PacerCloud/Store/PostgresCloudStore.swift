@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// The store in PostgreSQL, for several pacer-cloud instances sharing one database. The client
 /// is a connection pool that only works while `run()` runs: it is a Service of the application
@@ -10,27 +11,34 @@ import ServiceLifecycle
 public final class PostgresCloudStore: CloudStore, Service {
     public let client: PostgresClient
     private let logger: Logger
+    /// Set when `run()` starts; the migration waits for it, since the application starts the
+    /// pool and runs the migration concurrently.
+    private let running = Atomic<Bool>(false)
 
     public init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "pacer-cloud.postgres")) {
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
     }
 
-    /// Runs the connection pool until cancelled.
+    /// Runs the connection pool until cancelled or shut down gracefully (the HTTP server and
+    /// the forwarder, started after it, stop first).
     public func run() async throws {
-        await client.run()
+        running.store(true, ordering: .releasing)
+        await cancelWhenGracefulShutdown { await self.client.run() }
     }
 
     /// Runs `body` with the pool running, then stops it.
     public func withRunning<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await self.client.run() }
+            group.addTask { try await self.run() }
             defer { group.cancelAll() }
             return try await body()
         }
     }
 
     public func migrate() async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !running.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         try await client.withTransaction(logger: logger) { connection in
             // One instance migrates at a time: concurrent CREATE TABLE IF NOT EXISTS can collide.
             try await connection.query("SELECT pg_advisory_xact_lock(7365872)", logger: logger)
