@@ -1,4 +1,4 @@
-// zlib, for gzipping run chunks before upload. Only the Uplink module imports it.
+// zlib: run chunks are gzipped by the uplink (pacerd) and gunzipped by the cloud (PacerCloud).
 #ifndef PACER_CZLIB_SHIM_H
 #define PACER_CZLIB_SHIM_H
 #include <zlib.h>

@@ -125,8 +125,15 @@ struct ControlService: Service {
     private func withUploads(_ reply: JSONValue) -> JSONValue {
         guard case .object(var fields) = reply else { return reply }
         if let counts = try? reader.outboxCounts() {
-            fields["uploads"] = .object(["runs": .number(Double(counts.runs)), "items": .number(Double(counts.items)),
-                                         "bytes": .number(Double(counts.bytes)), "live_position": .bool(counts.position)])
+            let uplinkStatus = uplink.status
+            let retryIn = uplinkStatus.nextAttemptNs.map { Double($0 &- min($0, Monotonic.nanoseconds())) / 1e9 }
+            fields["uploads"] = .object([
+                "runs": .number(Double(counts.runs)), "items": .number(Double(counts.items)),
+                "bytes": .number(Double(counts.bytes)), "live_position": .bool(counts.position),
+                "failures_in_a_row": .number(Double(uplinkStatus.failuresInARow)),
+                "last_error": uplinkStatus.failuresInARow > 0 ? uplinkStatus.lastError.map { .string($0) } ?? .null : .null,
+                "retry_in_s": retryIn.map { .number(($0 * 10).rounded() / 10) } ?? .null,
+            ])
         }
         return .object(fields)
     }

@@ -1,6 +1,7 @@
 import HTTPClient
 import PacerCore
 import Store
+import Synchronization
 import Threads
 
 #if canImport(Glibc)
@@ -27,14 +28,19 @@ public final class Uplink: Sendable {
     }
 
     public let queue = BlockingQueue<Input>()
+    private let state = Mutex(UplinkStatus())
 
     public init() {}
+
+    /// Failures in a row, the last error and when the next try is, for `pacerctl status`.
+    public var status: UplinkStatus { state.withLock { $0 } }
 
     public func put(_ input: Input) { queue.put(input) }
 
     public func start(settings: UplinkSettings, storePath: String, log: @escaping @Sendable (UplinkLogLevel, String) -> Void,
                       onRound: @escaping @Sendable (UplinkRound) -> Void = { _ in }) throws(ThreadStartError) {
         let queue = self.queue
+        let uplink = self
         try DetachedThread.start {
             var engine = UplinkEngine(settings: settings, storePath: storePath, log: log)
             var nextAttemptNs: UInt64 = 0  // at once: something may be owed from before
@@ -45,6 +51,11 @@ public final class Uplink: Sendable {
                     let round = engine.round()
                     onRound(round)
                     nextAttemptNs = round.retryAfterSeconds.map { MonotonicTime.nanoseconds() + UInt64($0 * 1e9) } ?? .max
+                    uplink.state.withLock {
+                        $0.failuresInARow = round.failure == nil ? 0 : $0.failuresInARow + 1
+                        if let failure = round.failure { $0.lastError = failure }
+                        $0.nextAttemptNs = nextAttemptNs == .max ? nil : nextAttemptNs
+                    }
                     continue
                 }
                 guard let input = queue.take(until: deadline) else { continue }
@@ -64,6 +75,14 @@ public final class Uplink: Sendable {
             }
         }
     }
+}
+
+/// The uplink as `pacerctl status` shows it.
+public struct UplinkStatus: Sendable, Equatable {
+    public var failuresInARow = 0
+    public var lastError: String?
+    /// CLOCK_MONOTONIC of the next try while backing off; nil when waiting to be woken.
+    public var nextAttemptNs: UInt64?
 }
 
 /// What one round did, for the log and tools/bench-upload.

@@ -95,6 +95,10 @@ func uploadsLine(_ uploads: JSONValue) -> String {
     var parts: [String] = []
     if runs > 0 { parts.append("\(runs) run\(runs == 1 ? "" : "s") waiting (\(items) item\(items == 1 ? "" : "s"), \(kb) KB)") }
     if uploads["live_position"]?.boolValue == true { parts.append("live position waiting") }
+    if let failures = uploads["failures_in_a_row"]?.intValue, failures > 0 {
+        let retry = uploads["retry_in_s"]?.doubleValue.map { ", next try in \(Int($0.rounded())) s" } ?? ""
+        parts.append("\(failures) failed attempt\(failures == 1 ? "" : "s") in a row (\(uploads["last_error"]?.stringValue ?? "?"))\(retry)")
+    }
     return "uploads: " + (parts.isEmpty ? "nothing waiting" : parts.joined(separator: ", "))
 }
 

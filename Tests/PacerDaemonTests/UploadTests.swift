@@ -75,4 +75,58 @@ struct UploadTests {
         #expect(chunks == Set((0..<count).map { "/v1/runs/\(uuid)/chunks/\($0)" }))
         #expect(await daemon.stop() == .exited(0))
     }
+
+    /// The network down (nothing listens), the uplink deep in its backoff; then the network comes
+    /// back and NetworkManager says so on the bus: the upload goes at once, not at the backoff's end.
+    @Test func theNetworkComingBackWakesTheUplinkAtOnce() async throws {
+        let bus = try await offPool { try PrivateBus() }
+        defer { bus.stop() }
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        for name in ["PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"] { environment.removeValue(forKey: name) }
+        let networkManager = try ChildProcess("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"], environment: environment)
+        defer { _ = networkManager.killAndReap() }
+        func nm(_ arguments: String...) async throws -> DaemonFixture.CtlResult {
+            try await DaemonFixture.run("/usr/bin/busctl", ["--address=" + bus.address] + arguments)
+        }
+        try await Self.waitUntil(timeout: .seconds(20)) {
+            (try DaemonFixture.runBlocking("/usr/bin/busctl", ["--address=" + bus.address, "status", "org.freedesktop.NetworkManager"])).status == 0
+        }
+
+        // Certificates for a server that is not up yet, on a port nothing listens on.
+        let certificateDirectory = try TemporaryDirectory(prefix: "nm-certs")
+        defer { certificateDirectory.remove() }
+        let certificates = try await offPool { try HTTPSSink.Certificates.make(in: certificateDirectory) }
+        let port = try FreePort.tcp()
+        let daemon = try DaemonFixture(gpsPort: try FreePort.tcp())
+        defer { daemon.cleanUp() }
+        let record = try await DaemonFixture.run(DaemonFixture.binary("pacerctl"), ["replay", "--gps", Self.demoRun, "--record", daemon.databasePath])
+        #expect(record.status == 0)
+        try daemon.writeConfig("""
+            [voice]
+            enabled = false
+            [upload]
+            url = "https://127.0.0.1:\(port)"
+            ca_file = "\(certificates.caFile)"
+            """)
+        try await daemon.start(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        // Five failures in a row: the next try is 8-16 s away.
+        try await Self.waitUntil(timeout: .seconds(40)) {
+            let status = try DaemonFixture.runBlocking(DaemonFixture.binary("pacerctl"), ["status", "--json", "--socket", daemon.socketPath])
+            let uploads = (try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["uploads"] as? [String: Any]
+            return (uploads?["failures_in_a_row"] as? Int ?? 0) >= 5
+        }
+        let status = try await daemon.ctl("status")
+        #expect(status.stdout.contains("failed attempts in a row"), "\(status.stdout)")
+        let sink = try await offPool { try HTTPSSink(tls: true, certificates: certificates, port: port) }
+        defer { sink.stop() }
+        let back = ContinuousClock.now
+        #expect(try await nm("call", "org.freedesktop.NetworkManager", "/org/freedesktop", "org.freedesktop.DBus.Mock",
+                             "SetGlobalConnectionState", "u", "70").status == 0)
+        try await Self.waitUntil(timeout: .seconds(30)) { Self.summariesAccepted(sink).count == 1 }
+        let took = ContinuousClock.now - back
+        #expect(took < .seconds(7), "uploaded \(took) after the network came back: woken, not at the backoff's end")
+        #expect(daemon.stderr.contains("NetworkManager says the network is connected"))
+        #expect(await daemon.stop() == .exited(0))
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A private PostgreSQL 15 server for tests: its own data directory under /tmp, its own free
 /// port on 127.0.0.1, trust authentication for user `postgres`, stopped by the PID in its
@@ -81,11 +82,18 @@ public final class PostgresServer: Sendable {
             throw ChildProcessError(message: "PostgreSQL 15 is not installed (no \(initdb)): run tools/setup (Debian package postgresql)")
         }
         let directory = try TemporaryDirectory(prefix: "pacer-postgres-template")
+        // A static is never deinitialised: remove the template when the test process exits.
+        templatePath.withLock { $0 = directory.path }
+        atexit {
+            if let path = PostgresServer.templatePath.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        }
         try handToPostgres(directory.path)
         try asPostgres(initdb, ["-D", directory.file("data"), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync",
                                 "--locale=C"], timeout: .seconds(120)).check()
         return directory
     }
+
+    private static let templatePath = Mutex<String?>(nil)
 
     /// `runuser -u postgres --` as root (postgres refuses root), nothing otherwise.
     private static let runAsPostgres: [String] = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
