@@ -184,7 +184,7 @@ let package = Package(
         // Runs the built pacerd under gpsfake: lifecycle, notify, control, faults.
         .testTarget(
             name: "PacerDaemonTests",
-            dependencies: ["PacerDaemon", "pacerd", "pacerctl", "Store", "PacerCore", "PacerTestSupport"]
+            dependencies: ["PacerDaemon", "pacerd", "pacerctl", "pacer-cloud", "Store", "PacerCore", "PacerTestSupport"]
         ),
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
         .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore", "PacerTestSupport"]),
