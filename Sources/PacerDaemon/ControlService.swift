@@ -128,6 +128,7 @@ struct ControlService: Service {
             let uplinkStatus = uplink.status
             let retryIn = uplinkStatus.nextAttemptNs.map { Double($0 &- min($0, Monotonic.nanoseconds())) / 1e9 }
             fields["uploads"] = .object([
+                "enabled": .bool(uplinkStatus.enabled),
                 "runs": .number(Double(counts.runs)), "items": .number(Double(counts.items)),
                 "bytes": .number(Double(counts.bytes)), "live_position": .bool(counts.position),
                 "failures_in_a_row": .number(Double(uplinkStatus.failuresInARow)),

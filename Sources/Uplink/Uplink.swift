@@ -41,6 +41,7 @@ public final class Uplink: Sendable {
                       onRound: @escaping @Sendable (UplinkRound) -> Void = { _ in }) throws(ThreadStartError) {
         let queue = self.queue
         let uplink = self
+        state.withLock { $0.enabled = settings.url != nil }
         try DetachedThread.start {
             var engine = UplinkEngine(settings: settings, storePath: storePath, log: log)
             var nextAttemptNs: UInt64 = 0  // at once: something may be owed from before
@@ -67,6 +68,7 @@ public final class Uplink: Sendable {
                     if engine.queue(position, latitude: latitude, longitude: longitude) { nextAttemptNs = min(nextAttemptNs, engine.positionSendNs()) }
                 case .reload(let newSettings):
                     engine.settings = newSettings
+                    uplink.state.withLock { $0.enabled = newSettings.url != nil }
                     nextAttemptNs = 0
                 case .shutdown(let done):
                     done()
@@ -79,6 +81,8 @@ public final class Uplink: Sendable {
 
 /// The uplink as `pacerctl status` shows it.
 public struct UplinkStatus: Sendable, Equatable {
+    /// An upload URL is configured.
+    public var enabled = false
     public var failuresInARow = 0
     public var lastError: String?
     /// CLOCK_MONOTONIC of the next try while backing off; nil when waiting to be woken.

@@ -89,6 +89,7 @@ func printStatus(_ status: JSONValue?, json: Bool) {
 
 /// "uploads: 2 runs waiting (14 items, 180 KB), live position waiting" or "uploads: nothing waiting".
 func uploadsLine(_ uploads: JSONValue) -> String {
+    if uploads["enabled"]?.boolValue == false { return "uploads: off (no [upload] url)" }
     let runs = uploads["runs"]?.intValue ?? 0
     let items = uploads["items"]?.intValue ?? 0
     let kb = (uploads["bytes"]?.intValue ?? 0 + 1023) / 1024

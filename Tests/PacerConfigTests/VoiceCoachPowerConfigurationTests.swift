@@ -146,7 +146,7 @@ import Testing
         .init(text: "[power]\nbattery = \"BAT 0\"\n", line: 2, key: "power.battery", problem: "power supply name"),
         .init(text: "[power]\nbattery = 0\n", line: 2, key: "power.battery", problem: "got a number"),
         // The config file has no arrays of tables: `[[` stays what it always was.
-        .init(text: "[[step]]\ntype = \"run\"\n", line: 1, key: nil, problem: "malformed section header \"[[step]]\""),
+        .init(text: "[[step]]\ntype = \"run\"\n", line: 1, key: nil, problem: "unknown table \"[[step]]\" (expected [[privacy_zone]])"),
     ])
     func badLinesAreLocated(_ bad: PacerConfigurationTests.BadCase) {
         #expect {

@@ -19,7 +19,7 @@ import Glibc
         #expect(await daemon.notify.wait { $0 == "STATUS=Idle, gpsd not reachable, HR strap not paired" } != nil)
         let status = try await daemon.ctl("status")
         #expect(status.status == 0)
-        #expect(status.stdout == "Idle, gpsd not reachable, HR strap not paired\nstrap: not paired (pacerctl strap scan, then pacerctl strap pair ADDRESS)\n")
+        #expect(status.stdout == "Idle, gpsd not reachable, HR strap not paired\nstrap: not paired (pacerctl strap scan, then pacerctl strap pair ADDRESS)\nuploads: off (no [upload] url)\n")
         #expect(await daemon.stop() == .exited(0))
         #expect(daemon.notify.assignments.contains { $0.line == "STOPPING=1" })
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))

@@ -49,7 +49,8 @@ extension SpeechThread {
             let sosFirst = try #require(said.firstSampleNs)
             #expect(cut.endedNs <= sosFirst)
             // The SOS took as long as it sounds (paced), and came quickly after it was offered.
-            #expect(Double(said.endedNs - sosFirst) / 1e9 >= fullSOS.audioSeconds - 0.01)
+            // Against the reference rendering, whose length varies by up to 2 % (above).
+            #expect(Double(said.endedNs - sosFirst) / 1e9 >= fullSOS.audioSeconds * 0.97)
             let latency = try #require(sos.latencyNs)
             #expect(latency < 300_000_000, "\(Double(latency) / 1e6) ms from the SOS to its first sample")
             speaker.stop()

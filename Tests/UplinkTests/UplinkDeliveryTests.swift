@@ -124,6 +124,37 @@ import Uplink
         #expect(try fixture.store.outboxCounts() == OutboxCounts())
     }
 
+    /// A live position queued while a backlog waits goes out before it; only the newest is kept,
+    /// and never one from inside a privacy zone.
+    @Test func theLivePositionGoesBeforeTheBacklog() async throws {
+        let sink = try await offPool { try HTTPSSink(tls: true, rules: .init(statusSequence: [503])) }
+        defer { sink.stop() }
+        let fixture = try Fixture(runs: 1)
+        let home = PrivacyZone(center: Coordinate(latitude: 10, longitude: 10), radiusMeters: 100)
+        // A long first backoff: the positions are queued while the backlog waits.
+        let settings = UplinkSettings(url: sink.url, token: nil, client: .init(caFile: sink.caFile), privacyZones: [home],
+                                      requestTimeoutSeconds: 5, retry: RetrySchedule(firstSeconds: 60, capSeconds: 60))
+        try fixture.uplink.start(settings: settings, storePath: fixture.path, log: { _, _ in },
+                                 onRound: { round in fixture.rounds.withLock { $0.append(round) } })
+        #expect(try await Self.eventually { fixture.rounds.withLock { $0.contains { $0.failure != nil } } })
+        let at = UplinkPartsTests.t0
+        // From inside the zone: never queued.
+        fixture.uplink.put(.position(LivePosition(time: at, latitude: 10, longitude: 10, accuracyMeters: 5, speed: 0, heartRate: nil, runUUID: nil),
+                                     latitude: 10, longitude: 10))
+        fixture.uplink.put(.position(LivePosition(time: at, latitude: 45.5, longitude: 9.2, accuracyMeters: 5, speed: 3, heartRate: 150, runUUID: "r"),
+                                     latitude: 45.5, longitude: 9.2))
+        fixture.uplink.put(.wake(reason: "test"))
+        #expect(try await Self.eventually { fixture.completed.count == 1 })
+        await fixture.stop()
+        let accepted = sink.requests().filter { ($0.status ?? 0) / 100 == 2 }
+        #expect(accepted.first?.path == "/v1/position", "\(accepted.map(\.path))")
+        #expect(accepted.filter { $0.path == "/v1/position" }.count == 1)
+        let first = try #require(accepted.first)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(first.body)) as? [String: Any])
+        #expect(body["lat"] as? Double == 45.5)
+        #expect(body["heart_rate"] as? Int == 150)
+    }
+
     @Test func aWrongCertificateIsRefusedAndNothingIsLost() async throws {
         let sink = try await offPool { try HTTPSSink(tls: true) }
         defer { sink.stop() }
