@@ -120,7 +120,8 @@ import Testing
         #expect(message.contains("did not finish within 0.5 seconds"))
         #expect(message.hasSuffix("killed"))
         #expect(took >= .milliseconds(500))
-        #expect(took < .seconds(5))
+        // Killed, not finished: the script sleeps 10 s (the margin is for a loaded machine).
+        #expect(took < .seconds(10))
         let pidText = try #require(Self.read(pidFile)?.trimmingCharacters(in: .whitespacesAndNewlines))
         let pid = try #require(pid_t(pidText))
         // Killed and reaped: no such process any more (not even a zombie).
@@ -135,7 +136,8 @@ import Testing
         let body = String(repeating: "y", count: 1024 * 1024)
         let started = ContinuousClock.now
         let result = await HookChannel(argv: [path]).deliver(makeDelivery(body: body), timeout: .milliseconds(500))
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Timed out rather than blocked in the write for ever (the margin is for a loaded machine).
+        #expect(ContinuousClock.now - started < .seconds(20))
         #expect(Self.failure(result)?.contains("did not finish within") == true)
     }
 
