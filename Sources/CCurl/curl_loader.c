@@ -9,6 +9,7 @@ static struct {
     CURLcode (*global_init)(long);
     CURL *(*easy_init)(void);
     void (*easy_cleanup)(CURL *);
+    void (*easy_reset)(CURL *);
     CURLcode (*easy_perform)(CURL *);
     const char *(*easy_strerror)(CURLcode);
     CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
@@ -44,6 +45,7 @@ static void load(void) {
     RESOLVE(global_init, "curl_global_init");
     RESOLVE(easy_init, "curl_easy_init");
     RESOLVE(easy_cleanup, "curl_easy_cleanup");
+    RESOLVE(easy_reset, "curl_easy_reset");
     RESOLVE(easy_perform, "curl_easy_perform");
     RESOLVE(easy_strerror, "curl_easy_strerror");
     RESOLVE(easy_setopt, "curl_easy_setopt");
@@ -68,6 +70,7 @@ int pacer_curl_load(char *error, size_t length) {
 CURLcode pacer_curl_global_init(long flags) { return api.global_init(flags); }
 CURL *pacer_curl_easy_init(void) { return api.easy_init(); }
 void pacer_curl_easy_cleanup(CURL *handle) { api.easy_cleanup(handle); }
+void pacer_curl_easy_reset(CURL *handle) { api.easy_reset(handle); }
 CURLcode pacer_curl_easy_perform(CURL *handle) { return api.easy_perform(handle); }
 const char *pacer_curl_easy_strerror(CURLcode code) { return api.easy_strerror(code); }
 void pacer_curl_free(void *pointer) { api.free(pointer); }

@@ -37,6 +37,13 @@ final class Transfer {
             return .failure(.other(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed (out of memory?)"))
         }
         defer { pacer_curl_easy_cleanup(handle) }
+        return run(on: handle)
+    }
+
+    /// The same on a handle that outlives the request (HTTPSession): curl_easy_reset clears
+    /// every option but keeps its open connection and TLS session for the next request.
+    func run(on handle: UnsafeMutableRawPointer) -> Result<HTTPResponse, HTTPClientError> {
+        pacer_curl_easy_reset(handle)
         var list: UnsafeMutablePointer<curl_slist>? = nil
         defer { pacer_curl_slist_free_all(list) }
         for line in prepared.headerLines {

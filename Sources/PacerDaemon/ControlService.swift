@@ -102,7 +102,6 @@ struct ControlService: Service {
                 throw ControlError.conflict(error.message)
             }
         case "sos.raise":
-            log(.critical, "sos", "SOS requested with pacerctl")
             let uuid = try await sosRequest { reply in .raise(source: "pacerctl", reply: reply) }
             return .object(["alert_id": .string(uuid)])
         case "sos.cancel":

@@ -138,10 +138,14 @@ struct UplinkEngine {
     }
 
     mutating func woken(_ reason: String) {
-        // A wake is news (the network is back, someone asked): try at once, from the first step.
-        failures = 0
+        // A wake is news (the network is back, someone asked): try at once. The failure count
+        // stays, so a success still says the server is reachable again; a new failure then
+        // backs off from the first step.
+        wokenSinceFailure = failures > 0
         log(.info, "upload: \(reason); trying now")
     }
+
+    private var wokenSinceFailure = false
 
     /// Keeps the newest position, at most every `livePositionEverySeconds`. True when queued.
     mutating func queue(_ position: LivePosition, latitude: Double, longitude: Double) -> Bool {
@@ -171,7 +175,8 @@ struct UplinkEngine {
             return round
         }
         packageFinishedRuns(store)
-        let client = HTTPClient(configuration: settings.client)
+        // One session per round: its requests share a connection and a TLS handshake.
+        let session = HTTPSession(configuration: settings.client)
         let timeout = Duration.milliseconds(Int64(settings.requestTimeoutSeconds * 1000))
         while true {
             let item: OutboxItem?
@@ -184,12 +189,16 @@ struct UplinkEngine {
             let request = UplinkRequest.make(item, baseURL: url, token: settings.token, timeout: timeout)
             let problem: String?
             do {
-                let response = try client.performBlocking(request)
+                let response = try session.perform(request)
                 problem = response.isSuccess ? nil : "HTTP \(response.status)" + Self.said(response)
             } catch {
                 problem = "\(error)"
             }
             if let problem {
+                if wokenSinceFailure {
+                    failures = 0
+                    wokenSinceFailure = false
+                }
                 failures += 1
                 try? store.uploadFailed(item, error: problem)
                 let delay = settings.retry.delay(afterFailures: failures, random: Double.random(in: 0..<1))

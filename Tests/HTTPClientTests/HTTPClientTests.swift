@@ -281,4 +281,20 @@ private func seconds(_ duration: Duration) -> Double {
         let error = await failure { try await HTTPClient().perform(HTTPRequest(url: "https://pacer-test.invalid/")) }
         #expect(error == .couldNotResolve(host: "pacer-test.invalid"))
     }
+
+    /// A session's requests share one connection (and so one TLS handshake); after a failure
+    /// it connects afresh.
+    @Test func aSessionReusesItsConnection() async throws {
+        let server = try await sink(.init(faults: ["reset"]))
+        let caFile = server.caFile, url = server.url
+        let outcomes = try await offPool { () -> [Bool] in
+            // Made and used on one thread, as the uplink does.
+            let session = HTTPSession(configuration: .init(caFile: caFile))
+            return (0..<4).map { n in (try? session.perform(HTTPRequest(method: "PUT", url: url + "/\(n)", body: [UInt8(n)], timeout: .seconds(10)))) != nil }
+        }
+        #expect(outcomes == [false, true, true, true], "the first is reset, the rest go through")
+        let answered = server.requests().filter { $0.status == 201 }
+        #expect(answered.count == 3)
+        #expect(Set(answered.compactMap(\.clientPort)).count == 1, "one connection for the three: \(answered.map(\.clientPort))")
+    }
 }

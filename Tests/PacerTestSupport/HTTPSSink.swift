@@ -76,6 +76,8 @@ public final class HTTPSSink: Sendable {
         public var time: Double
         /// The status it is answered with; nil when the sink hangs or reset the connection.
         public var status: Int?
+        /// The client's TCP port: the same for requests that came on one connection.
+        public var clientPort: Int?
 
         init?(_ json: JSON) {
             guard let method = json["method"]?.string, let path = json["path"]?.string else { return nil }
@@ -89,6 +91,7 @@ public final class HTTPSSink: Sendable {
             bodyText = json["body"]?.string ?? ""
             time = json["time"]?.number ?? 0
             status = json["status"]?.int
+            clientPort = json["client_port"]?.int
         }
 
         /// The first header named `name`, compared without regard to case.

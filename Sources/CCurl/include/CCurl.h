@@ -19,6 +19,7 @@ int pacer_curl_load(char *error, size_t length);
 CURLcode pacer_curl_global_init(long flags);
 CURL *pacer_curl_easy_init(void);
 void pacer_curl_easy_cleanup(CURL *handle);
+void pacer_curl_easy_reset(CURL *handle);
 CURLcode pacer_curl_easy_perform(CURL *handle);
 const char *pacer_curl_easy_strerror(CURLcode code);
 void pacer_curl_free(void *pointer);
