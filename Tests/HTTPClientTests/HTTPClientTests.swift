@@ -297,4 +297,19 @@ private func seconds(_ duration: Duration) -> Double {
         #expect(answered.count == 3)
         #expect(Set(answered.compactMap(\.clientPort)).count == 1, "one connection for the three: \(answered.map(\.clientPort))")
     }
+
+    /// Mutual TLS: with the device's certificate the server lets it in; without, the handshake fails.
+    @Test func aClientCertificateIsPresentedWhenConfigured() async throws {
+        let directory = try TemporaryDirectory(prefix: "mtls")
+        let certificates = try await offPool { try HTTPSSink.Certificates.make(in: directory) }
+        let client = try await offPool { try certificates.clientCertificate(in: directory) }
+        let server = try await offPool { try HTTPSSink(tls: true, rules: .init(clientCA: certificates.caFile), certificates: certificates) }
+        defer { server.stop() }
+        let request = HTTPRequest(method: "PUT", url: server.url + "/v1/position", body: Array("{}".utf8), timeout: .seconds(10))
+        let withCertificate = HTTPClient(configuration: .init(caFile: certificates.caFile, clientCertificate: client.certificate, clientKey: client.key))
+        #expect(try await withCertificate.perform(request).status == 201)
+        let without = HTTPClient(configuration: .init(caFile: certificates.caFile))
+        await #expect(throws: HTTPClientError.self) { try await without.perform(request) }
+        #expect(server.requests().count == 1)
+    }
 }

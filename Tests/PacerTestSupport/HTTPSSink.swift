@@ -27,11 +27,15 @@ public final class HTTPSSink: Sendable {
         /// "slow" (an answer after `faultDelay`), or a status code.
         public var faults: [String]
         public var faultDelay: Duration
+        /// Mutual TLS: only clients with a certificate this CA signed (PEM) get through.
+        public var clientCA: String?
 
         public init(
             status: Int = 201, statusSequence: [Int] = [], delay: Duration? = nil, hang: Bool = false,
-            body: String = "", bodyBytes: Int? = nil, chunked: Bool = false, faults: [String] = [], faultDelay: Duration = .seconds(10)
+            body: String = "", bodyBytes: Int? = nil, chunked: Bool = false, faults: [String] = [], faultDelay: Duration = .seconds(10),
+            clientCA: String? = nil
         ) {
+            self.clientCA = clientCA
             self.faults = faults
             self.faultDelay = faultDelay
             self.status = status
@@ -53,6 +57,7 @@ public final class HTTPSSink: Sendable {
             if hang { arguments.append("--hang") }
             if let bodyBytes { arguments += ["--body-bytes", String(bodyBytes)] } else if !body.isEmpty { arguments += ["--body", body] }
             if chunked { arguments.append("--chunked") }
+            if let clientCA { arguments += ["--client-ca", clientCA] }
             if !faults.isEmpty {
                 let (seconds, attoseconds) = faultDelay.components
                 arguments += ["--faults", faults.joined(separator: ","), "--fault-delay", String(Double(seconds) + Double(attoseconds) / 1e18)]
@@ -148,6 +153,26 @@ public final class HTTPSSink: Sendable {
                 "-extfile", extensions, "-out", certificate,
             ]).check()
             return Certificates(caFile: ca, certificateFile: certificate, keyFile: key)
+        }
+
+        /// A client certificate (and key) signed by this CA, for mutual TLS; its CA key must be
+        /// beside the CA as `make` left it.
+        public func clientCertificate(in directory: TemporaryDirectory, name: String = "client") throws(ChildProcessError) -> (certificate: String, key: String) {
+            let caKey = String(caFile.dropLast(".pem".count)) + ".key"
+            let key = directory.file(name + ".key"), request = directory.file(name + ".csr"), certificate = directory.file(name + ".pem")
+            let extensions = directory.file(name + ".ext")
+            do {
+                try "extendedKeyUsage = clientAuth\n".write(toFile: extensions, atomically: true, encoding: .utf8)
+            } catch {
+                throw ChildProcessError(message: "cannot write \(extensions): \(error)")
+            }
+            try BlockingCommand.run("openssl", ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                                                "-keyout", key, "-out", request, "-subj", "/CN=pacer-device"]).check()
+            try BlockingCommand.run("openssl", [
+                "x509", "-req", "-in", request, "-CA", caFile, "-CAkey", caKey, "-days", "2",
+                "-set_serial", "0x" + String(UInt64.random(in: 1...UInt64.max >> 1), radix: 16), "-extfile", extensions, "-out", certificate,
+            ]).check()
+            return (certificate, key)
         }
     }
 
