@@ -70,6 +70,9 @@ let package = Package(
         // A small HTTP(S) client: each request's blocking curl_easy_perform on its own thread.
         .target(name: "HTTPClient", dependencies: ["CCurl", "Threads"]),
 
+        // <link.h> and <malloc.h>: pacerd trims its resident memory (PacerDaemon/ResidentMemory).
+        .target(name: "CLoadedObjects"),
+
         // zlib: run chunks are gzipped by the uplink and gunzipped by the cloud.
         .systemLibrary(
             name: "CZlib",
@@ -121,7 +124,7 @@ let package = Package(
             name: "PacerDaemon",
             dependencies: [
                 "PacerCore", "PacerConfig", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "BlueZ", "Control", "Buttons", "Threads", "Speech",
-                "SOS", "ModemManager", "HTTPClient", "Uplink",
+                "SOS", "ModemManager", "HTTPClient", "Uplink", "CLoadedObjects",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
