@@ -86,8 +86,9 @@ public enum Daemon {
         // Store and forward, on a thread of its own; it starts by sending what is owed from before.
         let uplink = Uplink()
         do {
+            // The run pacerd may continue is held back until the pipeline decides (RunController).
             try uplink.start(settings: UplinkSettings(configuration), storePath: configuration.databasePath,
-                             log: { level, message in log(Self.priority(level), "upload", message) })
+                             log: { level, message in log(Self.priority(level), "upload", message) }, holding: resumeCandidate?.id)
         } catch {
             log(.critical, "upload", "cannot start the uplink: \(error)")
             return ExitCode.software

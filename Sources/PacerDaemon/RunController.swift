@@ -32,6 +32,10 @@ final class RunController {
     /// The run that was interrupted when pacerd last stopped, if it can be continued: it is, when
     /// the first fix comes within `RunRecording.resumeWindowSeconds` of its last stored sample.
     private var resumeCandidate: StoredRun?
+    /// CLOCK_MONOTONIC after which the candidate can no longer be continued even without a fix:
+    /// GPS time runs at least as fast, so any later first fix is past the window. Until it is
+    /// decided, the uplink holds the run back (`Uplink.start(holding:)`); this bounds the hold.
+    private let resumeDeadlineNs = Monotonic.nanoseconds() + UInt64(RunRecording.resumeWindowSeconds * 1e9)
 
     /// The heart-rate strap. Its clock is CLOCK_MONOTONIC (as a Timestamp), which exists before
     /// the first fix and never jumps; what goes into a run is stamped on the timebase instead.
@@ -157,6 +161,11 @@ final class RunController {
 
     /// Once a second, whatever arrives: GPS loss is noticed, a refused write is retried.
     func tick(nowNs: UInt64) {
+        if let candidate = resumeCandidate, nowNs >= resumeDeadlineNs {
+            resumeCandidate = nil
+            log(.notice, "run", "run \(candidate.id) stays interrupted: no GPS fix within \(Int(RunRecording.resumeWindowSeconds)) s of the start", runID: candidate.id)
+            toUplink(.releaseHeldRun(reason: "run \(candidate.id) stays interrupted"))
+        }
         if recording != nil {
             if let now = timebase.time(atMonotonic: nowNs) {
                 tellSOS(recording!.advance(to: now), fixTime: now, receivedNs: nowNs)
@@ -245,6 +254,9 @@ final class RunController {
 
     private func resume(_ run: StoredRun, at time: Timestamp) {
         resumeCandidate = nil
+        // Decided either way: continued (it records, so it is not packaged) or left interrupted
+        // (uploaded like a finished run). The uplink held it back until now.
+        defer { toUplink(.releaseHeldRun(reason: "run \(run.id) \(recording?.runID == run.id ? "continued" : "stays interrupted")")) }
         let gap = time.seconds(since: run.endTime ?? run.startTime)
         guard abs(gap) <= RunRecording.resumeWindowSeconds else {
             log(.notice, "run", "run \(run.id) stays interrupted: the first fix came \(Int(gap)) s after its last sample", runID: run.id)
@@ -429,6 +441,7 @@ final class RunController {
         if let candidate = resumeCandidate {
             resumeCandidate = nil
             log(.notice, "run", "run \(candidate.id) stays interrupted: a new run was started", runID: candidate.id)
+            toUplink(.releaseHeldRun(reason: "run \(candidate.id) stays interrupted"))
         }
         log(.notice, "run", (timebase.isSynchronized ? "run started" : "run started; it is recorded from the first GPS fix")
             + (workout.map { " with the workout \"\($0.name)\"" } ?? ""))

@@ -24,6 +24,9 @@ public final class Uplink: Sendable {
         /// Where the runner is (only the newest is kept; not from inside a privacy zone).
         case position(LivePosition, latitude: Double, longitude: Double)
         case reload(UplinkSettings)
+        /// The run held back at start (`start(holding:)`) is decided: continued (it records again)
+        /// or left interrupted (it is now to be uploaded like a finished run).
+        case releaseHeldRun(reason: String)
         case shutdown(done: @Sendable () -> Void)
     }
 
@@ -37,13 +40,19 @@ public final class Uplink: Sendable {
 
     public func put(_ input: Input) { queue.put(input) }
 
+    /// `holding`: an interrupted run the daemon may still continue (its first fix decides). It is
+    /// not packaged until `.releaseHeldRun`: packaged now, its outbox would be fixed at the part
+    /// recorded before the crash, and once it was continued the rest would never be sent (the run
+    /// is no longer `pending`) while the server kept the truncated run (found by tools/soak).
     public func start(settings: UplinkSettings, storePath: String, log: @escaping @Sendable (UplinkLogLevel, String) -> Void,
+                      holding heldRunID: Int64? = nil,
                       onRound: @escaping @Sendable (UplinkRound) -> Void = { _ in }) throws(ThreadStartError) {
         let queue = self.queue
         let uplink = self
         state.withLock { $0.enabled = settings.url != nil }
         try DetachedThread.start {
             var engine = UplinkEngine(settings: settings, storePath: storePath, log: log)
+            engine.heldRunID = heldRunID
             var nextAttemptNs: UInt64 = 0  // at once: something may be owed from before
             while true {
                 let now = MonotonicTime.nanoseconds()
@@ -69,6 +78,11 @@ public final class Uplink: Sendable {
                 case .reload(let newSettings):
                     engine.settings = newSettings
                     uplink.state.withLock { $0.enabled = newSettings.url != nil }
+                    nextAttemptNs = 0
+                case .releaseHeldRun(let reason):
+                    guard engine.heldRunID != nil else { continue }
+                    engine.heldRunID = nil
+                    engine.woken(reason)
                     nextAttemptNs = 0
                 case .shutdown(let done):
                     done()
@@ -130,6 +144,8 @@ struct UplinkEngine {
     private var failures = 0
     private var lastProblem: String?
     private var lastPositionQueuedNs: UInt64 = 0
+    /// The interrupted run the daemon may still continue: not packaged yet (see `Uplink.start`).
+    var heldRunID: Int64?
 
     init(settings: UplinkSettings, storePath: String, log: @escaping @Sendable (UplinkLogLevel, String) -> Void) {
         self.settings = settings
@@ -238,7 +254,7 @@ struct UplinkEngine {
             log(.error, "upload: cannot list runs to upload: \(error)")
             return
         }
-        for run in runs {
+        for run in runs where run.id != heldRunID {
             do {
                 let track = try store.track(run.id)
                 let packaged = try RunPackage.make(run, samples: track.samples, heartRate: track.heartRate, zones: settings.privacyZones)

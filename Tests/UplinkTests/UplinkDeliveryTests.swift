@@ -92,6 +92,29 @@ import Uplink
         #expect(try fixture.store.runsWaitingForUpload() == 0)
     }
 
+    /// The interrupted run pacerd may still continue is held back until the daemon decides
+    /// (tools/soak: packaged at once, a run continued after a SIGKILL reached the server cut off
+    /// at the crash, and the rest of it never did).
+    @Test func aHeldRunIsNotSentUntilReleased() async throws {
+        let sink = try await offPool { try HTTPSSink(tls: true) }
+        defer { sink.stop() }
+        let fixture = try Fixture(runs: 2)
+        let runs = try fixture.store.runs(limit: 10, offset: 0).sorted { $0.id < $1.id }
+        let (first, held, heldID) = (runs[0].uuid, runs[1].uuid, runs[1].id)
+        let settings = UplinkSettings(url: sink.url, token: nil, client: .init(caFile: sink.caFile), requestTimeoutSeconds: 5,
+                                      retry: RetrySchedule(firstSeconds: 0.05, capSeconds: 0.2))
+        try fixture.uplink.start(settings: settings, storePath: fixture.path, log: { _, _ in }, holding: heldID,
+                                 onRound: { round in fixture.rounds.withLock { $0.append(round) } })
+        #expect(try await Self.eventually { fixture.completed == [first] })
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(fixture.completed == [first])
+        #expect(!sink.requests().contains { $0.path.contains(held) })
+        #expect(try fixture.store.run(heldID)?.uploadState == .pending, "not even packaged")
+        fixture.uplink.put(.releaseHeldRun(reason: "test"))
+        #expect(try await Self.eventually { fixture.completed == [first, held] })
+        await fixture.stop()
+    }
+
     /// A reset mid-body, an answer slower than the request timeout, 500s: each attempt fails,
     /// the next succeeds, and the server ends up with every piece exactly once, in order.
     @Test func resetsTimeoutsAnd500sLoseNothing() async throws {
