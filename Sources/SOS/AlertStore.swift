@@ -145,6 +145,17 @@ public final class AlertStore: Sendable {
         }
     }
 
+    /// Alerts (not tests) still open when pacerd last stopped, oldest first, with their newest
+    /// message's sequence: the lane adopts them so that a cancel still reaches them.
+    public func openAlerts() throws(AlertStoreError) -> [(uuid: String, kind: String, lastSequence: Int)] {
+        try read("reading open alerts") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT a.uuid, a.kind, MAX(m.sequence) AS last FROM alert a JOIN message m ON m.alert_id = a.id
+                WHERE a.state = 'open' AND a.test = 0 GROUP BY a.id ORDER BY a.id
+                """).map { (uuid: $0["uuid"], kind: $0["kind"], lastSequence: $0["last"]) }
+        }
+    }
+
     /// Everything not yet acknowledged, oldest message first.
     public func pending() throws(AlertStoreError) -> [Delivery] {
         try read("reading pending deliveries") { db in

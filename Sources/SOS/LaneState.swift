@@ -19,6 +19,11 @@ final class LaneState {
 
     /// The watcher's alert numbers and the UUIDs they were recorded under.
     private var uuids: [Int: String] = [:]
+    /// Alerts left open by the previous pacerd (a crash or a stop while one was open): the new
+    /// watcher does not know them, so without this `sos cancel` would say none is open while the
+    /// store and the server show them open for ever (found by tools/soak). Numbered below 0 in
+    /// `uuids`, never meeting the watcher's; only a cancel closes them.
+    private var adopted: [(number: Int, kind: AlertKind)] = []
     /// Deliveries not yet acknowledged, when each may next be tried, and which are in flight.
     private var owed: [Delivery.Key: Delivery] = [:]
     private var retryAtNs: [Delivery.Key: UInt64] = [:]
@@ -100,7 +105,9 @@ final class LaneState {
             }
         case .cancel(let reply):
             let now = MonotonicTime.nanoseconds()
-            let events = watcher.cancel(at: Self.time(now))
+            var events = watcher.cancel(at: Self.time(now))
+            events += adopted.map { .cancelled(number: $0.number, kind: $0.kind, at: Self.time(now)) }
+            adopted = []
             guard !events.isEmpty else {
                 reply(.failure(LaneRefusal("no alert is open")))
                 return
@@ -148,9 +155,22 @@ final class LaneState {
         }
     }
 
-    /// Deliveries owed from before a restart go out at once.
+    /// Deliveries owed from before a restart go out at once; alerts left open are adopted.
     func resumeOwedDeliveries() {
         guard let store else { return }
+        do {
+            for (index, open) in try store.openAlerts().enumerated() {
+                guard let kind = AlertKind(rawValue: open.kind) else { continue }
+                let number = -1 - index
+                uuids[number] = open.uuid
+                sequences[open.uuid] = open.lastSequence
+                adopted.append((number: number, kind: kind))
+                log(.warning, "SOS alert \(open.uuid) (\(open.kind)) was open when pacerd stopped; it stays open until `pacerctl sos cancel`",
+                    ["SOS_ALERT_ID": open.uuid, "SOS_KIND": open.kind, "MESSAGE_ID": Self.journalMessageID])
+            }
+        } catch {
+            log(.error, "\(error); alerts open before the restart cannot be cancelled", [:])
+        }
         do {
             let pending = try store.pending()
             guard !pending.isEmpty else { return }
@@ -448,7 +468,8 @@ final class LaneState {
         do { recent = try store?.recent(limit: 10) ?? [] } catch { problem = "\(error)" }
         return LaneStatus(monitoring: settings.rules.enabled, lastHeartRate: lastHeartRate?.bpm,
                           lastHeartRateAgeSeconds: lastHeartRate.map { Double(now &- $0.ns) / 1e9 },
-                          faults: watcher.activeFaults.map(\.rawValue), openAlerts: watcher.openAlerts.compactMap { uuids[$0.number] },
+                          faults: watcher.activeFaults.map(\.rawValue),
+                          openAlerts: adopted.compactMap { uuids[$0.number] } + watcher.openAlerts.compactMap { uuids[$0.number] },
                           channels: settings.targets.map { "\($0.channel.rawValue):\($0.target)" }, recent: recent, storeProblem: problem)
     }
 

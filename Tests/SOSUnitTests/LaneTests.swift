@@ -301,6 +301,42 @@ final class LaneHarness: Sendable {
         await h.shutdown()
     }
 
+    /// An alert open when the previous pacerd stopped (tools/soak: SIGKILL during an SOS) is
+    /// still open after the restart, and `sos cancel` still calls it off, after its newest message.
+    @Test func anAlertLeftOpenBeforeARestartCanStillBeCancelled() async throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("sos.db")
+        do {
+            let before = try AlertStore(path: path)
+            let alert = AlertStore.NewAlert(uuid: "left-open", kind: "manual", test: false, firstOutOfRangeMs: nil, raisedMs: 1_778_398_640_000,
+                                            heartRate: 150, latitude: nil, longitude: nil, runUUID: nil)
+            let first = AlertStore.NewMessage(sequence: 0, type: "alert", createdMs: 1_778_398_640_000, sms: "SOS: left open",
+                                              body: #"{"alert_id":"left-open","sequence":0}"#, targets: [(.https, Self.alertsURL)])
+            for delivery in try before.record(alert, message: first) { try before.acknowledged(delivery.key, atMs: 1_778_398_641_000) }
+            let followUp = AlertStore.NewMessage(sequence: 1, type: "follow_up", createdMs: 1_778_398_700_000, sms: "SOS: still",
+                                                 body: #"{"alert_id":"left-open","sequence":1}"#, targets: [(.https, Self.alertsURL)])
+            for delivery in try before.add(followUp, toAlert: "left-open") { try before.acknowledged(delivery.key, atMs: 1_778_398_701_000) }
+        }
+        let store = try AlertStore(path: path)
+        let fake = Self.channels()
+        let all = [fake.sms, fake.https, fake.hook]
+        let h = try LaneHarness(settings: Self.settings(), store: store, channels: all)
+
+        #expect(await h.status().openAlerts == ["left-open"])
+        #expect(all.flatMap(\.attempts).isEmpty, "nothing is sent again at start")
+        #expect(await h.cancel() == .success(1))
+        #expect(await eventually { all.map(\.acknowledged.count) == [2, 1, 1] })
+        for delivery in all.flatMap(\.attempts) {
+            #expect(delivery.alertUUID == "left-open")
+            #expect(delivery.type == "cancelled")
+            #expect(delivery.sequence == 2)
+        }
+        #expect(try store.recent(limit: 5).first?.state == "cancelled")
+        #expect(await h.status().openAlerts.isEmpty)
+        #expect(await h.cancel() == .failure(LaneRefusal("no alert is open")))
+        await h.shutdown()
+    }
+
     @Test func deliveriesOwedBeforeARestartGoOutAtStart() async throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("sos.db")
