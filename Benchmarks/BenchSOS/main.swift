@@ -36,6 +36,7 @@ struct Options {
     var breaches = 1000
     var contacts = ["+393471234567", "+447700900123"]
     var noLoad = false
+    var jsonOut: String?
 }
 
 func parse() -> Options {
@@ -50,6 +51,7 @@ func parse() -> Options {
         case "--bus": options.bus = arguments.next()
         case "--breaches": options.breaches = Int(arguments.next() ?? "") ?? options.breaches
         case "--no-load": options.noLoad = true
+        case "--json-out": options.jsonOut = arguments.next()
         default:
             print("bench-sos: unknown argument \(argument)")
             exit(2)
@@ -212,4 +214,53 @@ print("| deliveries acknowledged (alert + all clear, \(settings.targets.count) t
 print("| load: storage commits during the run (p50 / max commit) | \(storageCommits.count) in \(f(seconds)) s (\(f(percentile(storageCommits, 50))) / \(f(storageCommits.max() ?? .nan)) ms) | info | |")
 print("| load: sentences offered to espeak-ng / 2 MB uploads completed | \(utterances.load(ordering: .relaxed) - utterancesBefore) / \(uploads.load(ordering: .relaxed) - uploadsBefore) | info | |")
 let pass = all.count == options.breaches && p99 <= 50 && worstDeadline <= 5 && acknowledged.load(ordering: .relaxed) >= expected
+
+// The raw figures (tools/bench-sos --json-out): milliseconds unless the name says otherwise;
+// null where nothing was measured.
+struct Figures: Encodable {
+    struct Spread: Encodable {
+        var p50: Double?, p99: Double?, max: Double?
+        init(_ values: [Double]) {
+            func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
+            p50 = finite(percentile(values, 50)); p99 = finite(percentile(values, 99)); max = values.max()
+        }
+    }
+    var breaches: Int
+    var alertsRaised: Int
+    var confirmToCommittedMs: Spread
+    var confirmToDispatchMs: Spread
+    var confirmationMaxS: Double?
+    var worstBreachToDispatchS: Double?
+    var acknowledged: Int
+    var expectedAcknowledgements: Int
+    var failedAttemptsRetried: Int
+    var measuredSeconds: Double
+    var storageCommits: Int
+    var storageCommitMs: Spread
+    var sentencesOffered: Int
+    var uploadsCompleted: Int
+    var load: Bool
+    var pass: Bool
+}
+if let path = options.jsonOut {
+    let figures = Figures(
+        breaches: options.breaches, alertsRaised: all.count,
+        confirmToCommittedMs: .init(recorded), confirmToDispatchMs: .init(dispatched),
+        confirmationMaxS: confirm.max(), worstBreachToDispatchS: worstDeadline.isFinite ? worstDeadline : nil,
+        acknowledged: acknowledged.load(ordering: .relaxed), expectedAcknowledgements: expected,
+        failedAttemptsRetried: failures.load(ordering: .relaxed), measuredSeconds: seconds,
+        storageCommits: storageCommits.count, storageCommitMs: .init(storageCommits),
+        sentencesOffered: utterances.load(ordering: .relaxed) - utterancesBefore,
+        uploadsCompleted: uploads.load(ordering: .relaxed) - uploadsBefore, load: !options.noLoad, pass: pass)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    guard let data = try? encoder.encode(figures), let file = fopen(path, "w") else {
+        print("bench-sos: could not write \(path)")
+        exit(2)
+    }
+    _ = data.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+    fputc(0x0A, file)
+    fclose(file)
+}
 exit(pass ? 0 : 1)
