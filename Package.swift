@@ -164,7 +164,8 @@ let package = Package(
             ]
         ),
 
-        // Test fixtures: gpsfake on a free port, child processes stopped by PID.
+        // Test fixtures: gpsfake on a free port, pacerd and pacer-cloud (the built binaries of the
+        // test targets that depend on them) and simulators as child processes, stopped by PID.
         .target(name: "PacerTestSupport", path: "Tests/PacerTestSupport"),
 
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"]),
@@ -188,6 +189,12 @@ let package = Package(
         .testTarget(
             name: "PacerDaemonTests",
             dependencies: ["PacerDaemon", "pacerd", "pacerctl", "pacer-cloud", "Store", "PacerCore", "PacerTestSupport"]
+        ),
+        // One pacerd life with everything real: gpsd (gpsfake, restarted), the simulated strap and
+        // ModemManager on a private dbus-daemon, espeak-ng into WAV files, pacer-cloud (SQLite).
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["pacerd", "pacerctl", "pacer-cloud", "Store", "PacerCore", "PacerTestSupport"]
         ),
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
         .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore", "PacerTestSupport"]),

@@ -10,48 +10,6 @@ import FoundationNetworking
 /// pacerd and pacer-cloud together (SQLite): finished runs reach the backend exactly once however
 /// often pacerd is killed mid-upload, and an SOS shows up there with its page.
 @Suite(.serialized) struct CloudTests {
-    final class Cloud: @unchecked Sendable {
-        let directory: TemporaryDirectory
-        let port: UInt16
-        let process: ChildProcess
-        let token: String
-        var url: String { "http://127.0.0.1:\(port)" }
-
-        init() throws {
-            directory = try TemporaryDirectory(prefix: "pacer-cloud")
-            let database = "sqlite:" + directory.file("cloud.db")
-            let added = try DaemonFixture.runBlocking(DaemonFixture.binary("pacer-cloud"), ["device", "add", "pacer-test", "--database", database])
-            guard added.status == 0, let token = added.stdout.split(separator: "\n").first.map(String.init) else {
-                throw FixtureError("pacer-cloud device add failed: \(added.stderr)")
-            }
-            self.token = token
-            port = try FreePort.tcp()
-            process = try ChildProcess(DaemonFixture.binary("pacer-cloud"), ["serve", "--port", String(port), "--database", database],
-                                       stderr: .file(directory.file("cloud.err")))
-            let deadline = ContinuousClock.now + .seconds(20)
-            while (try? Self.get(url + "/health", token: nil).status) != 200 {
-                if ContinuousClock.now > deadline { throw FixtureError("pacer-cloud did not answer /health") }
-                usleep(50_000)
-            }
-        }
-
-        deinit { _ = process.killAndReap() }
-
-        static func get(_ url: String, token: String?) throws -> (status: Int, body: Data) {
-            let arguments = ["-s", "-o", "-", "-w", "\n%{http_code}"] + (token.map { ["-H", "Authorization: Bearer \($0)"] } ?? []) + [url]
-            let result = try DaemonFixture.runBlocking("/usr/bin/curl", arguments)
-            var lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-            let status = Int(lines.popLast() ?? "") ?? 0
-            return (status, Data(lines.joined(separator: "\n").utf8))
-        }
-
-        func json(_ path: String) throws -> [String: Any] {
-            let (status, body) = try Self.get(url + path, token: token)
-            guard status == 200 else { throw FixtureError("GET \(path): \(status) \(String(decoding: body, as: UTF8.self))") }
-            return try JSONSerialization.jsonObject(with: body) as? [String: Any] ?? [:]
-        }
-    }
-
     static func waitUntil(timeout: Duration = .seconds(60), _ condition: @escaping @Sendable () throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while try !condition() {
@@ -62,7 +20,7 @@ import FoundationNetworking
 
     @Test(.enabled(if: DaemonFixture.hasSharedData, "needs ../shared/data"))
     func runsReachTheCloudExactlyOnceThroughKillsMidUpload() async throws {
-        let cloud = try await offPool { try Cloud() }
+        let cloud = try await offPool { try CloudServer() }
         let daemon = try DaemonFixture(gpsPort: try FreePort.tcp())
         defer { daemon.cleanUp() }
         for log in [DaemonFixture.sharedData + "/sim/marathon-1.gpsd.jsonl", UploadTests.demoRun] {
@@ -101,7 +59,7 @@ import FoundationNetworking
     }
 
     @Test func anSOSReachesTheCloudWithItsPageAndItsCancel() async throws {
-        let cloud = try await offPool { try Cloud() }
+        let cloud = try await offPool { try CloudServer() }
         let daemon = try DaemonFixture(gpsPort: try FreePort.tcp(), extraConfig: """
             [voice]
             enabled = false
@@ -119,12 +77,12 @@ import FoundationNetworking
         let alert = try #require((try cloud.json("/v1/alerts?state=open")["alerts"] as? [[String: Any]])?.first)
         #expect(alert["kind"] as? String == "manual")
         let page = try #require(alert["page"] as? String)
-        let html = String(decoding: try await offPool { try Cloud.get(page, token: nil).body }, as: UTF8.self)
+        let html = String(decoding: try await offPool { try CloudServer.get(page, token: nil).body }, as: UTF8.self)
         #expect(html.contains("OPEN"), "\(html.prefix(400))")
 
         #expect(try await daemon.ctl("sos", "cancel").status == 0)
         try await Self.waitUntil { ((try? cloud.json("/v1/alerts?state=open"))?["alerts"] as? [Any])?.isEmpty == true }
-        let cancelled = String(decoding: try await offPool { try Cloud.get(page, token: nil).body }, as: UTF8.self)
+        let cancelled = String(decoding: try await offPool { try CloudServer.get(page, token: nil).body }, as: UTF8.self)
         #expect(cancelled.lowercased().contains("false alarm"), "\(cancelled.prefix(400))")
         #expect(await daemon.stop() == .exited(0))
     }

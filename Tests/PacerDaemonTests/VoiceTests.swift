@@ -17,15 +17,7 @@ import Testing
     /// "said (kind): text", "interrupted (kind): text" or "not said (reason) (kind): text" from
     /// pacerd's stderr, in order.
     static func cueLines(_ stderr: String) -> [(fate: String, kind: String, text: String)] {
-        stderr.split(separator: "\n").compactMap { line in
-            guard let range = line.range(of: #"(said|interrupted|not said \([a-z]+\)) \([a-z_]+(; [^)]*)?\): "#, options: .regularExpression) else { return nil }
-            var head = line[range].dropLast(3)  // "): "
-            if let timing = head.range(of: "; ") { head = head[..<timing.lowerBound] }
-            let open = head.range(of: " (", options: .backwards)!
-            let fate = String(head[..<open.lowerBound])
-            let kind = String(head[open.upperBound...])
-            return (fate, kind, String(line[range.upperBound...]))
-        }
+        CueLine.parse(stderr).map { ($0.fate, $0.kind, $0.text) }
     }
 
     @Test func speakReadinessAndMuteGoThroughTheDaemon() async throws {

@@ -171,6 +171,28 @@ public final class GPSFake: Sendable {
         }
     }
 
+    /// With `holdUntilReleased`: lets gpsfake play exactly `count` more sentences (one answered
+    /// prompt each), so a test can play the log at a pace of its own. Blocks only while the
+    /// socket buffer is full. False when there is nothing to release to (stopped, or not held).
+    @discardableResult
+    public func release(sentences count: Int) -> Bool {
+        guard count > 0 else { return true }
+        return gate.socket.withLock { fd -> Bool in
+            guard let fd else { return false }
+            let newlines = [UInt8](repeating: 0x0A, count: count)
+            var offset = 0
+            while offset < count {
+                let sent = newlines[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if sent < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += sent
+            }
+            return true
+        }
+    }
+
     /// Stops gpsfake and gpsd (SIGTERM to their process group, SIGKILL after `grace`); returns
     /// once neither is left.
     public func stop(grace: Duration = .seconds(3)) async {

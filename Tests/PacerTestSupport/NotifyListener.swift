@@ -1,5 +1,4 @@
 import Foundation
-import PacerTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -7,15 +6,15 @@ import Glibc
 
 /// The manager's end of sd_notify: a datagram socket a test passes to pacerd as NOTIFY_SOCKET.
 /// Collects every datagram with the monotonic time it arrived.
-final class NotifyListener: @unchecked Sendable {
-    let path: String
+public final class NotifyListener: @unchecked Sendable {
+    public let path: String
     private let fd: Int32
     private let lock = NSLock()
     private var received: [(at: ContinuousClock.Instant, text: String)] = []
     private var thread: Thread?
     private var stopped = false
 
-    init(directory: String) throws {
+    public init(directory: String) throws {
         path = directory + "/notify.sock"
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
@@ -46,7 +45,7 @@ final class NotifyListener: @unchecked Sendable {
         }
     }
 
-    func stop() {
+    public func stop() {
         lock.withLock { stopped = true }
         usleep(150_000)
         close(fd)
@@ -54,17 +53,17 @@ final class NotifyListener: @unchecked Sendable {
     }
 
     /// Every assignment received so far (one per line of each datagram), in order.
-    var assignments: [(at: ContinuousClock.Instant, line: String)] {
+    public var assignments: [(at: ContinuousClock.Instant, line: String)] {
         lock.withLock { received.flatMap { item in item.text.split(separator: "\n").map { (item.at, String($0)) } } }
     }
 
-    var statusLines: [String] {
+    public var statusLines: [String] {
         assignments.compactMap { $0.line.hasPrefix("STATUS=") ? String($0.line.dropFirst(7)) : nil }
     }
 
     /// Waits until an assignment satisfies `predicate`; returns when it arrived.
     @discardableResult
-    func wait(timeout: Duration = .seconds(20), for predicate: @escaping @Sendable (String) -> Bool) async -> ContinuousClock.Instant? {
+    public func wait(timeout: Duration = .seconds(20), for predicate: @escaping @Sendable (String) -> Bool) async -> ContinuousClock.Instant? {
         (try? await offPool { self.waitBlocking(timeout: timeout, for: predicate) }) ?? nil
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import PacerTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -7,17 +6,17 @@ import Glibc
 
 /// One pacerd as systemd would run it (Type=notify: NOTIFY_SOCKET to a listener here), with its
 /// own config, store and control socket in a temporary directory, and pacerctl to talk to it.
-final class DaemonFixture: @unchecked Sendable {
-    static let repositoryRoot: String = {
+public final class DaemonFixture: @unchecked Sendable {
+    public static let repositoryRoot: String = {
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)
         return parts.joined(separator: "/")
     }()
-    static let sharedData = repositoryRoot + "/../shared/data"
-    static let hasSharedData = FileManager.default.fileExists(atPath: sharedData + "/sim")
+    public static let sharedData = repositoryRoot + "/../shared/data"
+    public static let hasSharedData = FileManager.default.fileExists(atPath: sharedData + "/sim")
 
     /// The built executables, next to the test bundle.
-    static func binary(_ name: String) -> String {
+    public static func binary(_ name: String) -> String {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = directory.appendingPathComponent(name).path
@@ -27,24 +26,24 @@ final class DaemonFixture: @unchecked Sendable {
         return repositoryRoot + "/.build/debug/" + name
     }
 
-    let directory: TemporaryDirectory
-    let gpsPort: UInt16
-    var configPath: String { directory.file("pacer.toml") }
-    var databasePath: String { directory.file("pacer.db") }
-    var socketPath: String { directory.file("control.sock") }
-    private(set) var notify: NotifyListener
-    private(set) var process: ChildProcess?
-    private(set) var starts = 0
-    var stderrPath: String { directory.file("pacerd-\(starts).err") }
+    public let directory: TemporaryDirectory
+    public let gpsPort: UInt16
+    public var configPath: String { directory.file("pacer.toml") }
+    public var databasePath: String { directory.file("pacer.db") }
+    public var socketPath: String { directory.file("control.sock") }
+    public private(set) var notify: NotifyListener
+    public private(set) var process: ChildProcess?
+    public private(set) var starts = 0
+    public var stderrPath: String { directory.file("pacerd-\(starts).err") }
 
-    init(gpsPort: UInt16, extraConfig: String = "") throws {
+    public init(gpsPort: UInt16, extraConfig: String = "") throws {
         directory = try TemporaryDirectory(prefix: "pacer-daemon")
         self.gpsPort = gpsPort
         notify = try NotifyListener(directory: directory.path)
         try writeConfig(extraConfig)
     }
 
-    func writeConfig(_ extra: String = "") throws {
+    public func writeConfig(_ extra: String = "") throws {
         // The control group is root's: the tests run as root and no "pacer" group exists here.
         try """
             [gps]
@@ -61,7 +60,7 @@ final class DaemonFixture: @unchecked Sendable {
 
     /// Starts pacerd; returns when it said READY=1 (and when it did).
     @discardableResult
-    func start(environment extra: [String: String] = [:]) async throws -> ContinuousClock.Instant {
+    public func start(environment extra: [String: String] = [:]) async throws -> ContinuousClock.Instant {
         try await offPool { try self.startBlocking(environment: extra) }
     }
 
@@ -85,12 +84,12 @@ final class DaemonFixture: @unchecked Sendable {
         return launched
     }
 
-    private(set) var readyLatency: Duration = .zero
+    public private(set) var readyLatency: Duration = .zero
 
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// SIGTERM and wait; the exit status.
-    func stop() async -> ChildProcess.Status? {
+    public func stop() async -> ChildProcess.Status? {
         guard let process else { return nil }
         process.send(SIGTERM)
         let status = await process.waitForExit(timeout: .seconds(20))
@@ -98,26 +97,26 @@ final class DaemonFixture: @unchecked Sendable {
         return status
     }
 
-    func kill() -> ChildProcess.Status? {
+    public func kill() -> ChildProcess.Status? {
         process?.killAndReap()
     }
 
-    struct CtlResult: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    public struct CtlResult: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
     /// Runs pacerctl against this daemon's socket.
-    func ctl(_ arguments: String...) async throws -> CtlResult {
+    public func ctl(_ arguments: String...) async throws -> CtlResult {
         try await Self.run(Self.binary("pacerctl"), ["--socket", socketPath] + arguments)
     }
 
-    static func run(_ executable: String, _ arguments: [String]) async throws -> CtlResult {
+    public static func run(_ executable: String, _ arguments: [String]) async throws -> CtlResult {
         try await offPool { try runBlocking(executable, arguments) }
     }
 
-    static func runBlocking(_ executable: String, _ arguments: [String]) throws -> CtlResult {
+    public static func runBlocking(_ executable: String, _ arguments: [String]) throws -> CtlResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -133,7 +132,7 @@ final class DaemonFixture: @unchecked Sendable {
     }
 
     /// `pacerctl status --json`, parsed.
-    func status() async throws -> [String: any Sendable] {
+    public func status() async throws -> [String: any Sendable] {
         try await offPool { try self.statusBlocking() }
     }
 
@@ -147,23 +146,25 @@ final class DaemonFixture: @unchecked Sendable {
 
     /// Polls `status` until `predicate` holds.
     @discardableResult
-    func waitForStatus(timeout: Duration = .seconds(30), _ predicate: @escaping @Sendable ([String: any Sendable]) -> Bool) async throws -> [String: any Sendable] {
-        try await offPool { try self.waitForStatusBlocking(timeout: timeout, predicate) }
+    public func waitForStatus(timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(20),
+                              _ predicate: @escaping @Sendable ([String: any Sendable]) -> Bool) async throws -> [String: any Sendable] {
+        try await offPool { try self.waitForStatusBlocking(timeout: timeout, interval: interval, predicate) }
     }
 
-    private func waitForStatusBlocking(timeout: Duration, _ predicate: ([String: any Sendable]) -> Bool) throws -> [String: any Sendable] {
+    private func waitForStatusBlocking(timeout: Duration, interval: Duration, _ predicate: ([String: any Sendable]) -> Bool) throws -> [String: any Sendable] {
         let deadline = ContinuousClock.now + timeout
         var last: [String: any Sendable] = [:]
         while ContinuousClock.now < deadline {
             last = try statusBlocking()
             if predicate(last) { return last }
-            usleep(20_000)
+            let (seconds, attoseconds) = interval.components
+            usleep(useconds_t(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
         }
         throw FixtureError("status never matched; last: \(last)\nstderr: \(stderr)")
     }
 
     /// gpsfake playing `sim/ROUTE.nmea` (held until released) and a pacerd connected to it.
-    static func onGPSFake(route: String, cycle: Double) async throws -> (GPSFake, DaemonFixture) {
+    public static func onGPSFake(route: String, cycle: Double) async throws -> (GPSFake, DaemonFixture) {
         let fake = try GPSFake(log: sharedData + "/sim/\(route).nmea", options: .init(cycle: cycle, holdUntilReleased: true))
         try await fake.start()
         let daemon = try DaemonFixture(gpsPort: fake.port)
@@ -173,20 +174,20 @@ final class DaemonFixture: @unchecked Sendable {
     }
 
     /// `run start`, then lets gpsfake play: the run gets every epoch of the log.
-    func startRun(releasing fake: GPSFake) async throws -> CtlResult {
+    public func startRun(releasing fake: GPSFake) async throws -> CtlResult {
         let start = try await ctl("run", "start")
         fake.release()
         return start
     }
 
-    func cleanUp() {
+    public func cleanUp() {
         if let process, process.isRunning { _ = process.killAndReap() }
         notify.stop()
         directory.remove()
     }
 }
 
-struct FixtureError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct FixtureError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
