@@ -4,11 +4,7 @@ import Testing
 
 /// pacerctl as a person runs it: the real binary, its exit status, what it prints.
 @Suite struct PacerCtlTests {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Result = DaemonFixture.CtlResult
 
     /// The binary sits beside the test bundle in the build directory.
     static let binary: String = {
@@ -38,18 +34,7 @@ import Testing
     }
 
     static func runBlocking(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        try DaemonFixture.runBlocking(binary, arguments)
     }
 
     func temporary(_ content: String, _ suffix: String) -> String {
