@@ -8,6 +8,7 @@ import Recording
 import SOS
 import Uplink
 import Store
+import Systemd
 
 /// The live pipeline: gpsd lines, commands and ticks in; the run recorded, the status kept.
 ///
@@ -162,9 +163,7 @@ final class RunController {
     /// Once a second, whatever arrives: GPS loss is noticed, a refused write is retried.
     func tick(nowNs: UInt64) {
         if let candidate = resumeCandidate, nowNs >= resumeDeadlineNs {
-            resumeCandidate = nil
-            log(.notice, "run", "run \(candidate.id) stays interrupted: no GPS fix within \(Int(RunRecording.resumeWindowSeconds)) s of the start", runID: candidate.id)
-            toUplink(.releaseHeldRun(reason: "run \(candidate.id) stays interrupted"))
+            leaveInterrupted(candidate, .notice, "run \(candidate.id) stays interrupted: no GPS fix within \(Int(RunRecording.resumeWindowSeconds)) s of the start")
         }
         if recording != nil {
             if let now = timebase.time(atMonotonic: nowNs) {
@@ -253,21 +252,27 @@ final class RunController {
     }
 
     private func resume(_ run: StoredRun, at time: Timestamp) {
-        resumeCandidate = nil
-        // Decided either way: continued (it records, so it is not packaged) or left interrupted
-        // (uploaded like a finished run). The uplink held it back until now.
-        defer { toUplink(.releaseHeldRun(reason: "run \(run.id) \(recording?.runID == run.id ? "continued" : "stays interrupted")")) }
         let gap = time.seconds(since: run.endTime ?? run.startTime)
         guard abs(gap) <= RunRecording.resumeWindowSeconds else {
-            log(.notice, "run", "run \(run.id) stays interrupted: the first fix came \(Int(gap)) s after its last sample", runID: run.id)
-            return
+            return leaveInterrupted(run, .notice, "run \(run.id) stays interrupted: the first fix came \(Int(gap)) s after its last sample")
         }
         do {
             recording = try RunRecording.resuming(run, store: store, configuration: configuration.tracking, coach: newCoach(workout: nil))
-            log(.notice, "run", "continuing run \(run.id), interrupted \(Int(gap)) s before this fix", runID: run.id)
         } catch {
-            log(.error, "run", "cannot continue run \(run.id) (\(error)); it stays interrupted", runID: run.id)
+            return leaveInterrupted(run, .error, "cannot continue run \(run.id) (\(error)); it stays interrupted")
         }
+        resumeCandidate = nil
+        log(.notice, "run", "continuing run \(run.id), interrupted \(Int(gap)) s before this fix", runID: run.id)
+        // It records again, so it is not packaged; the uplink held it back until now.
+        toUplink(.releaseHeldRun(reason: "run \(run.id) continued"))
+    }
+
+    /// The interrupted run will not be continued: it is uploaded like a finished run, so the
+    /// uplink, which held it back until this was decided, may now send it.
+    private func leaveInterrupted(_ run: StoredRun, _ priority: JournalPriority, _ message: String) {
+        resumeCandidate = nil
+        log(priority, "run", message, runID: run.id)
+        toUplink(.releaseHeldRun(reason: "run \(run.id) stays interrupted"))
     }
 
     private func linkChanged(_ newLink: GPSLink) {
@@ -439,9 +444,7 @@ final class RunController {
                                  uuid: UUID().uuidString.lowercased())
         stopPending = false
         if let candidate = resumeCandidate {
-            resumeCandidate = nil
-            log(.notice, "run", "run \(candidate.id) stays interrupted: a new run was started", runID: candidate.id)
-            toUplink(.releaseHeldRun(reason: "run \(candidate.id) stays interrupted"))
+            leaveInterrupted(candidate, .notice, "run \(candidate.id) stays interrupted: a new run was started")
         }
         log(.notice, "run", (timebase.isSynchronized ? "run started" : "run started; it is recorded from the first GPS fix")
             + (workout.map { " with the workout \"\($0.name)\"" } ?? ""))
