@@ -139,7 +139,10 @@ private func clientError(_ body: () throws -> Void) -> ControlClientError? {
             let path = server.socketPath
             let thrown = try await offPool { () -> Bool in
                 do {
-                    try ControlClient(socketPath: path).call("runs.export", ["run": 1, "format": "gpx", "chunks": 1000]) { _ in throw Full() }
+                    // 4 MB: far more than the reply buffer and the socket's hold, so the export
+                    // cannot finish before the client's hang-up reaches it (100 KB could, when
+                    // the client is slow to close on a loaded machine).
+                    try ControlClient(socketPath: path).call("runs.export", ["run": 1, "format": "gpx", "chunks": 1000, "chunk_bytes": 4096]) { _ in throw Full() }
                     return false
                 } catch {
                     return error is Full
