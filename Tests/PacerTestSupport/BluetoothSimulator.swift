@@ -386,6 +386,14 @@ public final class BluetoothSimulator: Sendable {
         updateStrap(address) { $0.stream = Stream(rateHz: rateHz, bpm: bpm) }
     }
 
+    /// Each value once, in order, at `rateHz` (the first `1 / rateHz` after the call), then the
+    /// stream ends (`Stats.streaming` false). The simulator times it on its own clock, so a busy
+    /// test process cannot make the strap late. Notifications as for `startStream`.
+    public func playOnce(address: String, rateHz: Double, bpm: [UInt16]) throws(ChildProcessError) {
+        try control("PlayOnce", "sdaq", [address, String(rateHz), String(bpm.count)] + bpm.map(String.init))
+        updateStrap(address) { $0.stream = nil }
+    }
+
     public func stopStream(address: String) throws(ChildProcessError) {
         try control("StopStream", "s", [address])
         updateStrap(address) { $0.stream = nil }

@@ -903,21 +903,20 @@ class Strap:
 
     # Heart-rate stream -------------------------------------------------------
 
-    def start_stream(self, rate_hz, bpm_values):
+    def start_stream(self, rate_hz, bpm_values, once=False):
         self.stop_stream()
-        self.stream = Stream(self, rate_hz, bpm_values)
+        self.stream = Stream(self, rate_hz, bpm_values, once)
 
     def stop_stream(self):
         if self.stream is not None:
             self.stream.stop()
             self.stream = None
 
-    def stream_tick(self, bpm_values):
+    def stream_tick(self, bpm):
         '''One measurement the strap makes: it takes the next sequence number
         and reaches the client only while connected and notifying.'''
         seq = self.next_seq
         self.next_seq += 1
-        bpm = bpm_values[seq % len(bpm_values)]
         if bpm <= 0xFF:
             value = [0x10, bpm, seq & 0xFF, (seq >> 8) & 0xFF]
         else:
@@ -933,12 +932,15 @@ class Strap:
 class Stream:
     '''Ticks at absolute times t0 + k/rate on the monotonic clock (GLib's, in
     microseconds), so timer latency never accumulates into drift; ticks that a
-    stalled main loop missed are made up at once, in order.'''
+    stalled main loop missed are made up at once, in order. A stream played
+    once gives each value in turn and then ends; otherwise it cycles, value
+    seq % n, for ever.'''
 
-    def __init__(self, strap, rate_hz, bpm_values):
+    def __init__(self, strap, rate_hz, bpm_values, once=False):
         self.strap = strap
         self.rate = rate_hz
         self.bpm_values = bpm_values
+        self.once = once
         self.start = GLib.get_monotonic_time()
         self.ticks = 0
         self.source = None
@@ -961,8 +963,15 @@ class Stream:
         while self.deadline(self.ticks + 1) <= now + 500 and made < 10_000:
             self.ticks += 1
             made += 1
-            self.strap.stream_tick(self.bpm_values)
+            if self.once:
+                bpm = self.bpm_values[self.ticks - 1]
+            else:
+                bpm = self.bpm_values[self.strap.next_seq % len(self.bpm_values)]
+            self.strap.stream_tick(bpm)
             if self.strap.stream is not self:
+                return False
+            if self.once and self.ticks == len(self.bpm_values):
+                self.strap.stream = None
                 return False
         self._arm()
         return False
@@ -1080,6 +1089,7 @@ class Simulator:
             ('SetBattery', 'sy', '', self.control_set_battery),
             ('StartStream', 'sdaq', '', self.control_start_stream),
             ('StopStream', 's', '', self.control_stop_stream),
+            ('PlayOnce', 'sdaq', '', self.control_play_once),
             ('SendRaw', 'say', '', self.control_send_raw),
             ('GetStats', 's', 'a{sv}', self.control_get_stats),
             ('ListStraps', '', 'as', self.control_list_straps),
@@ -1415,6 +1425,19 @@ class Simulator:
     def control_stop_stream(self, address):
         '''StopStream(s address): no more measurements.'''
         self.strap(address).stop_stream()
+
+    def control_play_once(self, address, rate_hz, bpm_values):
+        '''PlayOnce(s address, d rate_hz, aq bpm_values): a stream (as
+        StartStream: sequence numbers, flags, skipped while not notifying) that
+        measures each value once, in order, the first 1 / rate_hz after the
+        call, and then stops; streaming is false once the last has gone.
+        Timed by the simulator, so a test's own scheduling cannot delay it.'''
+        if not 0 < float(rate_hz) <= 100:
+            raise control_error('InvalidArguments', 'rate_hz must be in (0, 100]')
+        values = [int(v) for v in bpm_values]
+        if not values:
+            raise control_error('InvalidArguments', 'bpm_values is empty')
+        self.strap(address).start_stream(float(rate_hz), values, once=True)
 
     def control_send_raw(self, address, value):
         '''SendRaw(s address, ay value): one 2A37 notification with exactly
