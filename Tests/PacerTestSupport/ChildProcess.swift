@@ -186,6 +186,8 @@ public final class ChildProcess: Sendable {
 
     /// PIDs of processes still alive (not zombies) in process group `group`, from /proc.
     public static func liveMembers(ofGroup group: pid_t) -> [pid_t] {
+        // No process at all in the group (the usual case once it is gone): no need to read /proc.
+        if kill(-group, 0) != 0, errno == ESRCH { return [] }
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
         return entries.compactMap { entry -> pid_t? in
             guard let pid = pid_t(entry),

@@ -11,7 +11,6 @@ public final class NotifyListener: @unchecked Sendable {
     private let fd: Int32
     private let lock = NSLock()
     private var received: [(at: ContinuousClock.Instant, text: String)] = []
-    private var thread: Thread?
     private var stopped = false
 
     public init(directory: String) throws {
@@ -29,9 +28,8 @@ public final class NotifyListener: @unchecked Sendable {
         guard bound == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let thread = Thread { [unowned self] in self.receiveLoop() }
-        self.thread = thread
-        thread.start()
+        // The thread keeps the listener alive until `stop()`; it outlives the call.
+        Thread { [self] in self.receiveLoop() }.start()
     }
 
     private func receiveLoop() {
@@ -43,12 +41,13 @@ public final class NotifyListener: @unchecked Sendable {
                 lock.withLock { received.append((ContinuousClock.now, text)) }
             }
         }
+        close(fd)
     }
 
+    /// Returns at once (it runs in tests' `defer`, on the cooperative pool): the receiving
+    /// thread sees the flag within its 100 ms receive timeout and closes the socket itself.
     public func stop() {
         lock.withLock { stopped = true }
-        usleep(150_000)
-        close(fd)
         unlink(path)
     }
 
