@@ -172,7 +172,7 @@ let package = Package(
         .testTarget(name: "PacerConfigTests", dependencies: ["PacerConfig", "PacerCore"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "PacerCore"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Store", "PacerReplay", "GPSD", "PacerCore"]),
-        .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore"]),
+        .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd", "PacerTestSupport"]),
         // The BlueZ client against tools/bluez-sim (a simulated bluetoothd) on a private dbus-daemon.

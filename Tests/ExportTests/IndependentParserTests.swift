@@ -1,4 +1,5 @@
 import Foundation
+import PacerTestSupport
 import Testing
 import PacerCore
 import Export
@@ -24,7 +25,13 @@ import Export
         var errors: String
     }
 
-    static func python(_ arguments: [String]) throws -> Result {
+    /// python3 with `arguments`, on a thread of its own: the verifier takes seconds, and a test
+    /// blocking one of the cooperative pool's two threads that long stalls every other test.
+    static func python(_ arguments: [String]) async throws -> Result {
+        try await offPool { try pythonBlocking(arguments) }
+    }
+
+    static func pythonBlocking(_ arguments: [String]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
@@ -41,7 +48,7 @@ import Export
 
     /// nil when python3 and both parsers are there, else what is wrong and what to do.
     static let missingTools: String? = {
-        guard let probe = try? python(["-c", "import gpxpy, tcxparser"]) else {
+        guard let probe = try? pythonBlocking(["-c", "import gpxpy, tcxparser"]) else {
             return "cannot run /usr/bin/env python3: run tools/setup"
         }
         switch probe.status {
@@ -71,7 +78,7 @@ import Export
     static let synthetic = SyntheticRun()
 
     @Test(arguments: ExportFormat.allCases)
-    func parsersReadBackTheSamePoints(format: ExportFormat) throws {
+    func parsersReadBackTheSamePoints(format: ExportFormat) async throws {
         if let problem = Self.missingTools {
             Issue.record("\(problem)")
             return
@@ -82,7 +89,7 @@ import Export
         let files = try Self.export(synthetic, as: format)
         var arguments = [Self.verifier, files.export, files.expected]
         if format == .tcx { arguments += ["--laps", String(synthetic.run.laps.count)] }
-        let result = try Self.python(arguments)
+        let result = try await Self.python(arguments)
         #expect(result.status == 0, "verify-export failed (files kept in \(files.directory.path)):\n\(result.errors)\(result.output)")
         #expect(result.output.contains("OK: ") && result.output.contains("13200 points"))
         print(result.output, terminator: "")
@@ -92,7 +99,7 @@ import Export
     /// The verifier must catch what it is there to catch: a wrong heart rate, a coordinate off by
     /// more than 1e-7°, a time, a missing point.
     @Test(arguments: ExportFormat.allCases)
-    func verifierRejectsMismatches(format: ExportFormat) throws {
+    func verifierRejectsMismatches(format: ExportFormat) async throws {
         if let problem = Self.missingTools {
             Issue.record("\(problem)")
             return
@@ -100,7 +107,7 @@ import Export
         var small = SyntheticRun(seconds: 300, lapMetres: 200)
         let files = try Self.export(small, as: format)
         defer { try? FileManager.default.removeItem(at: files.directory) }
-        let good = try Self.python([Self.verifier, files.export, files.expected])
+        let good = try await Self.python([Self.verifier, files.export, files.expected])
         #expect(good.status == 0, "\(good.errors)")
 
         let original = small.expected
@@ -116,7 +123,7 @@ import Export
             small.expected = original
             mutate(&small.expected)
             try small.expectedJSONLines.write(toFile: files.expected, atomically: true, encoding: .utf8)
-            let result = try Self.python([Self.verifier, files.export, files.expected])
+            let result = try await Self.python([Self.verifier, files.export, files.expected])
             #expect(result.status == 1, "\(message): \(result.errors)")
             #expect(result.errors.contains(message), "expected '\(message)' in: \(result.errors)")
         }

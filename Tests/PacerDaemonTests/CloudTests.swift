@@ -12,7 +12,8 @@ import FoundationNetworking
 @Suite(.serialized) struct CloudTests {
     static func waitUntil(timeout: Duration = .seconds(60), _ condition: @escaping @Sendable () throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
-        while try !condition() {
+        // Off the cooperative pool: conditions run busctl or pacerctl.
+        while try await !offPool(condition) {
             if ContinuousClock.now > deadline { throw FixtureError("timed out waiting") }
             try await Task.sleep(for: .milliseconds(100))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PacerTestSupport
 
 @testable import Systemd
 
@@ -28,7 +29,7 @@ struct JournalLoggerTests {
         defer { close(pipe.read) }
         let logger = JournalLogger(output: .descriptor(pipe.write), identifier: nil)
         // Read while writing: 8 × 200 messages would overfill the 64 KiB pipe buffer.
-        let reader = Task.detached { pipe.readAll() }
+        let reader = Task { try await offPool { pipe.readAll() } }  // a blocking read: off the pool
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<8 {
                 group.addTask {
@@ -41,7 +42,7 @@ struct JournalLoggerTests {
             }
         }
         close(pipe.write)
-        let lines = await reader.value.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = try await reader.value.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 8 * 200 * 2 + 1)  // and the empty piece after the last newline
         var seen = Set<String>()
         for index in stride(from: 0, to: lines.count - 1, by: 2) {

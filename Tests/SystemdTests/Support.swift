@@ -1,4 +1,5 @@
 import Foundation
+import PacerTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -35,8 +36,16 @@ enum Support {
         let standardError: String
     }
 
-    /// Runs a program to completion with its output in files (no pipe can fill up and stall it).
+    /// Runs a program to completion with its output in files (no pipe can fill up and stall it),
+    /// on a thread of its own: udevadm and systemd-analyze take seconds on a loaded machine, and
+    /// waiting for them on one of the cooperative pool's threads stalls the other tests.
     static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> CommandResult {
+        try await offPool { try runBlocking(executable, arguments, environment: environment) }
+    }
+
+    static func runBlocking(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil
     ) throws -> CommandResult {
         let directory = try makeTemporaryDirectory()

@@ -31,22 +31,22 @@ struct UdevRulesTests {
             "needs root, unshare(1) with mount namespaces and udevadm"))
     struct Simulated {
         @Test(arguments: ["gpio-keys", "gpio-keys-polled"])
-        func buttonsGoToGroupPacerReadOnly(driver: String) throws {
+        func buttonsGoToGroupPacerReadOnly(driver: String) async throws {
             let directory = try Support.makeTemporaryDirectory()
             defer { Support.removeDirectory(directory) }
             let pacer = try UdevSimulation.groupFile(in: directory).pacerGID
-            let outcome = try UdevSimulation.run(
+            let outcome = try await UdevSimulation.run(
                 rules: UdevRulesTests.rules, device: UdevSimulation.gpioButtons(driver: driver))
             #expect(outcome.problems(in: "70-pacer.rules") == [])
             // After 50-udev-default.rules has made it root:input, as on a real system.
             #expect(outcome.nodeOwnership == "\(pacer) 640", "\(outcome.output)")
         }
 
-        @Test func otherInputDevicesAreLeftAlone() throws {
+        @Test func otherInputDevicesAreLeftAlone() async throws {
             let directory = try Support.makeTemporaryDirectory()
             defer { Support.removeDirectory(directory) }
             let pacer = try UdevSimulation.groupFile(in: directory).pacerGID
-            let outcome = try UdevSimulation.run(
+            let outcome = try await UdevSimulation.run(
                 rules: UdevRulesTests.rules, device: UdevSimulation.usbKeyboard)
             let ownership = try #require(outcome.nodeOwnership, "\(outcome.output)")
             #expect(!ownership.hasPrefix("\(pacer) "))
@@ -65,8 +65,8 @@ struct UdevRulesTests {
         ])
         func gpsReceiversAreHandedToGpsd(
             vendor: String, product: String, driver: String, tty: String
-        ) throws {
-            let outcome = try UdevSimulation.run(
+        ) async throws {
+            let outcome = try await UdevSimulation.run(
                 rules: UdevRulesTests.rules,
                 device: UdevSimulation.usbSerial(
                     vendor: vendor, product: product, driver: driver, kernelName: tty))
@@ -82,8 +82,8 @@ struct UdevRulesTests {
         }
 
         /// An FTDI cable is not a GPS here (gpsd's own rules disable it for that reason).
-        @Test func otherSerialDevicesAreNotHandedToGpsd() throws {
-            let outcome = try UdevSimulation.run(
+        @Test func otherSerialDevicesAreNotHandedToGpsd() async throws {
+            let outcome = try await UdevSimulation.run(
                 rules: UdevRulesTests.rules,
                 device: UdevSimulation.usbSerial(
                     vendor: "0403", product: "6001", driver: "ftdi_sio", kernelName: "ttyUSB0"))
@@ -91,8 +91,8 @@ struct UdevRulesTests {
             #expect(outcome.properties["DEVLINKS"]?.contains("/dev/gps") != true)
         }
 
-        @Test func removalWantsNothing() throws {
-            let outcome = try UdevSimulation.run(
+        @Test func removalWantsNothing() async throws {
+            let outcome = try await UdevSimulation.run(
                 rules: UdevRulesTests.rules,
                 device: UdevSimulation.usbSerial(
                     vendor: "1546", product: "01a8", driver: "cdc_acm", kernelName: "ttyACM0"),
@@ -102,7 +102,7 @@ struct UdevRulesTests {
         }
 
         /// The parser checks above would pass vacuously if udev said nothing about any file.
-        @Test func aBrokenRuleIsReported() throws {
+        @Test func aBrokenRuleIsReported() async throws {
             let directory = try Support.makeTemporaryDirectory()
             defer { Support.removeDirectory(directory) }
             let broken = directory + "/70-pacer.rules"
@@ -111,7 +111,7 @@ struct UdevRulesTests {
                 .replacingOccurrences(
                     of: #"ATTRS{idProduct}=="01a8""#, with: #"ATTRS{idProduct}="01a8""#)
             try text.write(toFile: broken, atomically: true, encoding: .utf8)
-            let outcome = try UdevSimulation.run(
+            let outcome = try await UdevSimulation.run(
                 rules: broken, device: UdevSimulation.gpioButtons(driver: "gpio-keys"))
             let problems = outcome.problems(in: "70-pacer.rules")
             #expect(problems.count == 2, "\(problems)")

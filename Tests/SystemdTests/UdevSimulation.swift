@@ -16,7 +16,7 @@ enum UdevSimulation {
     /// Root, the tools, and a namespace in which tmpfs mounts and mknod work.
     static let isAvailable: Bool = {
         guard geteuid() == 0, let unshare, udevadm != nil else { return false }
-        let probe = try? Support.run(
+        let probe = try? Support.runBlocking(
             unshare,
             [
                 "--mount", "--propagation", "private", "/bin/sh", "-c",
@@ -82,7 +82,7 @@ enum UdevSimulation {
 
     static func run(
         rules: String, device: Device, action: String = "add", withDefaultRules: Bool = true
-    ) throws -> Outcome {
+    ) async throws -> Outcome {
         let directory = try Support.makeTemporaryDirectory()
         defer { Support.removeDirectory(directory) }
         let group = try groupFile(in: directory)
@@ -112,7 +112,7 @@ enum UdevSimulation {
             """
         let scriptPath = directory + "/simulate.sh"
         try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        let result = try Support.run(
+        let result = try await Support.run(
             unshare!, ["--mount", "--propagation", "private", "/bin/sh", scriptPath])
         guard result.status == 0 else {
             throw Unexpected(

@@ -13,8 +13,8 @@ struct UnitFileTests {
     /// The exposure score of the unit as written (`--offline` reads the file, not a running
     /// manager). `--threshold=20` (the scale is 0-100, printed divided by 10) makes the tool
     /// itself fail above 2.0; the printed figure is checked too.
-    @Test func securityExposureIsAtMostTwo() throws {
-        let result = try Support.run(
+    @Test func securityExposureIsAtMostTwo() async throws {
+        let result = try await Support.run(
             Support.tool("systemd-analyze")!,
             ["security", "--offline=true", "--threshold=20", "--no-pager", Self.unit])
         #expect(result.status == 0, "\(result.standardError)")
@@ -27,22 +27,22 @@ struct UnitFileTests {
     /// ExecStart's binary exists. `--root` would need a whole tree (it then also looks for
     /// sysinit.target and /bin/kill inside it), so a copy of the unit whose ExecStart names a
     /// stand-in script is verified against this machine's units instead; nothing else changes.
-    @Test func verifyPrintsNothing() throws {
+    @Test func verifyPrintsNothing() async throws {
         let (directory, copy) = try Self.verifiableCopy(Self.unitText())
         defer { Support.removeDirectory(directory) }
-        let result = try Self.verify(copy)
+        let result = try await Self.verify(copy)
         #expect(result.status == 0)
         #expect(result.standardError == "")
         #expect(result.standardOutput == "")
     }
 
     /// The check above would pass vacuously if verify printed nothing for any file here.
-    @Test func verifyReportsAMistake() throws {
+    @Test func verifyReportsAMistake() async throws {
         let broken = try Self.unitText().replacingOccurrences(
             of: "ProtectHome=yes\n", with: "ProtectHome=yes\nProtectHomes=yes\n")
         let (directory, copy) = try Self.verifiableCopy(broken)
         defer { Support.removeDirectory(directory) }
-        let result = try Self.verify(copy)
+        let result = try await Self.verify(copy)
         #expect(result.standardError.contains("ProtectHomes"), "\(result.standardError)")
     }
 
@@ -69,12 +69,12 @@ struct UnitFileTests {
     /// The sysusers file, applied to an empty root: user and group pacer, pacer in audio.
     @Test(
         .enabled(if: Support.tool("systemd-sysusers") != nil, "systemd-sysusers is not installed"))
-    func sysusersCreatesThePacerUser() throws {
+    func sysusersCreatesThePacerUser() async throws {
         let root = try Support.makeTemporaryDirectory()
         defer { Support.removeDirectory(root) }
         try FileManager.default.createDirectory(
             atPath: root + "/etc", withIntermediateDirectories: true)
-        let result = try Support.run(
+        let result = try await Support.run(
             Support.tool("systemd-sysusers")!,
             ["--root=" + root, Support.repositoryFile("systemd/pacer.sysusers")])
         #expect(result.status == 0, "\(result.standardError)")
@@ -127,8 +127,8 @@ struct UnitFileTests {
         return (directory, copy)
     }
 
-    static func verify(_ unit: String) throws -> Support.CommandResult {
-        try Support.run(
+    static func verify(_ unit: String) async throws -> Support.CommandResult {
+        try await Support.run(
             Support.tool("systemd-analyze")!, ["verify", "--man=no", "--no-pager", unit])
     }
 

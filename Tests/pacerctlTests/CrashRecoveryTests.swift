@@ -1,5 +1,6 @@
 import Foundation
 import PacerCore
+import PacerTestSupport
 import Store
 import Testing
 
@@ -208,7 +209,8 @@ import Glibc
 
         // 1. Not killed: exits 0 with the run finished. Also measures the process's timing
         //    (start-up until the first epoch, whole lifetime) to spread the kills over.
-        let (startupMs, lifetimeMs) = try {
+        //    Off the cooperative pool: it waits for the recorder's whole life.
+        let (startupMs, lifetimeMs, unkilledEnding, unkilledStderr) = try await offPool {
             let recorder = try Recorder(db: db, pace: Self.fastPace, stderrPath: errPath)
             defer { recorder.kill() }
             var firstEpoch: Duration?
@@ -217,9 +219,9 @@ import Glibc
             }
             let ending = recorder.wait(atMost: .seconds(60))
             let lifetime = ContinuousClock.now - recorder.started
-            #expect(ending == .exited(0), "stderr: \(recorder.stderr)")
-            return (Self.milliseconds(firstEpoch ?? .milliseconds(50)), Self.milliseconds(lifetime))
-        }()
+            return (Self.milliseconds(firstEpoch ?? .milliseconds(50)), Self.milliseconds(lifetime), ending, recorder.stderr)
+        }
+        #expect(unkilledEnding == .exited(0), "stderr: \(unkilledStderr)")
         do {
             let store = try RunStore(path: db)
             #expect(try store.recoverInterruptedRuns() == [])
@@ -274,10 +276,12 @@ import Glibc
 
         // 3. The next recorder (not killed) recovers the last killed run itself and finishes its own.
         do {
-            let recorder = try Recorder(db: db, pace: Self.fastPace, stderrPath: errPath)
-            defer { recorder.kill() }
-            let ending = recorder.wait(atMost: .seconds(60))
-            #expect(ending == .exited(0), "final run: stderr: \(recorder.stderr)")
+            let (ending, recorderStderr) = try await offPool {
+                let recorder = try Recorder(db: db, pace: Self.fastPace, stderrPath: errPath)
+                defer { recorder.kill() }
+                return (recorder.wait(atMost: .seconds(60)), recorder.stderr)
+            }
+            #expect(ending == .exited(0), "final run: stderr: \(recorderStderr)")
             let store = try RunStore(path: db, readOnly: true)
             #expect(try store.integrityCheck() == "ok")
             let runs = try store.runs(limit: 100_000)
@@ -286,7 +290,7 @@ import Glibc
             #expect(new[0].state == .finished)
             known[new[0].id] = new[0].uuid
             if let left = leftForTheNextRecorder {
-                #expect(recorder.stderr.contains("run \(left.id) was interrupted"), "stderr: \(recorder.stderr)")
+                #expect(recorderStderr.contains("run \(left.id) was interrupted"), "stderr: \(recorderStderr)")
                 let outcome = try Self.checkInterrupted(left.id, db: db, progress: left.progress,
                                                         context: "last kill, recovered by pacerctl")
                 maxLossMs = max(maxLossMs, outcome.lossMs)
