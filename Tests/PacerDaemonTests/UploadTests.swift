@@ -28,7 +28,8 @@ struct UploadTests {
 
     static func waitUntil(timeout: Duration = .seconds(60), _ condition: @escaping @Sendable () throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
-        while try !condition() {
+        // Off the cooperative pool: conditions run busctl or pacerctl.
+        while try await !offPool(condition) {
             if ContinuousClock.now > deadline { throw FixtureError("timed out waiting") }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -55,8 +56,9 @@ struct UploadTests {
     }
 
     @Test func aSIGKILLInTheMiddleOfAnUploadLosesNothing() async throws {
-        // The first answer takes 4 s: pacerd is killed while it waits for it.
-        let sink = try await offPool { try HTTPSSink(tls: true, rules: .init(faults: ["slow"], faultDelay: .seconds(4))) }
+        // The first answer takes 30 s: pacerd is killed while it waits for it (a loaded test process
+        // may take seconds to notice the request, and the kill must still come first).
+        let sink = try await offPool { try HTTPSSink(tls: true, rules: .init(faults: ["slow"], faultDelay: .seconds(30))) }
         defer { sink.stop() }
         let daemon = try await daemon(uploadingTo: sink, runs: 1)
         defer { daemon.cleanUp() }
