@@ -64,13 +64,18 @@ struct GPSDClientLiveTests {
         // Long enough for several retries; they must stay quiet.
         try await Task.sleep(for: .milliseconds(1200))
         try await fake.start()
-        let connected = await log.wait(timeout: .seconds(10)) { !$0.connections.isEmpty }
-        let greeted = await log.wait(timeout: .seconds(10)) { $0.lines.contains { RawJSON.className(of: $0) == "VERSION" } }
+        // Waits, not the timing check: that is the latency below, stamped on the client's own
+        // thread. The events reach this test through the cooperative pool, which CPU-heavy tests
+        // beside it can hold for seconds (a cold CI-like run once missed a 10 s wait).
+        let connected = await log.wait(timeout: .seconds(30)) { !$0.connections.isEmpty }
+        let greeted = await log.wait(timeout: .seconds(30)) { $0.lines.contains { RawJSON.className(of: $0) == "VERSION" } }
+        let gpsdStillUp = fake.isRunning && FreePort.isAccepting(port: fake.port)
         client.stop()
         await fake.stop()
 
         #expect(unreachable)
-        #expect(connected)
+        // If not: whether gpsd was still there, what gpsfake said, and what the client saw.
+        #expect(connected, "gpsd still up: \(gpsdStillUp); gpsfake: \(fake.standardError()); events: \(log.snapshot.disconnections)")
         #expect(greeted)
         let events = log.snapshot
         #expect(events.disconnections.count == 1, "\(events.disconnections)")
