@@ -32,18 +32,8 @@ import Export
     }
 
     static func pythonBlocking(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-                      errors: String(decoding: errors, as: UTF8.self))
+        let result = try DaemonFixture.runBlocking("/usr/bin/env", ["python3"] + arguments)
+        return Result(status: result.status, output: result.stdout, errors: result.stderr)
     }
 
     /// nil when python3 and both parsers are there, else what is wrong and what to do.
