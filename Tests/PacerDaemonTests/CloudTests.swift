@@ -11,12 +11,7 @@ import FoundationNetworking
 /// often pacerd is killed mid-upload, and an SOS shows up there with its page.
 @Suite(.serialized) struct CloudTests {
     static func waitUntil(timeout: Duration = .seconds(60), _ condition: @escaping @Sendable () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        // Off the cooperative pool: conditions run busctl or pacerctl.
-        while try await !offPool(condition) {
-            if ContinuousClock.now > deadline { throw FixtureError("timed out waiting") }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        try await waitOffPool(timeout: timeout, every: .milliseconds(100), condition)
     }
 
     @Test(.enabled(if: DaemonFixture.hasSharedData, "needs ../shared/data"))

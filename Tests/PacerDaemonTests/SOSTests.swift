@@ -83,6 +83,11 @@ import Testing
             }
         }
 
+        /// The text messages the simulated modem sent (busctl, off the cooperative pool).
+        func sentTexts() async throws -> [ModemManagerSimulator.SentMessage] {
+            try await offPool { try self.modem.sent() }
+        }
+
         var hookLines: [String] {
             ((try? String(contentsOfFile: hookLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
@@ -96,12 +101,7 @@ import Testing
     }
 
     static func waitUntil(timeout: Duration = .seconds(30), _ condition: @escaping @Sendable () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        // Off the cooperative pool: conditions run busctl or pacerctl.
-        while try await !offPool(condition) {
-            if ContinuousClock.now > deadline { throw FixtureError("timed out waiting") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await waitOffPool(timeout: timeout, every: .milliseconds(50), condition)
     }
 
     /// "… (1234.5 ms after the first)": from the first out-of-range sample to the first dispatch.
@@ -128,7 +128,7 @@ import Testing
         try await world.play(try Self.window("tachy", from: 427, to: 445))
         try await Self.waitUntil { try world.modem.sent().count >= 2 && world.sink.requests().count >= 1 && world.hookLines.count >= 1 }
 
-        let sms = try await offPool { try world.modem.sent() }
+        let sms = try await world.sentTexts()
         #expect(Set(sms.map(\.number)) == Set(Self.contacts))
         for message in sms {
             #expect(message.text.hasPrefix("SOS: HIGH heart rate"), "\(message.text)")
@@ -195,7 +195,7 @@ import Testing
         let status = try await world.daemon.ctl("sos", "status")
         #expect(status.stdout.contains("manual open"), "\(status.stdout)")
         #expect(status.stdout.contains("pending after"), "\(status.stdout)")
-        #expect(try await offPool { try world.modem.sent() }.isEmpty)
+        #expect(try await world.sentTexts().isEmpty)
         #expect(await world.daemon.stop() == .exited(0))
 
         // The network is back; a new pacerd delivers what the old one could not.
@@ -206,7 +206,7 @@ import Testing
         try await world.start()
         try await Self.waitUntil { try world.modem.sent().count == 2 && good.requests().count == 1 }
         try await Task.sleep(for: .seconds(3))
-        #expect(try await offPool { try world.modem.sent() }.count == 2, "each contact texted once")
+        #expect(try await world.sentTexts().count == 2, "each contact texted once")
         #expect(good.requests().count == 1)
         #expect(world.daemon.stderr.contains("recorded before the restart are not acknowledged yet"))
         #expect(await world.daemon.stop() == .exited(0))
@@ -230,7 +230,7 @@ import Testing
         let after = ContinuousClock.now - silent
         #expect(after >= .seconds(9), "raised \(after) after the last notification")
         #expect(world.daemon.stderr.contains("SOS monitoring: no heart-rate notification"), "the sensor fault was warned about first")
-        let sms = try await offPool { try world.modem.sent() }
+        let sms = try await world.sentTexts()
         #expect(sms.allSatisfy { $0.text.hasPrefix("SOS: no heart-rate signal and no movement") }, "\(sms.map(\.text))")
         #expect(sms.allSatisfy { $0.text.contains("https://osm.org/?mlat=") }, "with the position")
         let request = try #require(world.sink.requests().first { $0.path == "/v1/alerts" })
@@ -251,13 +251,13 @@ import Testing
         #expect(look.stdout.contains("monitoring: on"))
         #expect(look.stdout.contains("open alerts: none"))
         try await Task.sleep(for: .seconds(1))
-        #expect(try await offPool { try world.modem.sent() }.isEmpty)
+        #expect(try await world.sentTexts().isEmpty)
         #expect(world.sink.requests().isEmpty)
 
         let test = try await world.daemon.ctl("sos", "test", "--wait", "20")
         #expect(test.status == 0, "\(test.stdout)\n\(test.stderr)")
         #expect(test.stdout.contains("every channel acknowledged the test"))
-        let sms = try await offPool { try world.modem.sent() }
+        let sms = try await world.sentTexts()
         #expect(sms.count == 2)
         #expect(sms.allSatisfy { $0.text.hasPrefix("TEST only, please ignore") })
         let first = try #require(world.sink.requests().first { $0.path == "/v1/alerts" })

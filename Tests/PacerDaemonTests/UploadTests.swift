@@ -27,12 +27,7 @@ struct UploadTests {
     }
 
     static func waitUntil(timeout: Duration = .seconds(60), _ condition: @escaping @Sendable () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        // Off the cooperative pool: conditions run busctl or pacerctl.
-        while try await !offPool(condition) {
-            if ContinuousClock.now > deadline { throw FixtureError("timed out waiting") }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        try await waitOffPool(timeout: timeout, every: .milliseconds(100), condition)
     }
 
     static func summariesAccepted(_ sink: HTTPSSink) -> Set<String> {

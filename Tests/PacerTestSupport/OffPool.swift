@@ -8,3 +8,13 @@ public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) asy
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
+
+/// Polls `condition` off the cooperative pool (it may run busctl, pacerctl or curl) every
+/// `interval` until it holds; throws after `timeout`.
+public func waitOffPool(timeout: Duration, every interval: Duration, _ condition: @escaping @Sendable () throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !offPool(condition) {
+        if ContinuousClock.now > deadline { throw FixtureError("timed out waiting") }
+        try await Task.sleep(for: interval)
+    }
+}

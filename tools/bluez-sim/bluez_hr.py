@@ -142,6 +142,16 @@ def control_error(name, message):
     return dbus.exceptions.DBusException(message, name=CONTROL_ERROR + name)
 
 
+def stream_arguments(rate_hz, bpm_values):
+    '''StartStream's and PlayOnce's arguments, checked: (rate, values).'''
+    if not 0 < float(rate_hz) <= 100:
+        raise control_error('InvalidArguments', 'rate_hz must be in (0, 100]')
+    values = [int(v) for v in bpm_values]
+    if not values:
+        raise control_error('InvalidArguments', 'bpm_values is empty')
+    return float(rate_hz), values
+
+
 def export_method(obj, interface, name, in_sig, out_sig, impl, asynchronous=False, sender=False):
     '''Adds method `name` to one object: dbus-python calls it through dbusmock's
     per-object method table, so it neither logs nor emits dbusmock's
@@ -1415,12 +1425,7 @@ class Simulator:
         RR interval carrying seq & 0xFFFF. Measurements while disconnected or
         not notifying are skipped but use their number. Replaces a running
         stream (the numbers go on).'''
-        if not 0 < float(rate_hz) <= 100:
-            raise control_error('InvalidArguments', 'rate_hz must be in (0, 100]')
-        values = [int(v) for v in bpm_values]
-        if not values:
-            raise control_error('InvalidArguments', 'bpm_values is empty')
-        self.strap(address).start_stream(float(rate_hz), values)
+        self.strap(address).start_stream(*stream_arguments(rate_hz, bpm_values))
 
     def control_stop_stream(self, address):
         '''StopStream(s address): no more measurements.'''
@@ -1432,12 +1437,7 @@ class Simulator:
         measures each value once, in order, the first 1 / rate_hz after the
         call, and then stops; streaming is false once the last has gone.
         Timed by the simulator, so a test's own scheduling cannot delay it.'''
-        if not 0 < float(rate_hz) <= 100:
-            raise control_error('InvalidArguments', 'rate_hz must be in (0, 100]')
-        values = [int(v) for v in bpm_values]
-        if not values:
-            raise control_error('InvalidArguments', 'bpm_values is empty')
-        self.strap(address).start_stream(float(rate_hz), values, once=True)
+        self.strap(address).start_stream(*stream_arguments(rate_hz, bpm_values), once=True)
 
     def control_send_raw(self, address, value):
         '''SendRaw(s address, ay value): one 2A37 notification with exactly
