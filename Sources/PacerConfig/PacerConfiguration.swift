@@ -229,6 +229,8 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.sos.rules.staleAfterSeconds = try reader.number(in: 10...600, "seconds from 10 to 600")
             case "sos.no_signal_no_motion_s":
                 config.sos.rules.noSignalNoMotionSeconds = try reader.number(in: 10...600, "seconds from 10 to 600")
+            case "sos.ask_timeout_s":
+                config.sos.rules.askTimeoutSeconds = try reader.number(in: 10...120, "seconds from 10 to 120")
             case "sos.follow_up_every_s":
                 let what = "seconds from 10 to 3600, or 0 for no follow-ups"
                 let seconds = try reader.number(in: 0...3600, what)

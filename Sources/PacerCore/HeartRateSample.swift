@@ -15,6 +15,14 @@ public struct HeartRateSample: Sendable, Equatable {
         self.contact = contact
     }
 
+    /// Above this a reading is an artefact, not a heart (the fastest recorded human rates are
+    /// about 250 bpm at most in adults, far more only in infants).
+    public static let maximumPlausibleBpm = 250
+
     /// A reading that describes the heart, not the sensor: contact not denied and a plausible value.
-    public var isValid: Bool { contact != false && bpm > 0 }
+    public var isValid: Bool { contact != false && bpm > 0 && bpm <= Self.maximumPlausibleBpm }
+
+    /// The strap says it reads no heart: no skin contact, or 0 bpm. (An implausible value is
+    /// neither a heart nor a lost signal: the strap is talking, with an artefact.)
+    public var isSignalLoss: Bool { contact == false || bpm <= 0 }
 }

@@ -40,7 +40,11 @@ public struct ReplaySession: Sendable {
         }
         report.record(events)
         if coach != nil { report.cues += coach!.observe(item, events: events) }
-        if watcher != nil { report.record(watcher!.observe(item, events: events)) }
+        if watcher != nil {
+            // Monitoring starts with the replay's first timed input.
+            if let time = item.time { watcher!.start(at: time) }
+            report.record(watcher!.observe(item, events: events))
+        }
         return events
     }
 

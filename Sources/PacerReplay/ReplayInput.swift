@@ -10,6 +10,15 @@ public enum ReplayInput: Sendable, Equatable {
     /// A gpsd JSON line as received, just before what was decoded from it; only when the loader
     /// was asked to keep them (recording).
     case rawLine(String)
+
+    /// The input's time on the run's timeline, when it has one.
+    public var time: Timestamp? {
+        switch self {
+        case .fix(let fix): fix.time
+        case .heartRate(let sample): sample.time
+        case .control, .rawLine: nil
+        }
+    }
 }
 
 /// What the replay made of its input files, reported beside the result.

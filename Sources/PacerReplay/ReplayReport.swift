@@ -36,7 +36,8 @@ public struct ReplayReport: Sendable {
     }
 
     /// Alerts go to `alerts`; a sensor fault is a warning (kind hr_no_data, hr_no_contact,
-    /// hr_stale), never an alert.
+    /// hr_stale, hr_no_strap, hr_insufficient), never an alert. Replay has no button: the "Are you
+    /// OK?" question is listed as a warning (kind sos_are_you_ok), and goes unanswered.
     public mutating func record(_ events: [SafetyEvent]) {
         for event in events {
             safetyEvents.append(event)
@@ -44,7 +45,11 @@ public struct ReplayReport: Sendable {
             case .alert(let alert): alerts.append(alert)
             case .warning(let warning):
                 warnings.append(TrackerWarning(time: warning.time, kind: warning.fault.rawValue, text: warning.text))
-            case .warningCleared, .resolved, .cancelled, .followUp: break
+            case .askAreYouOK(_, let at, let deadline):
+                let seconds = Int(deadline.seconds(since: at).rounded())
+                warnings.append(TrackerWarning(time: at, kind: "sos_are_you_ok",
+                                               text: "SOS: no heart-rate signal and no movement: \"Are you OK?\" asked, help called in \(seconds) s unless answered"))
+            case .warningCleared, .resolved, .cancelled, .followUp, .askOver: break
             }
         }
     }

@@ -8,9 +8,12 @@ import Testing
 /// `time` at most 5 s after its `first_out_of_range`; normal, spike and dropout raise nothing.
 @Suite(.enabled(if: PacerCtlTests.hasSharedData, "needs ../shared/data beside the repository"))
 struct ReplaySOSTests {
-    static let scenarios = ["normal", "spike", "dropout", "brady", "tachy", "both"]
+    static let scenarios = ["normal", "spike", "dropout", "brady", "tachy", "both", "arrest", "arrest-silent", "tachy-jitter"]
     /// Runs of different length and shape: the HR file outlasts some and not others.
     static let runs = ["city-10k-1", "standstill-1", "track-intervals-1"]
+    /// A strap taken off is no alert while the runner moves; on standstill-1 the runner stands
+    /// still while it is off, which is "Are you OK?" (see below).
+    static let movingRuns = ["city-10k-1", "track-intervals-1"]
 
     static let config = """
         [sos]
@@ -61,6 +64,25 @@ struct ReplaySOSTests {
             let late = time.seconds(since: event.firstOutOfRange)
             #expect(late >= 0 && late <= 5, "\(event) raised \(late) s after its first out-of-range sample")
         }
+    }
+
+    @Test(arguments: ["strapoff"], movingRuns)
+    func aStrapTakenOffWhileMovingRaisesNothing(scenario: String, run: String) async throws {
+        try await raisesExactlyTheTrueEventsWithinFiveSeconds(scenario: scenario, run: run)
+    }
+
+    /// The strap comes off while the runner stands still: no evidence of a failing heart, so no
+    /// `hr_signal_lost`; but signal and movement are both gone, so the runner is asked "Are you
+    /// OK?" (a warning in replay, which has no button), and man down goes out 30 s later.
+    @Test func aStrapTakenOffWhileStandingStillIsAskedAbout() async throws {
+        let document = try await replay(run: "standstill-1", scenario: "strapoff")
+        let alerts = try #require(document["alerts"] as? [[String: Any]])
+        #expect(alerts.compactMap { $0["kind"] as? String } == ["no_signal_no_motion"])
+        let warnings = try #require(document["warnings"] as? [[String: Any]])
+        let asked = try #require(warnings.first { $0["kind"] as? String == "sos_are_you_ok" })
+        let askedAt = try #require(Timestamp(iso8601: asked["time"] as? String ?? ""))
+        let raisedAt = try #require(Timestamp(iso8601: alerts.first?["time"] as? String ?? ""))
+        #expect(raisedAt.seconds(since: askedAt) == 30)
     }
 
     /// A dropout is a sensor fault: warnings with their kinds, never an alert.

@@ -50,6 +50,7 @@ public enum AlertText {
             switch content.kind {
             case .hrHigh: return "\(prefix): HIGH heart rate\(bpm)\(trend)" + (content.threshold.map { " (limit \($0))" } ?? "")
             case .hrLow: return "\(prefix): LOW heart rate\(bpm)\(trend)" + (content.threshold.map { " (limit \($0))" } ?? "")
+            case .hrSignalLost: return "\(prefix): heart-rate signal LOST after a steep change" + (bpm.isEmpty ? "" : ", last\(bpm)")
             case .noSignalNoMotion: return "\(prefix): no heart-rate signal and no movement"
             case .manual: return "\(prefix): the runner asked for help" + (content.message == .followUp ? bpm.isEmpty ? "" : ", heart rate\(bpm)" : "")
             case .test: return "TEST only, please ignore: Pacer SOS check"
@@ -98,6 +99,7 @@ public enum AlertText {
         switch kind {
         case .hrHigh: "Heart rate too high. Calling for help."
         case .hrLow: "Heart rate too low. Calling for help."
+        case .hrSignalLost: "Heart rate lost. Calling for help."
         case .noSignalNoMotion: "No heart rate and no movement. Calling for help."
         case .manual: "S O S. Calling for help."
         case .test: "Sending a test alert."
@@ -110,8 +112,18 @@ public enum AlertText {
         case .noData: "Emergency monitoring paused: no heart-rate signal."
         case .noContact: "Emergency monitoring paused: the strap has no skin contact."
         case .stale: "Emergency monitoring paused: the strap repeats the same reading."
+        case .noStrap: "Emergency monitoring has no heart-rate strap."
+        case .insufficient: "Emergency monitoring is unreliable: too few heart-rate readings."
         }
     }
+
+    /// "Are you OK?": asked when the signal and the movement stopped together.
+    public static func spokenAsk(timeoutSeconds: Double) -> String {
+        "Are you OK? Press the button, or help will be called in \(Int(timeoutSeconds.rounded())) seconds."
+    }
+
+    /// The prompt was answered (button, `pacerctl sos cancel`).
+    public static let spokenAskAnswered = "OK. No help called."
 
     private static func list(_ items: [String]) -> String {
         switch items.count {

@@ -11,6 +11,11 @@ public struct SOSRules: Sendable, Equatable {
     /// `confirmSamples` valid samples are out of range, they are the majority, and the newest one
     /// is. One artefact never confirms; a value wavering on the threshold still does. The window
     /// plus dispatch must fit in the 5 s deadline, so it is at most 4.5 s.
+    ///
+    /// On a lossy or jittery link (0.6–1.4 s between notifications, 1 in 10 lost) three samples
+    /// can take more than 5 s to arrive, so a breach is also confirmed by an episode of at least
+    /// two samples, every one out of range, the first and the newest `minimumBreachSeconds` apart:
+    /// an artefact is one sample, and two in a row are less than 2 s apart at 1 Hz.
     public var confirmWindowSeconds = 4.0
     public var confirmSamples = 3
     /// An open alert closes, and the watcher re-arms for its kind, once valid samples have been
@@ -25,6 +30,9 @@ public struct SOSRules: Sendable, Equatable {
     /// While a run records: no valid heart-rate signal and no movement for this long is the
     /// "man down" alert.
     public var noSignalNoMotionSeconds = 60.0
+    /// "Are you OK?": how long the runner has to answer (button, `pacerctl sos cancel`) before
+    /// the "man down" alert goes out.
+    public var askTimeoutSeconds = 30.0
     /// While an alert is open: a follow-up with the position every this many seconds, for at
     /// most `followUpForSeconds` after it was raised.
     public var followUpEverySeconds = 60.0
@@ -34,6 +42,33 @@ public struct SOSRules: Sendable, Equatable {
     public static let maximumConfirmWindowSeconds = 4.5
     /// The trend reported with an alert is over this many seconds of samples.
     public static let trendWindowSeconds = 30.0
+    /// Two out-of-range samples this far apart confirm a breach (see `confirmWindowSeconds`).
+    public static let minimumBreachSeconds = 2.0
+    /// The budget for confirming a breach: the rest of the 5 s is for recording and dispatch.
+    public static let confirmationBudgetSeconds = 4.5
+
+    // `hr_signal_lost`: the rule, in VitalsWatcher's words.
+    /// The strong evidence must lie within this many seconds before the signal was lost.
+    public static let evidenceWindowSeconds = 10.0
+    /// A fall of at least this many bpm, on median-of-3 filtered values, is strong evidence.
+    public static let evidenceFallBpm = 30
+    /// A lost signal must last this long (no valid reading since) before it counts as lost: one
+    /// missed beat of contact is not an arrest.
+    public static let lossConfirmSeconds = 2.0
+    /// No notification for this long is a silent strap: three missed beats at 1 Hz, more than two
+    /// lost in a row on a jittery link (1.4 s + 1.4 s).
+    public static let silenceSeconds = 3.0
+    /// After monitoring starts, a strap has this long to be heard before the warning that none is.
+    public static let noStrapGraceSeconds = 30.0
+    /// `hr_insufficient` looks at the valid samples of this many seconds.
+    public static let insufficientWindowSeconds = 20.0
+
+    /// The config's cross-field rule: `confirmSamples` samples at 1 Hz span `confirmSamples - 1`
+    /// seconds, which must fit in the window (else only the two-sample rule could ever confirm,
+    /// and the setting would be a lie).
+    public static func confirmationFits(windowSeconds: Double, samples: Int) -> Bool {
+        Double(samples - 1) <= windowSeconds
+    }
 
     public init() {}
 
@@ -42,7 +77,7 @@ public struct SOSRules: Sendable, Equatable {
         switch kind {
         case .hrHigh: highBpm
         case .hrLow: lowBpm
-        case .noSignalNoMotion, .manual, .test: nil
+        case .hrSignalLost, .noSignalNoMotion, .manual, .test: nil
         }
     }
 }

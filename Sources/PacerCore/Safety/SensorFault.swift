@@ -7,4 +7,9 @@ public enum SensorFault: String, Sendable, Equatable, Hashable, CaseIterable {
     case noContact = "hr_no_contact"
     /// The same value repeated without RR intervals: a strap replaying its last reading.
     case stale = "hr_stale"
+    /// SOS is on and no strap has sent anything since monitoring started.
+    case noStrap = "hr_no_strap"
+    /// Notifications arrive, but too few valid ones (a slow strap, contact that flickers) to
+    /// confirm a breach within the 5 s deadline.
+    case insufficient = "hr_insufficient"
 }

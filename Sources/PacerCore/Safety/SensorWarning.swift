@@ -19,6 +19,8 @@ public struct SensorWarning: Sendable, Equatable {
         case .noData: return "SOS monitoring: no heart-rate notification for \(seconds) s (strap off, out of range or disconnected)"
         case .noContact: return "SOS monitoring: the strap has had no skin contact for \(seconds) s"
         case .stale: return "SOS monitoring: the strap has repeated the same reading without beat intervals for \(seconds) s"
+        case .noStrap: return "SOS monitoring: no heart-rate strap seen in the \(seconds) s since monitoring started"
+        case .insufficient: return "SOS monitoring: too few valid heart-rate readings to confirm an emergency within 5 s (strap too slow or losing contact)"
         }
     }
 }
