@@ -127,7 +127,7 @@ public enum Daemon {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
 
         pipeline.start(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
-                       onCue: speak, toSOS: { sos.put($0) }, toUplink: { uplink.put($0) }) { status in
+                       onCue: speak, toSOS: { sos.put($0) }, sosIsAsking: { sos.isAsking }, toUplink: { uplink.put($0) }) { status in
             notifier.send(.status(status.line))
         }
 

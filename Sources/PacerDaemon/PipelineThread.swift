@@ -27,6 +27,7 @@ final class PipelineThread: Sendable {
     func start(configuration: PacerConfiguration, store: RunStore, log: DaemonLog, resumeCandidate: StoredRun?,
                onCue: @escaping @Sendable (Cue, UInt64) -> Void = { _, _ in },
                toSOS: @escaping @Sendable (LaneInput) -> Void = { _ in },
+               sosIsAsking: @escaping @Sendable () -> Bool = { false },
                toUplink: @escaping @Sendable (Uplink.Input) -> Void = { _ in },
                onStatus: @escaping @Sendable (DaemonStatus) -> Void) {
         heartbeatNs.store(Monotonic.nanoseconds(), ordering: .relaxed)
@@ -38,6 +39,7 @@ final class PipelineThread: Sendable {
             controller.onStatusChange = onStatus
             controller.onCue = onCue
             controller.toSOS = toSOS
+            controller.sosIsAsking = sosIsAsking
             controller.toUplink = toUplink
             controller.tick(nowNs: Monotonic.nanoseconds())
             var nextTick = Monotonic.nanoseconds() + Self.tickNs

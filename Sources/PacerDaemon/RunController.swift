@@ -60,6 +60,8 @@ final class RunController {
     /// The SOS lane: positions, motion and the run's state go to it (strap notifications reach
     /// it directly from HeartRateService, not through here).
     var toSOS: (LaneInput) -> Void = { _ in }
+    /// Whether the SOS lane waits for an answer to "Are you OK?" (any short or long press answers).
+    var sosIsAsking: () -> Bool = { false }
     /// The uplink: woken when a run is finished, fed the live position while one records.
     var toUplink: (Uplink.Input) -> Void = { _ in }
     private var lastSOSRun: LaneRun?
@@ -144,6 +146,11 @@ final class RunController {
 
     /// Short press: start a run, or a lap while running. Long press: stop. Very long: SOS (#7).
     private func perform(_ gesture: ButtonGestureEvent, nowNs: UInt64) {
+        if gesture.gesture != .veryLongPress, sosIsAsking() {
+            log(.notice, "buttons", "button \(gesture.gesture): answers \"Are you OK?\"")
+            toSOS(.answer)
+            return
+        }
         let command: RunCommand
         switch gesture.gesture {
         case .shortPress: command = recording == nil ? .start : .control(.lap)

@@ -19,6 +19,8 @@ public enum LaneInput: Sendable {
     /// A very long press or `pacerctl sos raise`.
     case raise(source: String, reply: @Sendable (Result<String, LaneRefusal>) -> Void)
     case cancel(reply: @Sendable (Result<Int, LaneRefusal>) -> Void)
+    /// A button press while "Are you OK?" waits: the runner answered.
+    case answer
     case test(reply: @Sendable (Result<String, LaneRefusal>) -> Void)
     case status(reply: @Sendable (LaneStatus) -> Void)
     case reload(LaneSettings)

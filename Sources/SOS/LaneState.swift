@@ -16,6 +16,7 @@ final class LaneState {
     private let log: LaneLog
     private let onCue: @Sendable (Cue, UInt64) -> Void
     private let onTiming: @Sendable (AlertTiming) -> Void
+    private let onAsking: @Sendable (Bool) -> Void
 
     /// The watcher's alert numbers and the UUIDs they were recorded under.
     private var uuids: [Int: String] = [:]
@@ -54,7 +55,8 @@ final class LaneState {
     }
 
     init(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], queue: BlockingQueue<LaneInput>, log: @escaping LaneLog,
-         onCue: @escaping @Sendable (Cue, UInt64) -> Void, onTiming: @escaping @Sendable (AlertTiming) -> Void) {
+         onCue: @escaping @Sendable (Cue, UInt64) -> Void, onTiming: @escaping @Sendable (AlertTiming) -> Void,
+         onAsking: @escaping @Sendable (Bool) -> Void = { _ in }) {
         self.settings = settings
         watcher = VitalsWatcher(rules: settings.rules)
         self.store = store
@@ -63,6 +65,7 @@ final class LaneState {
         self.log = log
         self.onCue = onCue
         self.onTiming = onTiming
+        self.onAsking = onAsking
     }
 
     // MARK: Inputs
@@ -103,6 +106,9 @@ final class LaneState {
             } else {
                 reply(.failure(LaneRefusal("the SOS could not be raised")))
             }
+        case .answer:
+            let now = MonotonicTime.nanoseconds()
+            process(watcher.answerAsk(at: Self.time(now)), triggerNs: now)
         case .cancel(let reply):
             let now = MonotonicTime.nanoseconds()
             var events = watcher.cancel(at: Self.time(now))
@@ -113,7 +119,8 @@ final class LaneState {
                 return
             }
             process(events, triggerNs: now)
-            reply(.success(events.count))
+            // 0 with success: only "Are you OK?" was answered.
+            reply(.success(events.count { if case .cancelled = $0 { true } else { false } }))
         case .test(let reply):
             guard !settings.targets.isEmpty else {
                 reply(.failure(LaneRefusal("no channel is configured: set [sos] contacts, [upload] url or [sos] hook")))
@@ -146,6 +153,8 @@ final class LaneState {
     }
 
     func tick(nowNs: UInt64) {
+        // Monitoring starts with the lane's first tick: a strap never heard from is warned about.
+        watcher.start(at: Self.time(nowNs))
         process(watcher.advance(to: Self.time(nowNs)), triggerNs: nowNs)
         for (key, due) in retryAtNs where due <= nowNs && !inFlight.contains(key) {
             if let delivery = owed[key] { dispatch(delivery) }
@@ -205,6 +214,20 @@ final class LaneState {
                 followUp(number, kind: kind, type: .cancelled, sequence: nil, at: at, heartRate: lastHeartRate?.bpm, position: nil, state: "cancelled")
             case .followUp(let number, let kind, let sequence, let at, let heartRate, let position):
                 followUp(number, kind: kind, type: .followUp, sequence: sequence, at: at, heartRate: heartRate, position: position, state: nil)
+            case .askAreYouOK(_, let at, let deadline):
+                let seconds = deadline.seconds(since: at)
+                log(.warning, "SOS: no heart-rate signal and no movement; asking \"Are you OK?\", help is called in \(Int(seconds.rounded())) s unless answered (button or pacerctl sos cancel)",
+                    ["SOS_STAGE": "ask"])
+                say(AlertText.spokenAsk(timeoutSeconds: seconds), atNs: triggerNs)
+                onAsking(true)
+            case .askOver(_, let answered):
+                onAsking(false)
+                if answered {
+                    log(.notice, "SOS: \"Are you OK?\" answered; no help called", ["SOS_STAGE": "ask_answered"])
+                    say(AlertText.spokenAskAnswered, atNs: triggerNs)
+                } else {
+                    log(.info, "SOS: \"Are you OK?\" withdrawn: the heart-rate signal or the movement is back", ["SOS_STAGE": "ask_withdrawn"])
+                }
             }
         }
     }

@@ -1,4 +1,5 @@
 import PacerCore
+import Synchronization
 import Threads
 
 /// The SOS lane: its own thread, its own queue, its own SQLite file. Strap notifications reach it
@@ -8,8 +9,13 @@ import Threads
 public final class SOSLane: Sendable {
     public let queue = BlockingQueue<LaneInput>()
     static let tickNs: UInt64 = 250_000_000
+    /// "Are you OK?" is waiting for an answer: the pipeline then gives a button press to the lane
+    /// (`.answer`) instead of starting a lap.
+    private let asking = Atomic<Bool>(false)
 
     public init() {}
+
+    public var isAsking: Bool { asking.load(ordering: .acquiring) }
 
     public func put(_ input: LaneInput) { queue.put(input) }
 
@@ -19,8 +25,9 @@ public final class SOSLane: Sendable {
                       onCue: @escaping @Sendable (Cue, UInt64) -> Void = { _, _ in },
                       onTiming: @escaping @Sendable (AlertTiming) -> Void = { _ in }) throws(ThreadStartError) {
         let queue = self.queue
-        try DetachedThread.start {
-            let lane = LaneState(settings: settings, store: store, channels: channels, queue: queue, log: log, onCue: onCue, onTiming: onTiming)
+        try DetachedThread.start { [self] in
+            let lane = LaneState(settings: settings, store: store, channels: channels, queue: queue, log: log, onCue: onCue, onTiming: onTiming,
+                                 onAsking: { self.asking.store($0, ordering: .releasing) })
             lane.resumeOwedDeliveries()
             var nextTick = MonotonicTime.nanoseconds() + Self.tickNs
             while true {

@@ -48,14 +48,18 @@ struct SOSRaiseCommand: ParsableCommand {
 }
 
 struct SOSCancelCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Call off every open alert: \"false alarm, I am OK\" goes out.")
+    static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Call off every open alert (\"false alarm, I am OK\" goes out), or answer \"Are you OK?\".")
     @OptionGroup var options: DaemonOptions
 
     func run() throws {
         let reply = options.connect().call("sos.cancel")
         if options.json { print(reply?.serialized() ?? "null"); return }
         let count = Int(reply?["cancelled"]?.doubleValue ?? 0)
-        print("cancelled \(count) alert\(count == 1 ? "" : "s"): \"false alarm, I am OK\" is being sent")
+        if count == 0 {
+            print("answered \"Are you OK?\": no help is called")
+        } else {
+            print("cancelled \(count) alert\(count == 1 ? "" : "s"): \"false alarm, I am OK\" is being sent")
+        }
     }
 }
 

@@ -213,23 +213,36 @@ import Testing
     }
 
     /// A run records, the runner stands still and the strap falls silent: a warning at once, and
-    /// "man down" once both have lasted `no_signal_no_motion_s`, with the position.
+    /// "Are you OK?" once both have lasted `no_signal_no_motion_s`. Answered (`pacerctl sos
+    /// cancel`), nothing goes out. The strap is heard again, then falls silent once more:
+    /// asked again, and unanswered, "man down" goes out with the position.
     @Test(.enabled(if: DaemonFixture.hasSharedData))
-    func signalAndMotionLostTogetherIsManDown() async throws {
+    func signalAndMotionLostTogetherIsAskedThenManDown() async throws {
         let fake = try GPSFake(log: DaemonFixture.sharedData + "/sim/standstill-1.nmea", options: .init(cycle: 0.33, holdUntilReleased: true))
         try await fake.start()
-        let world = try await offPool { try World(gpsPort: fake.port, extraSOS: "no_signal_no_motion_s = 10") }
+        let world = try await offPool { try World(gpsPort: fake.port, extraSOS: "no_signal_no_motion_s = 10\nask_timeout_s = 10") }
         defer { world.close() }
         try await world.start()
         #expect(try await world.daemon.ctl("run", "start").status == 0)
         fake.release()
         try await world.daemon.waitForStatus { $0["state"] as? String == "recording" }
         try await world.play(Array(repeating: 72, count: 4))
-        let silent = ContinuousClock.now
-        try await Self.waitUntil(timeout: .seconds(40)) { try world.modem.sent().count >= 2 }
-        let after = ContinuousClock.now - silent
-        #expect(after >= .seconds(9), "raised \(after) after the last notification")
+        let asked = "Are you OK?"
+        try await Self.waitUntil(timeout: .seconds(40)) { world.daemon.stderr.contains(asked) }
         #expect(world.daemon.stderr.contains("SOS monitoring: no heart-rate notification"), "the sensor fault was warned about first")
+        let answer = try await world.daemon.ctl("sos", "cancel")
+        #expect(answer.status == 0, "\(answer.stderr)")
+        #expect(answer.stdout.contains("answered"), "\(answer.stdout)")
+        try await Task.sleep(for: .seconds(13))
+        #expect(try world.modem.sent().isEmpty, "an answered question raises nothing")
+        #expect(world.daemon.stderr.contains("answered; no help called"))
+
+        try await world.play(Array(repeating: 72, count: 4))
+        let silent = ContinuousClock.now
+        try await Self.waitUntil(timeout: .seconds(60)) { try world.modem.sent().count >= 2 }
+        let after = ContinuousClock.now - silent
+        #expect(after >= .seconds(19), "raised \(after) after the last notification: 10 s of silence, then 10 s unanswered")
+        #expect(world.daemon.stderr.components(separatedBy: asked).count - 1 >= 2, "asked again before raising")
         let sms = try await world.sentTexts()
         #expect(sms.allSatisfy { $0.text.hasPrefix("SOS: no heart-rate signal and no movement") }, "\(sms.map(\.text))")
         #expect(sms.allSatisfy { $0.text.contains("https://osm.org/?mlat=") }, "with the position")
