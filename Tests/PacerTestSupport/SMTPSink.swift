@@ -64,6 +64,12 @@ public final class SMTPSink: Sendable {
         }
     }
 
+    /// Every command line received so far (EHLO, MAIL FROM:…, DATA, QUIT…), in order; the
+    /// messages' own lines are not commands.
+    public func commands() -> [String] {
+        Self.read(logFile).split(separator: "\n").compactMap { line in (try? JSON(parsing: String(line)))?["command"]?.string }
+    }
+
     /// Polls until at least `count` messages are recorded or `timeout` passes.
     public func waitForMessages(count: Int, timeout: Duration = .seconds(10)) -> [Message] {
         let deadline = ContinuousClock.now + timeout

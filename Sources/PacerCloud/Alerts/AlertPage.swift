@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import Hummingbird
 
 /// The read-only page a relative opens from the SMS or e-mail (`GET /a/{secret}`): what
 /// happened, where (the newest position any message carried, with its age), the newest heart
@@ -29,9 +31,12 @@ enum AlertPage {
             let lon = String(format: "%.6f", position.lon)
             let link = "https://www.openstreetmap.org/?mlat=\(lat)&mlon=\(lon)#map=17/\(lat)/\(lon)"
             var text = "<a href=\"\(escape(link))\">\(lat), \(lon) on OpenStreetMap</a>"
-            if let accuracy = position.accuracy_m { text += " (within \(Int(accuracy.rounded())) m)" }
-            if let time = position.time ?? Optional(message.time), let ms = Timestamp.milliseconds(time) {
+            if let accuracy = position.accuracy_m.flatMap(wholeMetres) { text += " (within \(accuracy) m)" }
+            let time = position.time ?? message.time
+            if let ms = AlertMessage.placedTime(time) {
                 text += ", \(escape(age(nowMs - ms))) (\(escape(time)))"
+            } else {
+                text += ", at the device's time \(escape(time))"
             }
             body += "<dt>Last position</dt><dd>\(text)</dd>\n"
         } else {
@@ -69,12 +74,37 @@ enum AlertPage {
         }
     }
 
+    /// Whole metres, for an accuracy the edge took (0...100 km); nil for anything a stored
+    /// message from an older server may hold that cannot be an Int (1e300, NaN).
+    static func wholeMetres(_ value: Double) -> Int? {
+        guard value.isFinite, DeviceInput.accuracyM.contains(value) else { return nil }
+        return Int(value.rounded())
+    }
+
     static func age(_ milliseconds: Int64) -> String {
         let seconds = max(0, milliseconds / 1000)
         if seconds < 90 { return "\(seconds) s ago" }
         if seconds < 90 * 60 { return "\(seconds / 60) min ago" }
         return "\(seconds / 3600) h \(seconds / 60 % 60) min ago"
     }
+
+    /// The page's only style; the CSP allows exactly this text (by its hash), and no script at all.
+    static let style = "body{font-family:sans-serif;max-width:40em;margin:1em auto;padding:0 1em}.state{font-size:1.4em;font-weight:bold}\n"
+        + ".open{color:#b00}.cancelled,.resolved{color:#070}.test{background:#ffd;padding:.5em}dt{font-weight:bold;margin-top:.5em}"
+
+    /// Headers for every HTML answer: no script, no frames, no sniffing, no referrer, no caching.
+    /// The page refreshes itself with a meta refresh, which is not script.
+    static let headers: HTTPFields = {
+        let styleHash = Data(SHA256.hash(data: Data(style.utf8))).base64EncodedString()
+        let policy = "default-src 'none'; style-src 'sha256-\(styleHash)'; img-src 'none'; base-uri 'none'; form-action 'none'; "
+            + "frame-ancestors 'none'"
+        var fields: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
+        fields[.contentSecurityPolicy] = policy
+        fields[.init("X-Frame-Options")!] = "DENY"
+        fields[.init("X-Content-Type-Options")!] = "nosniff"
+        fields[.init("Referrer-Policy")!] = "no-referrer"
+        return fields
+    }()
 
     private static func document(title: String, body: String, refresh: Bool = true) -> String {
         """
@@ -83,8 +113,7 @@ enum AlertPage {
         \(refresh ? #"<meta http-equiv="refresh" content="10">"# + "\n" : "")<meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="robots" content="noindex"><meta name="referrer" content="no-referrer">
         <title>\(escape(title))</title>
-        <style>body{font-family:sans-serif;max-width:40em;margin:1em auto;padding:0 1em}.state{font-size:1.4em;font-weight:bold}
-        .open{color:#b00}.cancelled,.resolved{color:#070}.test{background:#ffd;padding:.5em}dt{font-weight:bold;margin-top:.5em}</style>
+        <style>\(style)</style>
         </head><body>
         \(body)</body></html>
 

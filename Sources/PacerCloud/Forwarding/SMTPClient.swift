@@ -14,10 +14,10 @@ struct SMTPClient: Sendable {
     }
 
     func send(from: String, to: String, subject: String, text: String) async throws {
-        for address in [from, to] where address.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "<" || $0 == ">" }) {
-            throw Failure(description: "the address '\(address)' has characters SMTP cannot carry")
+        for address in [from, to] where !address.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x3C && $0 != 0x3E }) {
+            throw Failure(description: "the address \(DeviceInput.quoted(address)) has characters SMTP cannot carry")
         }
-        let message = Self.message(from: from, to: to, subject: subject, text: text)
+        let message = try Self.message(from: from, to: to, subject: subject, text: text)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             Thread.detachNewThread {
                 continuation.resume(with: Result { try self.sendBlocking(from: from, to: to, message: message) })
@@ -25,22 +25,68 @@ struct SMTPClient: Sendable {
         }
     }
 
-    static func message(from: String, to: String, subject: String, text: String) -> String {
+    /// The message as sent after DATA, without the final ".": CRLF line ends, dot-stuffed.
+    static func message(from: String, to: String, subject: String, text: String) throws -> [UInt8] {
         let date = DateFormatter()
         date.locale = Locale(identifier: "en_US_POSIX")
         date.dateFormat = "EEE, dd MMM yyyy HH:mm:ss Z"
-        let encodedSubject = subject.allSatisfy(\.isASCII) ? subject : "=?utf-8?B?\(Data(subject.utf8).base64EncodedString())?="
-        // Dot-stuffing: a line starting with "." would otherwise end the message early.
-        let body = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix(".") ? "." + $0 : String($0) }.joined(separator: "\r\n")
-        return [
-            "From: \(from)", "To: \(to)", "Subject: \(encodedSubject)", "Date: \(date.string(from: Date()))",
+        let headers = [
+            "From: \(from)", "To: \(to)", "Subject: \(try headerValue(subject))", "Date: \(date.string(from: Date()))",
             "Message-ID: <\(Tokens.random(bytes: 12))@pacer-cloud>", "MIME-Version: 1.0",
-            "Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit", "", body,
-        ].joined(separator: "\r\n")
+            "Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit", "",
+        ]
+        return Array(headers.joined(separator: "\r\n").utf8) + [0x0D, 0x0A] + dotStuffed(Array(text.utf8))
     }
 
-    private func sendBlocking(from: String, to: String, message: String) throws {
+    /// A header value: refused if it holds a CR or LF (a header injection), else ASCII as it is
+    /// and anything else as RFC 2047 encoded words of at most 75 characters, folded.
+    static func headerValue(_ value: String) throws -> String {
+        guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else {
+            throw Failure(description: "a header value holds a line break: \(DeviceInput.quoted(value.debugDescription))")
+        }
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return value }
+        // 45 bytes of UTF-8 make 60 of base64; "=?utf-8?B?" and "?=" make the word 72. Words end
+        // on character boundaries, so each decodes alone.
+        var words: [String] = []
+        var piece: [UInt8] = []
+        for character in value {
+            let bytes = Array(String(character).utf8)
+            if piece.count + bytes.count > 45, !piece.isEmpty {
+                words.append("=?utf-8?B?\(Data(piece).base64EncodedString())?=")
+                piece = []
+            }
+            piece += bytes
+        }
+        if !piece.isEmpty { words.append("=?utf-8?B?\(Data(piece).base64EncodedString())?=") }
+        return words.joined(separator: "\r\n ")
+    }
+
+    /// The body with every line break CRLF (a lone CR or LF is one too: SMTP has no other) and
+    /// every line that starts with "." given a second one, all on bytes: Swift's "\r\n" is one
+    /// Character, so a split on "\n" would miss the "\n" of "\r\r\n" and let ".\r\n" end the
+    /// message early.
+    static func dotStuffed(_ text: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count + 16)
+        var lineStart = true
+        var index = 0
+        while index < text.count {
+            let byte = text[index]
+            if byte == 0x0D || byte == 0x0A {
+                out += [0x0D, 0x0A]
+                lineStart = true
+                if byte == 0x0D, index + 1 < text.count, text[index + 1] == 0x0A { index += 1 }
+            } else {
+                if lineStart, byte == 0x2E { out.append(0x2E) }
+                out.append(byte)
+                lineStart = false
+            }
+            index += 1
+        }
+        return out
+    }
+
+    private func sendBlocking(from: String, to: String, message: [UInt8]) throws {
         let fd = try connect()
         defer { close(fd) }
         var reader = ReplyReader(fd: fd)
@@ -49,7 +95,7 @@ struct SMTPClient: Sendable {
         try command(fd, "MAIL FROM:<\(from)>", &reader, expect: 250)
         try command(fd, "RCPT TO:<\(to)>", &reader, expect: 250)
         try command(fd, "DATA", &reader, expect: 354)
-        try write(fd, message + "\r\n.\r\n")
+        try write(fd, message + Array("\r\n.\r\n".utf8))
         try reader.expect(250, after: "the message")
         try? command(fd, "QUIT", &reader, expect: 221)
     }
@@ -60,7 +106,11 @@ struct SMTPClient: Sendable {
     }
 
     private func write(_ fd: Int32, _ text: String) throws {
-        var bytes = Array(text.utf8)[...]
+        try write(fd, Array(text.utf8))
+    }
+
+    private func write(_ fd: Int32, _ data: [UInt8]) throws {
+        var bytes = data[...]
         while !bytes.isEmpty {
             let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard sent > 0 else { throw Failure(description: "sending to \(host):\(port) failed: \(String(cString: strerror(errno)))") }

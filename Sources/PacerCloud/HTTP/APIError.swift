@@ -7,11 +7,16 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     public var status: HTTPResponse.Status
     public var code: String
     public var message: String
+    /// The `Allow` header of a 405.
+    public var allow: String?
+
+    /// The longest message: a refusal never echoes a large field back.
+    static let maxMessageCharacters = 512
 
     public init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
         self.status = status
         self.code = code
-        self.message = message
+        self.message = message.utf8.count <= Self.maxMessageCharacters ? message : String(message.prefix(Self.maxMessageCharacters)) + "…"
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -20,6 +25,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         let data = try encoder.encode(ErrorBody(error: .init(code: code, message: message)))
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if let allow { headers[.allow] = allow }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

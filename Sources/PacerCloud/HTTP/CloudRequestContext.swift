@@ -23,4 +23,6 @@ public struct CloudRequestContext: RequestContext {
 enum CloudLimits {
     /// The largest request body: a chunk (or any JSON) over this is refused with 413.
     static let maxBodyBytes = 1 << 20
+    /// Chunks per run (numbers 0..<this): 16 days at the device's 600 samples a chunk.
+    static let maxChunksPerRun = 100_000
 }

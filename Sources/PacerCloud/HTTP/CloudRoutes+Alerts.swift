@@ -4,7 +4,7 @@ import Hummingbird
 extension CloudRoutes {
     func postAlert(_ request: Request, context: CloudRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        let body = try await JSONInput.body(of: request, context: context)
+        let body = try await JSONInput.jsonBody(of: request, context: context)
         let message = try JSONInput.decode(AlertMessage.self, from: body)
         try message.validate()
         let alertID = try Identifiers.alertID(message.alert_id)
@@ -12,7 +12,7 @@ extension CloudRoutes {
         if let key = request.headers.first(where: { $0.name.canonicalName == "idempotency-key" })?.value {
             guard key.lowercased() == "\(alertID):\(message.sequence)" else {
                 throw APIError.badRequest("idempotency_key_mismatch",
-                                          "Idempotency-Key '\(key)' does not match alert_id:sequence '\(alertID):\(message.sequence)'")
+                                          "Idempotency-Key \(DeviceInput.quoted(key)) does not match alert_id:sequence '\(alertID):\(message.sequence)'")
             }
         }
         let base = pageBase(request)
@@ -34,6 +34,9 @@ extension CloudRoutes {
             device: device.id, alertID: alertID, sequence: message.sequence, type: message.type, kind: message.kind,
             test: message.test, json: json, receivedMs: Timestamp.nowMilliseconds(), newSecret: Tokens.random(bytes: 24),
             forward: forward))
+        if case .conflict = result {
+            throw APIError(.conflict, "conflict", "message \(message.sequence) of alert \(alertID) is stored already with a different body")
+        }
         if case .created = result, !forward.isEmpty { wakeForwarder() }
         let reply = AlertReply(alert_id: alertID, sequence: message.sequence, page: base + "/a/" + result.secret)
         if case .created = result { return try JSONInput.encode(reply, status: .created) }
@@ -45,7 +48,7 @@ extension CloudRoutes {
         var state: AlertState?
         if let text = request.uri.queryParameters.get("state") {
             guard let parsed = AlertState(rawValue: text) else {
-                throw APIError.badRequest("invalid_query", "query parameter 'state' is '\(text)'; expected open, resolved or cancelled")
+                throw APIError.badRequest("invalid_query", "query parameter 'state' is \(DeviceInput.quoted(text)); expected open, resolved or cancelled")
             }
             state = parsed
         }
@@ -64,7 +67,7 @@ extension CloudRoutes {
 
     func alertPage(context: CloudRequestContext) async throws -> Response {
         let secret = context.parameters.get("secret") ?? ""
-        let headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
+        let headers = AlertPage.headers
         guard Tokens.isWellFormedSecret(secret), let (alert, messages) = try await store.alert(secret: secret) else {
             return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(string: AlertPage.notFound())))
         }

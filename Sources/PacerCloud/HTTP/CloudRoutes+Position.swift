@@ -3,9 +3,13 @@ import Hummingbird
 extension CloudRoutes {
     func putPosition(_ request: Request, context: CloudRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        let position = try JSONInput.decode(LivePosition.self, from: try await JSONInput.body(of: request, context: context))
-        let timeMs = try position.validate()
-        let stored = try await store.putPosition(device: device.id, timeMs: timeMs, json: try JSONInput.canonical(position))
+        let position = try JSONInput.decode(LivePosition.self, from: try await JSONInput.jsonBody(of: request, context: context))
+        let deviceMs = try position.validate()
+        // Ordered by the device's time, but never later than the server received it: one
+        // position from a clock far ahead (9999-12-31) cannot hold the place for good. The
+        // device's time stays in the stored position as data.
+        let orderMs = min(deviceMs, Timestamp.nowMilliseconds())
+        let stored = try await store.putPosition(device: device.id, timeMs: orderMs, json: try JSONInput.canonical(position))
         return try JSONInput.encode(PositionReply(stored: stored))
     }
 

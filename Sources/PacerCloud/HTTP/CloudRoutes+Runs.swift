@@ -6,39 +6,30 @@ extension CloudRoutes {
         let device = try context.requireDevice()
         let runID = try Identifiers.runID(context.parameters.get("run_id"))
         let seqText = context.parameters.get("seq") ?? ""
-        guard let seq = Int(seqText), seq >= 0, seq < 100_000, String(seq) == seqText else {
-            throw APIError.badRequest("invalid_seq", "seq '\(seqText)' is not a chunk number 0, 1, 2, …")
+        guard let seq = Int(seqText), seq >= 0, seq < CloudLimits.maxChunksPerRun, String(seq) == seqText else {
+            throw APIError.badRequest("invalid_seq", "seq \(DeviceInput.quoted(seqText)) is not a chunk number 0, 1, 2, …")
         }
         if let type = request.headers[.contentType], !type.lowercased().hasPrefix(TrackChunkFormat.contentType) {
             throw APIError(.unsupportedMediaType, "unsupported_media_type",
-                           "Content-Type is '\(type)'; a chunk is \(TrackChunkFormat.contentType)")
+                           "Content-Type is \(DeviceInput.quoted(type)); a chunk is \(TrackChunkFormat.contentType)")
         }
         let encoding: String?
         switch request.headers[.contentEncoding]?.lowercased().trimmingSpaces {
         case nil, "", "identity": encoding = nil
         case "gzip": encoding = "gzip"
         case let other?:
-            throw APIError(.unsupportedMediaType, "unsupported_encoding", "Content-Encoding '\(other)' is not taken; use gzip or none")
+            throw APIError(.unsupportedMediaType, "unsupported_encoding", "Content-Encoding \(DeviceInput.quoted(other)) is not taken; use gzip or none")
         }
         let body = try await JSONInput.body(of: request, context: context)
-        let text: [UInt8]
-        if encoding == "gzip" {
-            do {
-                text = try Gzip.decompress(body)
-            } catch {
-                throw APIError.badRequest("bad_gzip", "the body is sent with Content-Encoding: gzip but \(error)")
-            }
-        } else {
-            text = body
-        }
-        do {
-            _ = try TrackChunkFormat.decode(text)
-        } catch {
-            throw APIError.badRequest("bad_track", "chunk \(seq): \(error)")
+        let samples = try Self.checkChunk(body, gzip: encoding == "gzip", seq: seq)
+        let elsewhere = try await store.storedSamples(device: device.id, runID: runID, below: CloudLimits.maxChunksPerRun, excluding: seq)
+        guard elsewhere + samples <= TrackChunkFormat.maxSamplesPerRun else {
+            throw APIError(.contentTooLarge, "run_too_large",
+                           "run \(runID) would have \(elsewhere + samples) samples with chunk \(seq); a run has at most \(TrackChunkFormat.maxSamplesPerRun)")
         }
         // The encoding is part of what was received: the same bytes with another encoding differ.
         let digest = Tokens.digest(Array((encoding ?? "identity").utf8) + [0] + body)
-        let chunk = StoredChunk(runID: runID, seq: seq, body: body, contentEncoding: encoding, digest: digest)
+        let chunk = StoredChunk(runID: runID, seq: seq, body: body, contentEncoding: encoding, digest: digest, samples: samples)
         switch try await store.putChunk(chunk, device: device.id) {
         case .created, .replaced:
             return try JSONInput.encode(ChunkReply(run_id: runID, seq: seq, stored: true), status: .created)
@@ -49,10 +40,25 @@ extension CloudRoutes {
         }
     }
 
+    /// Parses the chunk as a stream (gunzipping as it goes) within the caps; its sample count.
+    static func checkChunk(_ body: [UInt8], gzip: Bool, seq: Int) throws(APIError) -> Int {
+        var samples = 0
+        do {
+            try TrackChunkFormat.read(body, gzip: gzip) { _ in samples += 1 }
+        } catch let error as Gzip.Failure {
+            throw APIError.badRequest("bad_gzip", "the body is sent with Content-Encoding: gzip but \(error)")
+        } catch let error as TrackChunkFormat.Failure where error.tooManyLines {
+            throw APIError(.contentTooLarge, "too_large", "chunk \(seq): \(error)")
+        } catch {
+            throw APIError.badRequest("bad_track", "chunk \(seq): \(error)")
+        }
+        return samples
+    }
+
     func putSummary(_ request: Request, context: CloudRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let runID = try Identifiers.runID(context.parameters.get("run_id"))
-        let summary = try JSONInput.decode(RunSummary.self, from: try await JSONInput.body(of: request, context: context))
+        let summary = try JSONInput.decode(RunSummary.self, from: try await JSONInput.jsonBody(of: request, context: context))
         let startMs = try summary.validate()
         let stored = StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs)
         let result = try await store.putSummary(stored, device: device.id)
@@ -64,7 +70,7 @@ extension CloudRoutes {
 
     /// Chunk numbers below `count` not stored yet (the device's resume list).
     private func missingChunks(device: String, runID: String, count: Int) async throws -> [Int] {
-        let present = Set(try await store.chunks(device: device, runID: runID, count: count).map(\.seq))
+        let present = Set(try await store.chunkNumbers(device: device, runID: runID, below: count))
         return (0..<count).filter { !present.contains($0) }
     }
 
@@ -77,16 +83,20 @@ extension CloudRoutes {
     }
 
     func showRun(context: CloudRequestContext) async throws -> Response {
-        let (item, samples) = try await completeRun(context: context)
-        return try JSONInput.encode(RunDetail(run_id: item.run_id, summary: item.summary, samples: samples.map(SampleOut.init)))
+        let (item, chunks) = try await completeRun(context: context)
+        var head = try JSONInput.canonical(item)
+        head.removeLast()
+        let json = TrackStream(start: head + #","samples":["#, end: "]}", separator: ",", sample: SampleOut.json)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: json.body(store: store, chunks: chunks))
     }
 
     func runGPX(context: CloudRequestContext) async throws -> Response {
-        let (item, samples) = try await completeRun(context: context)
-        let gpx = GPXDocument.make(runID: item.run_id, startTime: item.summary.start_time, samples: samples)
+        let (item, chunks) = try await completeRun(context: context)
+        let gpx = TrackStream(start: GPXDocument.head(runID: item.run_id, startTime: item.summary.start_time), end: GPXDocument.tail,
+                              separator: "", sample: GPXDocument.point)
         return Response(status: .ok, headers: [.contentType: "application/gpx+xml",
                                                .contentDisposition: "attachment; filename=\"run-\(item.run_id).gpx\""],
-                        body: .init(byteBuffer: ByteBuffer(string: gpx)))
+                        body: gpx.body(store: store, chunks: chunks))
     }
 
     func deleteRun(context: CloudRequestContext) async throws -> Response {
@@ -96,24 +106,26 @@ extension CloudRoutes {
         return Response(status: .noContent)
     }
 
-    private func completeRun(context: CloudRequestContext) async throws -> (RunItem, [TrackSample]) {
+    /// The run's summary and where its chunks are, once it is known to be complete and within
+    /// the cap (a run stored before the caps may not be).
+    private func completeRun(context: CloudRequestContext) async throws -> (RunItem, TrackStream.Chunks) {
         let device = try context.requireDevice()
         let runID = try Identifiers.runID(context.parameters.get("run_id"))
         guard let stored = try await store.completeRun(device: device.id, runID: runID) else {
             throw APIError.notFound("no complete run \(runID) (unknown, or its summary or a chunk is still missing)")
         }
-        var samples: [TrackSample] = []
-        for chunk in try await store.chunks(device: device.id, runID: runID, count: stored.chunks) {
-            let text = chunk.contentEncoding == "gzip" ? try Gzip.decompress(chunk.body) : chunk.body
-            samples += try TrackChunkFormat.decode(text)
+        let samples = try await store.storedSamples(device: device.id, runID: runID, below: stored.chunks, excluding: nil)
+        guard samples <= TrackChunkFormat.maxSamplesPerRun else {
+            throw APIError(.contentTooLarge, "run_too_large",
+                           "run \(runID) has \(samples) samples; at most \(TrackChunkFormat.maxSamplesPerRun) are served")
         }
-        return (try RunItem(stored), samples)
+        return (try RunItem(stored), TrackStream.Chunks(device: device.id, runID: runID, count: stored.chunks))
     }
 
     func integerQuery(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>) throws(APIError) -> Int {
         guard let text = request.uri.queryParameters.get(name) else { return value }
         guard let number = Int(text), range.contains(number) else {
-            throw .badRequest("invalid_query", "query parameter '\(name)' is '\(text)'; expected a whole number \(range.lowerBound)...\(range.upperBound)")
+            throw .badRequest("invalid_query", "query parameter '\(name)' is \(DeviceInput.quoted(text)); expected a whole number \(range.lowerBound)...\(range.upperBound)")
         }
         return number
     }
@@ -148,28 +160,14 @@ struct RunList: Encodable {
     var offset: Int
 }
 
-struct SampleOut: Encodable {
-    var time: String
-    var lat: Double
-    var lon: Double
-    var speed_mps: Double
-    var distance_m: Double
-    var moving: Bool
-    var hr: Int?
-
-    init(_ sample: TrackSample) {
-        time = Timestamp.iso8601(milliseconds: sample.timeMs)
-        lat = sample.lat
-        lon = sample.lon
-        speed_mps = sample.speedMps
-        distance_m = sample.distanceM
-        moving = sample.moving
-        hr = sample.heartRate
+/// One sample of `GET /v1/runs/{run_id}`, written by hand (sorted keys, as JSONEncoder
+/// would), since a run is streamed sample by sample.
+enum SampleOut {
+    static func json(_ sample: TrackSample) -> String {
+        var out = #"{"distance_m":\#(sample.distanceM),"#
+        if let hr = sample.heartRate { out += #""hr":\#(hr),"# }
+        out += #""lat":\#(sample.lat),"lon":\#(sample.lon),"moving":\#(sample.moving),"speed_mps":\#(sample.speedMps),"#
+        out += #""time":"\#(Timestamp.iso8601(milliseconds: sample.timeMs))"}"#
+        return out
     }
-}
-
-struct RunDetail: Encodable {
-    var run_id: String
-    var summary: RunSummary
-    var samples: [SampleOut]
 }

@@ -13,6 +13,15 @@ struct ErrorMiddleware: RouterMiddleware {
             throw error
         } catch is NIOTooManyBytesError {
             throw APIError(.contentTooLarge, "too_large", "the body is larger than \(context.maxUploadSize) bytes")
+        } catch let error as HTTPError where error.status == .notFound && error.body == nil {
+            // The router found no route: a known path with another method is 405, not 404.
+            if let allowed = RouteTable.methods(for: request.uri.path) {
+                var refusal = APIError(.methodNotAllowed, "method_not_allowed",
+                                       "\(request.method) is not taken here; this path takes \(allowed.joined(separator: ", "))")
+                refusal.allow = allowed.joined(separator: ", ")
+                throw refusal
+            }
+            throw APIError(.notFound, "not_found", "404 Not Found: \(request.method) \(request.uri.path)")
         } catch let error as HTTPError {
             throw APIError(error.status, error.status == .notFound ? "not_found" : "http_\(error.status.code)",
                            error.body ?? "\(error.status.code) \(error.status.reasonPhrase): \(request.method) \(request.uri.path)")

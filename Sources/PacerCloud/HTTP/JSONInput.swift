@@ -17,8 +17,26 @@ enum JSONInput {
         }
     }
 
+    /// A JSON request's body: `Content-Type`, when sent, must be application/json in UTF-8.
+    static func jsonBody(of request: Request, context: CloudRequestContext) async throws -> [UInt8] {
+        if let type = request.headers[.contentType] {
+            let parts = type.lowercased().split(separator: ";").map { String($0).trimmingSpaces }
+            let charset = parts.dropFirst().first { $0.hasPrefix("charset=") }?.dropFirst("charset=".count)
+            guard parts.first == "application/json", charset == nil || charset == "utf-8" || charset == "\"utf-8\"" else {
+                throw APIError(.unsupportedMediaType, "unsupported_media_type",
+                               "Content-Type is \(DeviceInput.quoted(type)); this route takes application/json in UTF-8")
+            }
+        }
+        return try await body(of: request, context: context)
+    }
+
+    /// Decodes a JSON body, which must be UTF-8 (no byte order mark, no NUL): the stored text is
+    /// the body as received, so it must be text every reader can take.
     static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(APIError) -> T {
         guard !bytes.isEmpty else { throw .badRequest("bad_json", "the body is empty; a JSON object is expected") }
+        guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]), !bytes.contains(0), String(validating: bytes, as: UTF8.self) != nil else {
+            throw .badRequest("bad_json", "the body is not UTF-8 JSON (UTF-16, a byte order mark or a NUL byte); send UTF-8")
+        }
         do {
             return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch let error as DecodingError {

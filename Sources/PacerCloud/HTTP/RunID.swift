@@ -5,13 +5,13 @@ import Foundation
 enum Identifiers {
     static func runID(_ text: String?) throws(APIError) -> String {
         guard let text, UUID(uuidString: text) != nil, text == text.lowercased() else {
-            throw .badRequest("invalid_run_id", "run_id '\(text ?? "")' is not a lowercase UUID (e.g. 3f2b8c1e-...-...)")
+            throw .badRequest("invalid_run_id", "run_id \(DeviceInput.quoted(text ?? "")) is not a lowercase UUID (e.g. 3f2b8c1e-...-...)")
         }
         return text
     }
 
     static func alertID(_ text: String) throws(APIError) -> String {
-        guard UUID(uuidString: text) != nil else { throw JSONInput.invalid("alert_id", "'\(text)' is not a UUID") }
+        guard UUID(uuidString: text) != nil else { throw JSONInput.invalid("alert_id", "\(DeviceInput.quoted(text)) is not a UUID") }
         return text.lowercased()
     }
 }

@@ -14,23 +14,19 @@ struct RunSummary: Codable, Equatable, Sendable {
 
     /// Checks what decoding cannot; returns start_time in milliseconds.
     func validate() throws(APIError) -> Int64 {
-        guard let start = Timestamp.milliseconds(start_time) else {
-            throw JSONInput.invalid("start_time", "'\(start_time)' is not an ISO-8601 time like 2026-05-10T07:30:00.000Z")
-        }
-        guard let end = Timestamp.milliseconds(end_time) else {
-            throw JSONInput.invalid("end_time", "'\(end_time)' is not an ISO-8601 time like 2026-05-10T07:30:00.000Z")
-        }
+        let start = try DeviceInput.time(start_time, "start_time")
+        let end = try DeviceInput.time(end_time, "end_time")
         guard end >= start else { throw JSONInput.invalid("end_time", "is before start_time") }
-        for (name, value) in [("distance_m", distance_m), ("moving_time_s", moving_time_s), ("elapsed_time_s", elapsed_time_s)] {
-            guard value.isFinite, value >= 0 else { throw JSONInput.invalid(name, "must be a number ≥ 0") }
-        }
-        for (name, value) in [("avg_pace_s_per_km", avg_pace_s_per_km), ("max_speed_mps", max_speed_mps), ("hr_avg", hr_avg)] {
-            if let value, !value.isFinite || value < 0 { throw JSONInput.invalid(name, "must be a number ≥ 0 or null") }
-        }
-        if let hr_max, !(0...300).contains(hr_max) { throw JSONInput.invalid("hr_max", "must be 0...300 or null") }
-        guard (0...100_000).contains(chunks) else { throw JSONInput.invalid("chunks", "must be 0...100000") }
+        try DeviceInput.number(distance_m, "distance_m", DeviceInput.distanceM)
+        try DeviceInput.number(moving_time_s, "moving_time_s", DeviceInput.durationS)
+        try DeviceInput.number(elapsed_time_s, "elapsed_time_s", DeviceInput.durationS)
+        try DeviceInput.number(avg_pace_s_per_km, "avg_pace_s_per_km", DeviceInput.paceSPerKm)
+        try DeviceInput.number(max_speed_mps, "max_speed_mps", DeviceInput.speedMps)
+        try DeviceInput.number(hr_avg, "hr_avg", 0...Double(DeviceInput.heartRate.upperBound))
+        try DeviceInput.integer(hr_max, "hr_max", DeviceInput.heartRate)
+        try DeviceInput.integer(chunks, "chunks", 0...CloudLimits.maxChunksPerRun)
         guard state == "finished" || state == "interrupted" else {
-            throw JSONInput.invalid("state", "'\(state)' is not 'finished' or 'interrupted'")
+            throw JSONInput.invalid("state", "\(DeviceInput.quoted(state)) is not 'finished' or 'interrupted'")
         }
         return start
     }

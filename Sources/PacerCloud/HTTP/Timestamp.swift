@@ -54,7 +54,9 @@ enum Timestamp {
     }
 
     /// "2026-05-10T07:30:00.000Z".
-    static func iso8601(milliseconds: Int64) -> String {
+    static func iso8601(milliseconds unclamped: Int64) -> String {
+        // Years 0001...9999: what the format can print (and no arithmetic below can overflow).
+        let milliseconds = min(max(unclamped, -62_135_596_800_000), 253_402_300_799_999)
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         let ms = Int(milliseconds - seconds * 1000)
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400

@@ -50,10 +50,12 @@ public enum AlertRecordResult: Sendable, Equatable {
     case created(secret: String)
     /// This (alert_id, sequence) was already stored: nothing changed.
     case repeated(secret: String)
+    /// This (alert_id, sequence) was already stored with a different body: nothing changed.
+    case conflict(secret: String)
 
     public var secret: String {
         switch self {
-        case .created(let secret), .repeated(let secret): secret
+        case .created(let secret), .repeated(let secret), .conflict(let secret): secret
         }
     }
 }

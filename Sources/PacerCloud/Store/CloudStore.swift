@@ -19,11 +19,17 @@ public protocol CloudStore: Sendable {
     func completeRun(device: String, runID: String) async throws -> StoredSummary?
     /// Chunks 0..<count in order.
     func chunks(device: String, runID: String, count: Int) async throws -> [StoredChunk]
+    /// One chunk (a run is read back one chunk at a time).
+    func chunk(device: String, runID: String, seq: Int) async throws -> StoredChunk?
+    /// The numbers of the stored chunks below `count`, without their bodies.
+    func chunkNumbers(device: String, runID: String, below count: Int) async throws -> [Int]
+    /// Samples in the run's chunks below `count`, leaving out chunk `excluding`.
+    func storedSamples(device: String, runID: String, below count: Int, excluding: Int?) async throws -> Int
     /// Deletes the summary and every chunk; false when nothing of that run is stored.
     func deleteRun(device: String, runID: String) async throws -> Bool
 
     // Live position.
-    /// Stores it unless a newer one is stored; true when stored.
+    /// Stores it unless one with a later `timeMs` is stored; true when stored.
     func putPosition(device: String, timeMs: Int64, json: String) async throws -> Bool
     func position(device: String) async throws -> String?
 

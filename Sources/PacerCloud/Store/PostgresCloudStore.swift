@@ -51,9 +51,34 @@ public final class PostgresCloudStore: CloudStore, Service {
             if let version, version > Schema.version {
                 throw StoreError("the database has schema version \(version); this pacer-cloud knows up to \(Schema.version)")
             }
-            if version == nil {
+            if version != Schema.version {
+                for statement in Schema.postgresUpgrades {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("DELETE FROM schema_version", logger: logger)
                 try await connection.query("INSERT INTO schema_version (version) VALUES (\(Schema.version))", logger: logger)
             }
+        }
+        // Chunks stored before samples were counted: counted now, a batch per transaction
+        // (SKIP LOCKED: instances migrating at once share the work).
+        while true {
+            let counted = try await client.withTransaction(logger: logger) { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT device_id, run_id, seq, body, content_encoding FROM chunk WHERE samples IS NULL
+                    LIMIT \(Schema.backfillBatch) FOR UPDATE SKIP LOCKED
+                    """, logger: logger)
+                var found: [(String, String, Int, ByteBuffer, String?)] = []
+                for try await row in rows.decode((String, String, Int, ByteBuffer, String?).self) { found.append(row) }
+                for (device, runID, seq, body, encoding) in found {
+                    let samples = TrackChunkFormat.countSamples(Array(buffer: body), gzip: encoding == "gzip") ?? Int(Int32.max)
+                    try await connection.query(
+                        "UPDATE chunk SET samples = \(samples) WHERE device_id = \(device) AND run_id = \(runID) AND seq = \(seq)",
+                        logger: logger)
+                }
+                return found.count
+            }
+            if counted < Schema.backfillBatch { break }
         }
     }
 
@@ -91,8 +116,9 @@ public final class PostgresCloudStore: CloudStore, Service {
     public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {
         let rows = try await client.query(
             """
-            INSERT INTO chunk (device_id, run_id, seq, body, content_encoding, digest)
-            VALUES (\(device), \(chunk.runID), \(chunk.seq), \(ByteBuffer(bytes: chunk.body)), \(chunk.contentEncoding), \(chunk.digest))
+            INSERT INTO chunk (device_id, run_id, seq, body, content_encoding, digest, samples)
+            VALUES (\(device), \(chunk.runID), \(chunk.seq), \(ByteBuffer(bytes: chunk.body)), \(chunk.contentEncoding), \(chunk.digest),
+                    \(chunk.samples))
             ON CONFLICT DO NOTHING RETURNING seq
             """, logger: logger)
         if try await Self.first(rows, as: Int.self) != nil { return .created }
@@ -145,16 +171,45 @@ public final class PostgresCloudStore: CloudStore, Service {
     }
 
     public func chunks(device: String, runID: String, count: Int) async throws -> [StoredChunk] {
-        let rows = try await client.query(
+        try await Self.chunks(client.query(
             """
-            SELECT run_id, seq, body, content_encoding, digest FROM chunk
+            SELECT run_id, seq, body, content_encoding, digest, samples FROM chunk
             WHERE device_id = \(device) AND run_id = \(runID) AND seq < \(count) ORDER BY seq
-            """, logger: logger)
+            """, logger: logger))
+    }
+
+    public func chunk(device: String, runID: String, seq: Int) async throws -> StoredChunk? {
+        try await Self.chunks(client.query(
+            """
+            SELECT run_id, seq, body, content_encoding, digest, samples FROM chunk
+            WHERE device_id = \(device) AND run_id = \(runID) AND seq = \(seq)
+            """, logger: logger)).first
+    }
+
+    private static func chunks(_ rows: PostgresRowSequence) async throws -> [StoredChunk] {
         var chunks: [StoredChunk] = []
-        for try await (runID, seq, body, encoding, digest) in rows.decode((String, Int, ByteBuffer, String?, String).self) {
-            chunks.append(StoredChunk(runID: runID, seq: seq, body: Array(buffer: body), contentEncoding: encoding, digest: digest))
+        for try await (runID, seq, body, encoding, digest, samples) in rows.decode((String, Int, ByteBuffer, String?, String, Int?).self) {
+            chunks.append(StoredChunk(runID: runID, seq: seq, body: Array(buffer: body), contentEncoding: encoding, digest: digest,
+                                      samples: samples))
         }
         return chunks
+    }
+
+    public func chunkNumbers(device: String, runID: String, below count: Int) async throws -> [Int] {
+        let rows = try await client.query(
+            "SELECT seq FROM chunk WHERE device_id = \(device) AND run_id = \(runID) AND seq < \(count) ORDER BY seq", logger: logger)
+        var numbers: [Int] = []
+        for try await (seq) in rows.decode(Int.self) { numbers.append(seq) }
+        return numbers
+    }
+
+    public func storedSamples(device: String, runID: String, below count: Int, excluding: Int?) async throws -> Int {
+        let rows = try await client.query(
+            """
+            SELECT COALESCE(SUM(samples), 0)::BIGINT FROM chunk
+            WHERE device_id = \(device) AND run_id = \(runID) AND seq < \(count) AND seq <> \(excluding ?? -1)
+            """, logger: logger)
+        return try await Self.first(rows, as: Int.self) ?? 0
     }
 
     public func deleteRun(device: String, runID: String) async throws -> Bool {
@@ -210,7 +265,14 @@ public final class PostgresCloudStore: CloudStore, Service {
                 VALUES (\(message.device), \(message.alertID), \(message.sequence), \(message.type), \(message.json), \(message.receivedMs))
                 ON CONFLICT DO NOTHING RETURNING sequence
                 """, logger: logger)
-            guard try await Self.first(inserted, as: Int.self) != nil else { return AlertRecordResult.repeated(secret: secret) }
+            guard try await Self.first(inserted, as: Int.self) != nil else {
+                let stored = try await Self.first(connection.query(
+                    """
+                    SELECT body FROM alert_message
+                    WHERE device_id = \(message.device) AND alert_id = \(message.alertID) AND sequence = \(message.sequence)
+                    """, logger: logger), as: String.self)
+                return stored == message.json ? AlertRecordResult.repeated(secret: secret) : AlertRecordResult.conflict(secret: secret)
+            }
             if message.sequence > latest {
                 try await connection.query(
                     """

@@ -19,7 +19,31 @@ public final class SQLiteCloudStore: CloudStore {
             if let version, version > Schema.version {
                 throw StoreError("the database has schema version \(version); this pacer-cloud knows up to \(Schema.version)")
             }
-            if version == nil { try db.execute(sql: "INSERT INTO schema_version (version) VALUES (?)", arguments: [Schema.version]) }
+            if try !db.columns(in: "chunk").contains(where: { $0.name == "samples" }) {
+                try db.execute(sql: "ALTER TABLE chunk ADD COLUMN samples INTEGER")
+            }
+            if version != Schema.version {
+                try db.execute(sql: "DELETE FROM schema_version")
+                try db.execute(sql: "INSERT INTO schema_version (version) VALUES (?)", arguments: [Schema.version])
+            }
+        }
+        // Chunks stored before samples were counted: counted now, a batch per transaction.
+        while true {
+            let counted = try await pool.write { db -> Int in
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT device_id, run_id, seq, body, content_encoding FROM chunk WHERE samples IS NULL LIMIT ?",
+                    arguments: [Schema.backfillBatch])
+                for row in rows {
+                    let body: Data = row["body"]
+                    let encoding: String? = row["content_encoding"]
+                    let samples = TrackChunkFormat.countSamples(Array(body), gzip: encoding == "gzip") ?? Int(Int32.max)
+                    let device: String = row["device_id"], runID: String = row["run_id"], seq: Int = row["seq"]
+                    try db.execute(sql: "UPDATE chunk SET samples = ? WHERE device_id = ? AND run_id = ? AND seq = ?",
+                                   arguments: [samples, device, runID, seq])
+                }
+                return rows.count
+            }
+            if counted < Schema.backfillBatch { break }
         }
     }
 
@@ -58,8 +82,8 @@ public final class SQLiteCloudStore: CloudStore {
                 return digest == chunk.digest ? .unchanged : .conflict
             }
             try db.execute(
-                sql: "INSERT INTO chunk (device_id, run_id, seq, body, content_encoding, digest) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [device, chunk.runID, chunk.seq, Data(chunk.body), chunk.contentEncoding, chunk.digest])
+                sql: "INSERT INTO chunk (device_id, run_id, seq, body, content_encoding, digest, samples) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [device, chunk.runID, chunk.seq, Data(chunk.body), chunk.contentEncoding, chunk.digest, chunk.samples])
             return .created
         }
     }
@@ -116,15 +140,42 @@ public final class SQLiteCloudStore: CloudStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT run_id, seq, body, content_encoding, digest FROM chunk
+                    SELECT run_id, seq, body, content_encoding, digest, samples FROM chunk
                     WHERE device_id = ? AND run_id = ? AND seq < ? ORDER BY seq
                     """,
                 arguments: [device, runID, count]
-            ).map { row in
-                let body: Data = row["body"]
-                return StoredChunk(runID: row["run_id"], seq: row["seq"], body: Array(body),
-                                   contentEncoding: row["content_encoding"], digest: row["digest"])
-            }
+            ).map(Self.chunk)
+        }
+    }
+
+    public func chunk(device: String, runID: String, seq: Int) async throws -> StoredChunk? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT run_id, seq, body, content_encoding, digest, samples FROM chunk WHERE device_id = ? AND run_id = ? AND seq = ?",
+                arguments: [device, runID, seq]
+            ).map(Self.chunk)
+        }
+    }
+
+    private static func chunk(_ row: Row) -> StoredChunk {
+        let body: Data = row["body"]
+        return StoredChunk(runID: row["run_id"], seq: row["seq"], body: Array(body), contentEncoding: row["content_encoding"],
+                           digest: row["digest"], samples: row["samples"])
+    }
+
+    public func chunkNumbers(device: String, runID: String, below count: Int) async throws -> [Int] {
+        try await pool.read { db in
+            try Int.fetchAll(db, sql: "SELECT seq FROM chunk WHERE device_id = ? AND run_id = ? AND seq < ? ORDER BY seq",
+                             arguments: [device, runID, count])
+        }
+    }
+
+    public func storedSamples(device: String, runID: String, below count: Int, excluding: Int?) async throws -> Int {
+        try await pool.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COALESCE(SUM(samples), 0) FROM chunk WHERE device_id = ? AND run_id = ? AND seq < ? AND seq <> ?",
+                arguments: [device, runID, count, excluding ?? -1]) ?? 0
         }
     }
 
@@ -178,7 +229,12 @@ public final class SQLiteCloudStore: CloudStore {
                     VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
                     """,
                 arguments: [message.device, message.alertID, message.sequence, message.type, message.json, message.receivedMs])
-            guard db.changesCount > 0 else { return .repeated(secret: secret) }
+            guard db.changesCount > 0 else {
+                let stored = try String.fetchOne(
+                    db, sql: "SELECT body FROM alert_message WHERE device_id = ? AND alert_id = ? AND sequence = ?",
+                    arguments: [message.device, message.alertID, message.sequence])
+                return stored == message.json ? .repeated(secret: secret) : .conflict(secret: secret)
+            }
             if message.sequence > latest {
                 try db.execute(
                     sql: "UPDATE alert SET state = ?, latest_sequence = ?, latest_body = ? WHERE device_id = ? AND alert_id = ?",

@@ -2,7 +2,9 @@
 /// real booleans where SQLite takes BLOB, an INTEGER PRIMARY KEY and 0/1.
 enum Schema {
     /// Bumped with every change; a store refuses a database newer than it knows.
-    static let version = 1
+    /// 2: alert sequences 64-bit in PostgreSQL too; chunk.samples (the run's cap is checked
+    /// without reading bodies).
+    static let version = 2
 
     static func statements(postgres: Bool) -> [String] {
         let blob = postgres ? "BYTEA" : "BLOB"
@@ -17,7 +19,7 @@ enum Schema {
             """
             CREATE TABLE IF NOT EXISTS chunk (
                 device_id TEXT NOT NULL, run_id TEXT NOT NULL, seq INTEGER NOT NULL, body \(blob) NOT NULL,
-                content_encoding TEXT, digest TEXT NOT NULL, PRIMARY KEY (device_id, run_id, seq))
+                content_encoding TEXT, digest TEXT NOT NULL, samples BIGINT, PRIMARY KEY (device_id, run_id, seq))
             """,
             """
             CREATE TABLE IF NOT EXISTS run (
@@ -29,12 +31,12 @@ enum Schema {
             """
             CREATE TABLE IF NOT EXISTS alert (
                 device_id TEXT NOT NULL, alert_id TEXT NOT NULL, secret TEXT NOT NULL UNIQUE, state TEXT NOT NULL,
-                kind TEXT NOT NULL, test BOOLEAN NOT NULL, created_ms BIGINT NOT NULL, latest_sequence INTEGER NOT NULL,
+                kind TEXT NOT NULL, test BOOLEAN NOT NULL, created_ms BIGINT NOT NULL, latest_sequence BIGINT NOT NULL,
                 latest_body TEXT NOT NULL, PRIMARY KEY (device_id, alert_id))
             """,
             """
             CREATE TABLE IF NOT EXISTS alert_message (
-                device_id TEXT NOT NULL, alert_id TEXT NOT NULL, sequence INTEGER NOT NULL, type TEXT NOT NULL,
+                device_id TEXT NOT NULL, alert_id TEXT NOT NULL, sequence BIGINT NOT NULL, type TEXT NOT NULL,
                 body TEXT NOT NULL, received_ms BIGINT NOT NULL, PRIMARY KEY (device_id, alert_id, sequence))
             """,
             """
@@ -45,6 +47,18 @@ enum Schema {
             "CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_attempt_ms) WHERE delivered_ms IS NULL",
         ]
     }
+
+    /// What takes a version 1 database to version 2 in PostgreSQL (in the migration's
+    /// transaction, so it is all or nothing). Harmless on a new database. SQLite's INTEGER is
+    /// 64-bit already; its new column is added by the store (it has no ADD COLUMN IF NOT EXISTS).
+    static let postgresUpgrades = [
+        "ALTER TABLE alert ALTER COLUMN latest_sequence TYPE BIGINT",
+        "ALTER TABLE alert_message ALTER COLUMN sequence TYPE BIGINT",
+        "ALTER TABLE chunk ADD COLUMN IF NOT EXISTS samples BIGINT",
+    ]
+
+    /// Chunks counted in a migration at a time (their bodies are read to count the samples).
+    static let backfillBatch = 50
 
     /// Complete runs: a summary, and as many chunks below its count as it names.
     static let completeRunCondition = """
