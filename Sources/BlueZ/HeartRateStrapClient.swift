@@ -1,3 +1,4 @@
+import Synchronization
 import Systemd
 
 /// Holds on to the paired heart-rate strap for as long as it runs, following BlueZ's documented
@@ -12,12 +13,20 @@ public final class HeartRateStrapClient: Sendable {
     public let events: AsyncStream<StrapEvent>
     private let continuation: AsyncStream<StrapEvent>.Continuation
     private let openBus: @Sendable () throws(BusError) -> BusConnection
+    private let onNotification: NotificationTap?
+
+    /// A measurement's bytes with CLOCK_MONOTONIC at receipt, called on the bus thread.
+    public typealias NotificationTap = @Sendable (_ strap: StrapAddress, _ value: [UInt8], _ receivedNs: UInt64) -> Void
 
     /// `openBus` makes a new connection each time the last one was lost; the daemon passes
-    /// `BusConnection.system`, which honours DBUS_SYSTEM_BUS_ADDRESS.
-    public init(configuration: StrapClientConfiguration, openBus: @escaping @Sendable () throws(BusError) -> BusConnection) {
+    /// `BusConnection.system`, which honours DBUS_SYSTEM_BUS_ADDRESS. `onNotification` gets each
+    /// measurement straight from the bus thread, in one hand-off, before `events` has it: the SOS
+    /// lane's path, which must never wait on the cooperative pool.
+    public init(configuration: StrapClientConfiguration, openBus: @escaping @Sendable () throws(BusError) -> BusConnection,
+                onNotification: NotificationTap? = nil) {
         self.configuration = configuration
         self.openBus = openBus
+        self.onNotification = onNotification
         (events, continuation) = AsyncStream.makeStream(of: StrapEvent.self, bufferingPolicy: .bufferingNewest(4096))
     }
 
@@ -34,7 +43,8 @@ public final class HeartRateStrapClient: Sendable {
                 try? await Task.sleep(for: backoff.next())
                 continue
             }
-            var session = StrapSession(bus: bus, configuration: configuration, report: { [continuation] in continuation.yield($0) })
+            var session = StrapSession(bus: bus, configuration: configuration, report: { [continuation] in continuation.yield($0) },
+                                       onNotification: onNotification)
             await session.run()
             bus.close()
             if !Task.isCancelled { try? await Task.sleep(for: backoff.next()) }
@@ -53,14 +63,32 @@ struct StrapSession {
     private var discovering = false
     private var lastReported: StrapEvent?
 
-    init(bus: BusConnection, configuration: StrapClientConfiguration, report: @escaping @Sendable (StrapEvent) -> Void) {
+    /// The characteristic being streamed and its strap, read by the bus-thread tap.
+    private let streaming = Streaming()
+    private let onNotification: HeartRateStrapClient.NotificationTap?
+
+    init(bus: BusConnection, configuration: StrapClientConfiguration, report: @escaping @Sendable (StrapEvent) -> Void,
+         onNotification: HeartRateStrapClient.NotificationTap? = nil) {
         self.bus = bus
         self.configuration = configuration
         self.report = report
+        self.onNotification = onNotification
         backoff = Backoff(minimum: configuration.minimumBackoff, maximum: configuration.maximumBackoff)
     }
 
     private static let bluezOwnerRule = BusMatchRule(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: BlueZNames.service)
+
+    /// On the bus thread: a measurement of the characteristic being streamed goes straight on.
+    private var tap: (@Sendable (BusSignal) -> Void)? {
+        guard let onNotification else { return nil }
+        let streaming = self.streaming
+        return { signal in
+            guard signal.member == "PropertiesChanged", let current = streaming.current.withLock({ $0 }), signal.path == current.path,
+                  let change = PropertiesChange(signal), change.interface == BlueZNames.gattCharacteristic,
+                  let value = change.changed["Value"]?.bytesValue else { return }
+            onNotification(current.address, value, signal.receivedNs)
+        }
+    }
 
     mutating func run() async {
         let signals: AsyncStream<BusSignal>
@@ -69,7 +97,7 @@ struct StrapSession {
                 Self.bluezOwnerRule,
                 BusMatchRule(sender: BlueZNames.service, interface: BlueZNames.objectManager),
                 BusMatchRule(sender: BlueZNames.service, interface: BlueZNames.properties, member: "PropertiesChanged"),
-            ], bufferingNewest: 8192)
+            ], bufferingNewest: 8192, tap: tap)
         } catch {
             report(.unavailable(reason: "cannot watch BlueZ on the bus: \(error)"))
             return
@@ -201,6 +229,9 @@ struct StrapSession {
             _ = try? await bus.call(BusMethodCall(destination: BlueZNames.service, path: devicePath, interface: BlueZNames.device, member: "Disconnect"), timeout: .seconds(5))
             return .retry(after: backoff.next())
         }
+        // From here the bus thread hands measurements on by itself, until the link goes.
+        streaming.current.withLock { $0 = (characteristic, address) }
+        defer { streaming.current.withLock { $0 = nil } }
         do {
             _ = try await bus.call(BusMethodCall(destination: BlueZNames.service, path: characteristic, interface: BlueZNames.gattCharacteristic, member: "StartNotify"), timeout: .seconds(10))
         } catch {
@@ -277,6 +308,11 @@ struct StrapSession {
         discovering = false
         _ = try? await bus.call(BusMethodCall(destination: BlueZNames.service, path: adapterPath, interface: BlueZNames.adapter, member: "StopDiscovery"), timeout: .seconds(5))
     }
+}
+
+/// Shared between the session and its bus-thread tap.
+private final class Streaming: Sendable {
+    let current = Mutex<(path: String, address: StrapAddress)?>(nil)
 }
 
 extension String {

@@ -9,7 +9,8 @@ import Systemd
 struct HeartRateService: Service {
     let settings: StrapSettings
     let pipeline: PipelineThread
-    /// Notifications go to the SOS lane first and straight: it must never wait for the pipeline.
+    /// Notifications go to the SOS lane first and straight, from the bus thread: it must never wait
+    /// for the pipeline or the cooperative pool.
     let sos: SOSLane
 
     func run() async throws {
@@ -24,11 +25,13 @@ struct HeartRateService: Service {
             }
             let configuration = StrapClientConfiguration(straps: choice.straps, adapter: choice.adapter)
             client = Task { [pipeline, sos] in
-                let strap = HeartRateStrapClient(configuration: configuration, openBus: { () throws(BusError) in try BusConnection.system() })
+                // The SOS lane hears each measurement from the bus thread itself, in one hand-off;
+                // the pipeline (recording, status) through the client's events.
+                let strap = HeartRateStrapClient(configuration: configuration, openBus: { () throws(BusError) in try BusConnection.system() },
+                                                 onNotification: { _, value, receivedNs in sos.put(.heartRate(bytes: value, receivedNs: receivedNs)) })
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await strap.run() }
                     for await event in strap.events {
-                        if case .notification(_, let value, let receivedNs) = event { sos.put(.heartRate(bytes: value, receivedNs: receivedNs)) }
                         pipeline.queue.put(.strap(event))
                     }
                 }

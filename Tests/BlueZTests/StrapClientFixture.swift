@@ -16,13 +16,28 @@ final class StrapClientFixture: Sendable {
         let entries = Mutex<[(event: StrapEvent, at: ContinuousClock.Instant)]>([])
     }
     private let log = Log()
+    /// What the bus-thread tap saw: the value, its receipt time, the thread, and when.
+    struct Tapped: Sendable {
+        var value: [UInt8]
+        var receivedNs: UInt64
+        var thread: UInt
+        var at: ContinuousClock.Instant
+    }
+    final class TapLog: Sendable { let entries = Mutex<[Tapped]>([]) }
+    private let tapLog = TapLog()
+    var tapped: [Tapped] { tapLog.entries.withLock { $0 } }
 
     init(simulator: BluetoothSimulator, straps: [String], minimumBackoff: Duration = .milliseconds(250)) {
         self.simulator = simulator
         let address = simulator.address
+        let tapLog = self.tapLog
         client = HeartRateStrapClient(
             configuration: StrapClientConfiguration(straps: straps.compactMap(StrapAddress.init), minimumBackoff: minimumBackoff),
-            openBus: { () throws(BusError) in try BusConnection.connect(address: address) })
+            openBus: { () throws(BusError) in try BusConnection.connect(address: address) },
+            onNotification: { _, value, receivedNs in
+                let entry = Tapped(value: value, receivedNs: receivedNs, thread: UInt(pthread_self()), at: .now)
+                tapLog.entries.withLock { $0.append(entry) }
+            })
         let client = self.client
         task = Task { await client.run() }
         let log = self.log

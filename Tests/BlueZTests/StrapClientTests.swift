@@ -34,6 +34,32 @@ struct StrapClientTests {
         #expect(StrapClientFixture.connectedCount(fixture.events) == 1)
     }
 
+    /// The SOS lane's path: every measurement reaches the bus-thread tap, on one thread, with
+    /// the same bytes and receipt time as the event stream, and no later than the stream has it.
+    @Test func everyMeasurementReachesTheBusThreadTapFirst() async throws {
+        let simulator = try await BluetoothSimulator.start(.init(straps: [.init(address: Self.strap)]))
+        defer { simulator.close() }
+        let fixture = StrapClientFixture(simulator: simulator, straps: [Self.strap])
+        try await fixture.wait("connection") { StrapClientFixture.connectedCount($0) == 1 }
+        try await simulator.run { try $0.startStream(address: Self.strap, rateHz: 4, bpm: [140, 141]) }
+        try await Task.sleep(for: .seconds(5))
+        try await simulator.run { try $0.stopStream(address: Self.strap) }
+        let stats = try await offPool { try simulator.stats(address: Self.strap) }
+        try await fixture.wait("the last notification") { _ in fixture.notificationCount >= Int(stats.streamSent) }
+        await fixture.stop()
+
+        let tapped = fixture.tapped
+        let streamed = fixture.events(since: .now - .seconds(3600)).compactMap { entry -> (value: [UInt8], receivedNs: UInt64, at: ContinuousClock.Instant)? in
+            if case .notification(_, let value, let receivedNs) = entry.event { (value, receivedNs, entry.at) } else { nil }
+        }
+        #expect(stats.streamSent >= 15)
+        #expect(tapped.count == streamed.count)
+        #expect(tapped.map(\.value) == streamed.map(\.value))
+        #expect(tapped.map(\.receivedNs) == streamed.map(\.receivedNs))
+        #expect(Set(tapped.map(\.thread)).count == 1, "all on the bus thread")
+        for (tap, event) in zip(tapped, streamed) { #expect(tap.at <= event.at) }
+    }
+
     @Test func aLinkLossIsFollowedByAReconnectAndTheStreamGoesOn() async throws {
         let simulator = try await BluetoothSimulator.start(.init(straps: [.init(address: Self.strap)]))
         defer { simulator.close() }

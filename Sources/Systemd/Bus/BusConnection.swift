@@ -70,11 +70,14 @@ public final class BusConnection: Sendable {
     }
 
     /// Signals matching any of `rules`, in one stream, in the order the bus delivered them.
-    public func signals(matching rules: [BusMatchRule], bufferingNewest limit: Int = 1024) async throws(BusError) -> AsyncStream<BusSignal> {
+    /// `tap`, if given, sees each one first, on the bus thread itself: for a reader that must not
+    /// wait on the cooperative pool (the SOS lane's heart rate). It must be quick and never block.
+    public func signals(matching rules: [BusMatchRule], bufferingNewest limit: Int = 1024,
+                        tap: (@Sendable (BusSignal) -> Void)? = nil) async throws(BusError) -> AsyncStream<BusSignal> {
         let (stream, continuation) = AsyncStream.makeStream(of: BusSignal.self, bufferingPolicy: .bufferingNewest(limit))
         let installed: Result<Void, BusError> = await withCheckedContinuation { done in
             let accepted = loop.submit { context in
-                done.resume(returning: context.addMatches(rules, continuation: continuation))
+                done.resume(returning: context.addMatches(rules, continuation: continuation, tap: tap))
             }
             if !accepted { done.resume(returning: .failure(.closed("the bus connection is closed"))) }
         }

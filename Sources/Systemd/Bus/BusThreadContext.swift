@@ -32,8 +32,13 @@ final class BusThreadContext {
 
     final class Subscription {
         let continuation: AsyncStream<BusSignal>.Continuation
+        /// Sees each signal on the bus thread before the stream does (see `BusConnection.signals`).
+        let tap: (@Sendable (BusSignal) -> Void)?
         var slots: [OpaquePointer] = []
-        init(continuation: AsyncStream<BusSignal>.Continuation) { self.continuation = continuation }
+        init(continuation: AsyncStream<BusSignal>.Continuation, tap: (@Sendable (BusSignal) -> Void)?) {
+            self.continuation = continuation
+            self.tap = tap
+        }
     }
 
     private var pending: [ObjectIdentifier: PendingCall] = [:]
@@ -147,8 +152,9 @@ final class BusThreadContext {
 
     // MARK: Signals
 
-    func addMatches(_ rules: [BusMatchRule], continuation: AsyncStream<BusSignal>.Continuation) -> Result<Void, BusError> {
-        let subscription = Subscription(continuation: continuation)
+    func addMatches(_ rules: [BusMatchRule], continuation: AsyncStream<BusSignal>.Continuation,
+                    tap: (@Sendable (BusSignal) -> Void)? = nil) -> Result<Void, BusError> {
+        let subscription = Subscription(continuation: continuation, tap: tap)
         let userdata = Unmanaged.passUnretained(subscription).toOpaque()
         for rule in rules {
             var slot: OpaquePointer? = nil
@@ -210,13 +216,15 @@ extension BusThreadContext {
     fileprivate static func deliver(_ message: OpaquePointer, to subscription: Subscription) {
         func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
         guard let arguments = try? BusMessageCoding.readAll(message) else { return }
-        subscription.continuation.yield(BusSignal(
+        let signal = BusSignal(
             sender: text(sd_bus_message_get_sender(message)),
             path: text(sd_bus_message_get_path(message)),
             interface: text(sd_bus_message_get_interface(message)),
             member: text(sd_bus_message_get_member(message)),
             arguments: arguments,
             receivedNs: MonotonicTime.nanoseconds()
-        ))
+        )
+        subscription.tap?(signal)
+        subscription.continuation.yield(signal)
     }
 }
