@@ -12,8 +12,17 @@ public final class SOSLane: Sendable {
     /// "Are you OK?" is waiting for an answer: the pipeline then gives a button press to the lane
     /// (`.answer`) instead of starting a lap.
     private let asking = Atomic<Bool>(false)
+    /// CLOCK_MONOTONIC of the loop's last turn; 0 while the lane is not running.
+    private let heartbeatNs = Atomic<UInt64>(0)
 
     public init() {}
+
+    /// When the lane's loop last turned (it turns at least every tick), or nil when it is not
+    /// running: the watchdog pings only while it keeps turning.
+    public var lastTurnNs: UInt64? {
+        let ns = heartbeatNs.load(ordering: .relaxed)
+        return ns == 0 ? nil : ns
+    }
 
     public var isAsking: Bool { asking.load(ordering: .acquiring) }
 
@@ -31,8 +40,10 @@ public final class SOSLane: Sendable {
             lane.resumeOwedDeliveries()
             var nextTick = MonotonicTime.nanoseconds() + Self.tickNs
             while true {
+                self.heartbeatNs.store(MonotonicTime.nanoseconds(), ordering: .relaxed)
                 if let input = queue.take(until: nextTick) {
                     if case .shutdown(let done) = input {
+                        self.heartbeatNs.store(0, ordering: .relaxed)
                         lane.shutDown()
                         done()
                         return
