@@ -81,18 +81,17 @@ public struct PacerConfiguration: Sendable, Equatable {
         var splitDistanceSet = false
         // In kilometres or miles, as [units] says; that may come later in the file.
         var summaryEveryUnits = 1.0
-        // Where the SOS thresholds were last set, to point at it if they are too close together.
-        var thresholdEntry: (line: Int, key: String) = (0, "sos.hr_high_bpm")
+        // Each entry by key, for the rules between keys (`checkRelatedKeys`).
+        var written: [String: TOMLEntry] = [:]
         // [[privacy_zone]] tables: lat, lon and radius_m each, gathered by their index.
         var zones: [Int: (lat: Double?, lon: Double?, radius: Double?, line: Int)] = [:]
-        var uploadURLLine = 0
         let document = try TOMLSubset.parseDocument(text, file: file, tableArrays: ["privacy_zone"])
         for header in document.tables where header.name == "privacy_zone" {
             zones[header.index] = (nil, nil, nil, header.line)
         }
         for entry in document.entries {
             let reader = EntryReader(entry: entry, file: file)
-            if entry.key == "sos.hr_high_bpm" || entry.key == "sos.hr_low_bpm" { thresholdEntry = (entry.line, entry.displayKey) }
+            written[entry.key] = entry
             switch entry.key {
             case "units.system":
                 guard case .string(let s) = entry.value, let system = UnitSystem(rawValue: s) else {
@@ -264,12 +263,13 @@ public struct PacerConfiguration: Sendable, Equatable {
             case "sos.retry_max_s":
                 config.sos.retryMaxSeconds = try reader.number(in: 1...3600, "seconds from 1 to 3600")
             case "upload.url":
-                uploadURLLine = entry.line
                 let url = try reader.string("a URL in quotes, e.g. \"https://pacer.example.org\", or \"\" for none", allowEmpty: true)
                 let host = url.drop(while: { $0 != "/" }).dropFirst(2).prefix { $0 != "/" }
                 guard url.isEmpty || ((url.hasPrefix("https://") || url.hasPrefix("http://")) && !host.isEmpty) else {
                     throw reader.fail("expected a URL starting with https:// (or http://), got \"\(url)\"")
                 }
+                // Never allowed, whatever allow_http says; to a loopback address it depends on it.
+                guard !url.hasPrefix("http://") || UploadConfiguration.isLoopback(url) else { throw reader.fail(plainHTTPProblem) }
                 config.upload.url = url.isEmpty ? nil : String(url.reversed().drop(while: { $0 == "/" }).reversed())
             case "upload.token":
                 let token = try reader.string("a token in quotes", allowEmpty: true)
@@ -296,12 +296,6 @@ public struct PacerConfiguration: Sendable, Equatable {
             default:
                 throw reader.fail("unknown key (check its spelling and section)")
             }
-            if config.tracking.pauseBelowSpeed >= config.tracking.resumeAboveSpeed {
-                throw reader.fail("tracking.pause_below_mps must be lower than tracking.resume_above_mps")
-            }
-            if config.longPressSeconds >= config.veryLongPressSeconds {
-                throw reader.fail("buttons.long_press_s must be shorter than buttons.very_long_press_s")
-            }
         }
         if config.units == .imperial && !splitDistanceSet {
             config.tracking.splitDistanceMeters = 1609.344
@@ -321,15 +315,32 @@ public struct PacerConfiguration: Sendable, Equatable {
             }
             config.upload.privacyZones.append(PrivacyZone(center: Coordinate(latitude: lat, longitude: lon), radiusMeters: radius))
         }
-        if let url = config.upload.url, url.hasPrefix("http://"), !(config.upload.allowPlainHTTP && UploadConfiguration.isLoopback(url)) {
-            throw ConfigError(file: file, line: uploadURLLine, key: "upload.url",
-                              problem: "plain http:// is only allowed to a loopback address with upload.allow_http = true; use https://")
-        }
-        if config.sos.rules.highBpm <= config.sos.rules.lowBpm + 20 {
-            throw ConfigError(file: file, line: thresholdEntry.line, key: thresholdEntry.key,
-                              problem: "sos.hr_high_bpm (\(config.sos.rules.highBpm)) must be at least 20 bpm above sos.hr_low_bpm (\(config.sos.rules.lowBpm))")
-        }
+        try config.checkRelatedKeys(written: written, file: file)
         return config
+    }
+
+    private static let plainHTTPProblem = "plain http:// is only allowed to a loopback address with upload.allow_http = true; use https://"
+
+    /// The rules between two keys. They run once the whole file is read, so that the order the
+    /// keys are written in never matters, and blame the later of the two lines (a key left at its
+    /// default has none). When several fail, the one blamed earliest in the file is reported.
+    private func checkRelatedKeys(written: [String: TOMLEntry], file: String) throws(ConfigError) {
+        let rules: [(keys: [String], broken: Bool, problem: String)] = [
+            (["tracking.pause_below_mps", "tracking.resume_above_mps"], tracking.pauseBelowSpeed >= tracking.resumeAboveSpeed,
+             "tracking.pause_below_mps must be lower than tracking.resume_above_mps"),
+            (["buttons.long_press_s", "buttons.very_long_press_s"], longPressSeconds >= veryLongPressSeconds,
+             "buttons.long_press_s must be shorter than buttons.very_long_press_s"),
+            (["sos.hr_high_bpm", "sos.hr_low_bpm"], sos.rules.highBpm <= sos.rules.lowBpm + 20,
+             "sos.hr_high_bpm (\(sos.rules.highBpm)) must be at least 20 bpm above sos.hr_low_bpm (\(sos.rules.lowBpm))"),
+            // A non-loopback http:// URL is refused on its own line while the file is read.
+            (["upload.url", "upload.allow_http"], upload.url?.hasPrefix("http://") == true && !upload.allowPlainHTTP,
+             Self.plainHTTPProblem),
+        ]
+        let errors = rules.filter(\.broken).map { rule in
+            let later = rule.keys.compactMap { written[$0] }.max { $0.line < $1.line }
+            return ConfigError(file: file, line: later?.line ?? 0, key: later?.displayKey ?? rule.keys[0], problem: rule.problem)
+        }
+        if let first = errors.min(by: { $0.line < $1.line }) { throw first }
     }
 }
 

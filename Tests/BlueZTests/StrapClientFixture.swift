@@ -61,15 +61,15 @@ final class StrapClientFixture: Sendable {
     /// Waits (without blocking the cooperative pool) until `predicate` holds for the events so far.
     @discardableResult
     func wait(timeout: Duration = .seconds(15), _ what: String, _ predicate: ([StrapEvent]) -> Bool) async throws -> [StrapEvent] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let events = self.events
-            if predicate(events) { return events }
-            if ContinuousClock.now >= deadline {
-                throw FixtureTimeout(description: "no \(what) within \(timeout); events: \(events.suffix(12)); simulator log: \(simulator.log().suffix(2000))")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        var seen = events
+        let held = await eventually(timeout: timeout, every: .milliseconds(20)) {
+            seen = events
+            return predicate(seen)
         }
+        guard held else {
+            throw FixtureTimeout(description: "no \(what) within \(timeout); events: \(seen.suffix(12)); simulator log: \(simulator.log().suffix(2000))")
+        }
+        return seen
     }
 
     /// The sequence numbers the simulator put in the RR field, in arrival order.

@@ -1,4 +1,5 @@
 import Glibc
+import PacerTestSupport
 import Synchronization
 @testable import Buttons
 
@@ -89,11 +90,6 @@ final class InputCollector: Sendable {
     /// Polls until `condition` holds or `timeout` passes (a liveness bound, not a latency target).
     @discardableResult
     func wait(timeout: Duration = .seconds(10), until condition: (InputCollector) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition(self) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition(self)
+        await eventually(timeout: timeout, every: .milliseconds(5)) { condition(self) }
     }
 }

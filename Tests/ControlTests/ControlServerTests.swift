@@ -1,4 +1,5 @@
 import Foundation
+import PacerTestSupport
 import Testing
 
 @testable import Control
@@ -197,7 +198,7 @@ import Glibc
             }
             // Wait until the producer is suspended: its count stops moving.
             var previous = -1
-            let settled = await eventually(seconds: 20) {
+            let settled = await eventually(timeout: .seconds(20)) {
                 let now = await server.daemon.exportedBytes
                 defer { previous = now }
                 return now > 0 && now == previous
@@ -238,7 +239,7 @@ import Glibc
                 try connection.send(#"{"id":1,"command":"runs.export","run":1,"format":"gpx","chunks":5000,"chunk_bytes":16384}"# + "\n")
                 return UncheckedBox(connection)
             }
-            #expect(await eventually(seconds: 20) { await server.daemon.exportOutcomes.count == 1 })
+            #expect(await eventually(timeout: .seconds(20)) { await server.daemon.exportOutcomes.count == 1 })
             let outcome = await server.daemon.exportOutcomes.first ?? ""
             #expect(outcome.contains("client read nothing for"), "\(outcome)")
             // The dropped client finds the connection closed after what had been sent.

@@ -1,4 +1,5 @@
 import Foundation
+import PacerTestSupport
 import Testing
 
 @testable import Control
@@ -22,25 +23,6 @@ struct TemporaryDirectory: Sendable {
     func remove() {
         try? FileManager.default.removeItem(atPath: path)
     }
-}
-
-/// Runs blocking work (a ControlClient, a child process) on its own thread, so it never holds
-/// one of the cooperative pool's threads that the server's handlers need.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
-
-/// Polls `condition` until it holds, for at most `seconds`; used to wait for a background state,
-/// never to assert on timing.
-func eventually(seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await condition()
 }
 
 /// A server in a temp dir serving `FakeDaemon` (or another handler) until `stop()`.

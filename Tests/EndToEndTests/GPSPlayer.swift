@@ -63,10 +63,8 @@ final class GPSPlayer: Sendable {
 
     /// Waits until `epoch` was handed to gpsfake.
     func waitUntilReleased(through epoch: Int, timeout: Duration = .seconds(60)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while next <= epoch {
-            if ContinuousClock.now > deadline { throw FixtureError("epoch \(epoch) not played within \(timeout) (next: \(next))") }
-            try await Task.sleep(for: .milliseconds(10))
+        guard await eventually(timeout: timeout, every: .milliseconds(10), { next > epoch }) else {
+            throw FixtureError("epoch \(epoch) not played within \(timeout) (next: \(next))")
         }
     }
 

@@ -12,13 +12,9 @@ struct Scene: Sendable {
     /// Polls `condition` (off the cooperative pool: it may run busctl or curl) until it holds;
     /// after `timeout`, fails with pacerd's latest journal.
     func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: @escaping @Sendable () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try await !offPool(condition) {
-            if ContinuousClock.now > deadline {
-                throw FixtureError("timed out after \(timeout) waiting for \(what); pacerd's journal ends:\n\(world.daemon.stderr.suffix(6000))")
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await waitOffPool(
+            timeout: timeout, every: .milliseconds(50),
+            orFail: "timed out after \(timeout) waiting for \(what); pacerd's journal ends:\n\(world.daemon.stderr.suffix(6000))", condition)
     }
 
     /// Waits until pacerd's run has its sample of `epoch` (or a later one).

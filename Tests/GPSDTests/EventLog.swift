@@ -29,12 +29,7 @@ final class EventLog: Sendable {
 
     /// Waits until `condition` holds for the events so far; false on timeout.
     func wait(timeout: Duration, until condition: ([GPSDEvent]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if condition(snapshot) { return true }
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await eventually(timeout: timeout, every: .milliseconds(5)) { condition(snapshot) }
     }
 
     func waitUntilFinished(timeout: Duration) async -> Bool {

@@ -10,10 +10,6 @@ import FoundationNetworking
 /// pacerd and pacer-cloud together (SQLite): finished runs reach the backend exactly once however
 /// often pacerd is killed mid-upload, and an SOS shows up there with its page.
 @Suite(.serialized) struct CloudTests {
-    static func waitUntil(timeout: Duration = .seconds(60), _ condition: @escaping @Sendable () throws -> Bool) async throws {
-        try await waitOffPool(timeout: timeout, every: .milliseconds(100), condition)
-    }
-
     @Test(.enabled(if: DaemonFixture.hasSharedData, "needs ../shared/data"))
     func runsReachTheCloudExactlyOnceThroughKillsMidUpload() async throws {
         let cloud = try await offPool { try CloudServer() }
@@ -39,7 +35,7 @@ import FoundationNetworking
             _ = daemon.kill()
         }
         try await daemon.start()
-        try await Self.waitUntil { ((try? cloud.json("/v1/runs"))?["runs"] as? [Any])?.count == 2 }
+        try await waitOffPool(timeout: .seconds(60), every: .milliseconds(100)) { ((try? cloud.json("/v1/runs"))?["runs"] as? [Any])?.count == 2 }
 
         let store = try RunStore(path: daemon.databasePath, readOnly: true)
         for run in try store.runs(limit: 10, offset: 0) {
@@ -69,7 +65,7 @@ import FoundationNetworking
         defer { daemon.cleanUp() }
         try await daemon.start()
         #expect(try await daemon.ctl("sos", "raise").status == 0)
-        try await Self.waitUntil { ((try? cloud.json("/v1/alerts?state=open"))?["alerts"] as? [Any])?.count == 1 }
+        try await waitOffPool(timeout: .seconds(60), every: .milliseconds(100)) { ((try? cloud.json("/v1/alerts?state=open"))?["alerts"] as? [Any])?.count == 1 }
         let alert = try #require((try cloud.json("/v1/alerts?state=open")["alerts"] as? [[String: Any]])?.first)
         #expect(alert["kind"] as? String == "manual")
         let page = try #require(alert["page"] as? String)
@@ -77,7 +73,7 @@ import FoundationNetworking
         #expect(html.contains("OPEN"), "\(html.prefix(400))")
 
         #expect(try await daemon.ctl("sos", "cancel").status == 0)
-        try await Self.waitUntil { ((try? cloud.json("/v1/alerts?state=open"))?["alerts"] as? [Any])?.isEmpty == true }
+        try await waitOffPool(timeout: .seconds(60), every: .milliseconds(100)) { ((try? cloud.json("/v1/alerts?state=open"))?["alerts"] as? [Any])?.isEmpty == true }
         let cancelled = String(decoding: try await offPool { try CloudServer.get(page, token: nil).body }, as: UTF8.self)
         #expect(cancelled.lowercased().contains("false alarm"), "\(cancelled.prefix(400))")
         #expect(await daemon.stop() == .exited(0))

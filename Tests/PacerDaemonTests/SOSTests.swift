@@ -76,10 +76,8 @@ import Testing
         func play(_ values: [Int]) async throws {
             try await offPool { try self.bluetooth.playOnce(address: SOSTests.strap, rateHz: 1, bpm: values.map { UInt16(clamping: $0) }) }
             try await Task.sleep(for: .seconds(values.count))
-            let deadline = ContinuousClock.now + .seconds(30)
-            while try await offPool({ try self.bluetooth.stats(address: SOSTests.strap).streaming }) {
-                if ContinuousClock.now > deadline { throw FixtureError("the strap was still playing 30 s after its last value was due") }
-                try await Task.sleep(for: .milliseconds(100))
+            try await waitOffPool(timeout: .seconds(30), every: .milliseconds(100), orFail: "the strap was still playing 30 s after its last value was due") {
+                try !self.bluetooth.stats(address: SOSTests.strap).streaming
             }
         }
 
@@ -98,10 +96,6 @@ import Testing
         let text = try String(contentsOfFile: DaemonFixture.sharedData + "/hr/hr-\(scenario)-1.jsonl", encoding: .utf8)
         let rows = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         return Array(rows[from...to]).map { $0["bpm"] as? Int ?? 0 }
-    }
-
-    static func waitUntil(timeout: Duration = .seconds(30), _ condition: @escaping @Sendable () throws -> Bool) async throws {
-        try await waitOffPool(timeout: timeout, every: .milliseconds(50), condition)
     }
 
     /// "… (1234.5 ms after the first)": from the first out-of-range sample to the first dispatch.
@@ -126,7 +120,7 @@ import Testing
 
         // tachy: t = 437 is the first sample above 205. Ten seconds before, eight after.
         try await world.play(try Self.window("tachy", from: 427, to: 445))
-        try await Self.waitUntil { try world.modem.sent().count >= 2 && world.sink.requests().count >= 1 && world.hookLines.count >= 1 }
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { try world.modem.sent().count >= 2 && world.sink.requests().count >= 1 && world.hookLines.count >= 1 }
 
         let sms = try await world.sentTexts()
         #expect(Set(sms.map(\.number)) == Set(Self.contacts))
@@ -155,7 +149,7 @@ import Testing
         #expect(since.allSatisfy { $0 <= 5000 }, "\(since): \(Self.raisedLines(world.daemon.stderr))")
 
         // Every delivery acknowledged and recorded.
-        try await Self.waitUntil {
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) {
             let status = try DaemonFixture.runBlocking(DaemonFixture.binary("pacerctl"), ["sos", "status", "--json", "--socket", world.daemon.socketPath])
             let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
             let alerts = json?["alerts"] as? [[String: Any]] ?? []
@@ -165,15 +159,15 @@ import Testing
 
         // brady right after: a different kind while hr_high is open is a new alert.
         try await world.play(try Self.window("brady", from: 509, to: 520))
-        try await Self.waitUntil { try world.modem.sent().contains { $0.text.hasPrefix("SOS: LOW heart rate") } }
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { try world.modem.sent().contains { $0.text.hasPrefix("SOS: LOW heart rate") } }
         #expect(Self.sinceBreachMs(world.daemon.stderr, kind: "hr_low").allSatisfy { $0 <= 5000 }, "\(Self.raisedLines(world.daemon.stderr))")
 
         // Cancel: "false alarm, I am OK" to everyone, for both open alerts.
         let cancel = try await world.daemon.ctl("sos", "cancel")
         #expect(cancel.status == 0, "\(cancel.stderr)")
         #expect(cancel.stdout.contains("cancelled 2 alerts"))
-        try await Self.waitUntil { try world.modem.sent().filter { $0.text.hasPrefix("FALSE ALARM, I am OK") }.count == 4 }
-        try await Self.waitUntil { world.sink.requests().contains { $0.bodyText.contains("\"type\":\"cancelled\"") } }
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { try world.modem.sent().filter { $0.text.hasPrefix("FALSE ALARM, I am OK") }.count == 4 }
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { world.sink.requests().contains { $0.bodyText.contains("\"type\":\"cancelled\"") } }
         #expect(world.daemon.stderr.contains("said (sos"), "a spoken confirmation")
         #expect(await world.daemon.stop() == .exited(0))
     }
@@ -188,7 +182,7 @@ import Testing
 
         let raise = try await world.daemon.ctl("sos", "raise")
         #expect(raise.status == 0, "\(raise.stderr)")
-        try await Self.waitUntil {
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) {
             let failed = try world.modem.stats().failed
             return world.sink.requests().count >= 2 && failed >= 4
         }
@@ -204,7 +198,7 @@ import Testing
         let good = try await offPool { try HTTPSSink(tls: true, rules: .init(), certificates: world.sink.certificates, port: world.sink.port) }
         defer { good.stop() }
         try await world.start()
-        try await Self.waitUntil { try world.modem.sent().count == 2 && good.requests().count == 1 }
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { try world.modem.sent().count == 2 && good.requests().count == 1 }
         try await Task.sleep(for: .seconds(3))
         #expect(try await world.sentTexts().count == 2, "each contact texted once")
         #expect(good.requests().count == 1)
@@ -228,7 +222,7 @@ import Testing
         try await world.daemon.waitForStatus { $0["state"] as? String == "recording" }
         try await world.play(Array(repeating: 72, count: 4))
         let asked = "Are you OK?"
-        try await Self.waitUntil(timeout: .seconds(40)) { world.daemon.stderr.contains(asked) }
+        try await waitOffPool(timeout: .seconds(40), every: .milliseconds(50)) { world.daemon.stderr.contains(asked) }
         #expect(world.daemon.stderr.contains("SOS monitoring: no heart-rate notification"), "the sensor fault was warned about first")
         let answer = try await world.daemon.ctl("sos", "cancel")
         #expect(answer.status == 0, "\(answer.stderr)")
@@ -239,7 +233,7 @@ import Testing
 
         try await world.play(Array(repeating: 72, count: 4))
         let silent = ContinuousClock.now
-        try await Self.waitUntil(timeout: .seconds(60)) { try world.modem.sent().count >= 2 }
+        try await waitOffPool(timeout: .seconds(60), every: .milliseconds(50)) { try world.modem.sent().count >= 2 }
         let after = ContinuousClock.now - silent
         #expect(after >= .seconds(19), "raised \(after) after the last notification: 10 s of silence, then 10 s unanswered")
         #expect(world.daemon.stderr.components(separatedBy: asked).count - 1 >= 2, "asked again before raising")

@@ -26,10 +26,6 @@ struct UploadTests {
         return daemon
     }
 
-    static func waitUntil(timeout: Duration = .seconds(60), _ condition: @escaping @Sendable () throws -> Bool) async throws {
-        try await waitOffPool(timeout: timeout, every: .milliseconds(100), condition)
-    }
-
     static func summariesAccepted(_ sink: HTTPSSink) -> Set<String> {
         Set(sink.requests().filter { ($0.status ?? 0) / 100 == 2 && !$0.path.contains("/chunks/") && $0.path.hasPrefix("/v1/runs/") }.map(\.path))
     }
@@ -41,7 +37,7 @@ struct UploadTests {
         defer { daemon.cleanUp() }
         let uuids = try RunStore(path: daemon.databasePath, readOnly: true).runs(limit: 10, offset: 0).map(\.uuid)
         try await daemon.start()
-        try await Self.waitUntil { Self.summariesAccepted(sink).count == 2 }
+        try await waitOffPool(timeout: .seconds(60), every: .milliseconds(100)) { Self.summariesAccepted(sink).count == 2 }
         #expect(Self.summariesAccepted(sink) == Set(uuids.map { "/v1/runs/\($0)" }))
         let status = try await daemon.ctl("status")
         #expect(status.stdout.contains("uploads: nothing waiting"), "\(status.stdout)")
@@ -59,11 +55,11 @@ struct UploadTests {
         defer { daemon.cleanUp() }
         let uuid = try #require(try RunStore(path: daemon.databasePath, readOnly: true).runs(limit: 1, offset: 0).first?.uuid)
         try await daemon.start()
-        try await Self.waitUntil { !sink.requests().isEmpty }
+        try await waitOffPool(timeout: .seconds(60), every: .milliseconds(100)) { !sink.requests().isEmpty }
         _ = daemon.kill()
         #expect(Self.summariesAccepted(sink).isEmpty)
         try await daemon.start()
-        try await Self.waitUntil { Self.summariesAccepted(sink).count == 1 }
+        try await waitOffPool(timeout: .seconds(60), every: .milliseconds(100)) { Self.summariesAccepted(sink).count == 1 }
         // Every chunk was accepted, the one in flight at the kill at least once (the server's
         // idempotency keeps it once), and the run is complete.
         let chunks = Set(sink.requests().filter { ($0.status ?? 0) / 100 == 2 && $0.path.contains("/chunks/") }.map(\.path))
@@ -86,7 +82,7 @@ struct UploadTests {
         func nm(_ arguments: String...) async throws -> DaemonFixture.CtlResult {
             try await DaemonFixture.run("/usr/bin/busctl", ["--address=" + bus.address] + arguments)
         }
-        try await Self.waitUntil(timeout: .seconds(20)) {
+        try await waitOffPool(timeout: .seconds(20), every: .milliseconds(100)) {
             (try DaemonFixture.runBlocking("/usr/bin/busctl", ["--address=" + bus.address, "status", "org.freedesktop.NetworkManager"])).status == 0
         }
 
@@ -108,7 +104,7 @@ struct UploadTests {
             """)
         try await daemon.start(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         // Five failures in a row: the next try is 8-16 s away.
-        try await Self.waitUntil(timeout: .seconds(40)) {
+        try await waitOffPool(timeout: .seconds(40), every: .milliseconds(100)) {
             let status = try DaemonFixture.runBlocking(DaemonFixture.binary("pacerctl"), ["status", "--json", "--socket", daemon.socketPath])
             let uploads = (try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["uploads"] as? [String: Any]
             return (uploads?["failures_in_a_row"] as? Int ?? 0) >= 5
@@ -120,7 +116,7 @@ struct UploadTests {
         let back = ContinuousClock.now
         #expect(try await nm("call", "org.freedesktop.NetworkManager", "/org/freedesktop", "org.freedesktop.DBus.Mock",
                              "SetGlobalConnectionState", "u", "70").status == 0)
-        try await Self.waitUntil(timeout: .seconds(30)) { Self.summariesAccepted(sink).count == 1 }
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(100)) { Self.summariesAccepted(sink).count == 1 }
         let took = ContinuousClock.now - back
         #expect(took < .seconds(7), "uploaded \(took) after the network came back: woken, not at the backoff's end")
         #expect(daemon.stderr.contains("NetworkManager says the network is connected"))

@@ -29,8 +29,8 @@ import Testing
         let spoken = try await daemon.ctl("speak", "Testing one two three")
         #expect(spoken.status == 0, "\(spoken.stderr)")
         let speech = daemon.directory.file("speech")
-        try await waitUntil { (try? FileManager.default.contentsOfDirectory(atPath: speech))?.contains { $0.hasSuffix("-message.wav") } == true }
-        try await waitUntil { Self.cueLines(daemon.stderr).contains { $0.fate == "said" && $0.text == "Testing one two three" } }
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { (try? FileManager.default.contentsOfDirectory(atPath: speech))?.contains { $0.hasSuffix("-message.wav") } == true }
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { Self.cueLines(daemon.stderr).contains { $0.fate == "said" && $0.text == "Testing one two three" } }
         let wav = try FileManager.default.contentsOfDirectory(atPath: speech).first { $0.hasSuffix("-message.wav") }!
         // 22050 Hz, 16 bit: a short sentence is well over half a second of sound.
         let size = try FileManager.default.attributesOfItem(atPath: speech + "/" + wav)[.size] as! Int
@@ -41,12 +41,12 @@ import Testing
         #expect(ready.stdout.contains("GPS receiver not available."), "\(ready.stdout)")
         #expect(ready.stdout.contains("No heart rate strap."), "\(ready.stdout)")
         #expect(ready.stdout.contains("All runs uploaded."), "\(ready.stdout)")
-        try await waitUntil { Self.cueLines(daemon.stderr).contains { $0.kind == "readiness" } }
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { Self.cueLines(daemon.stderr).contains { $0.kind == "readiness" } }
 
         // Muted: a coaching-level message is dropped, and the journal says why.
         #expect(try await daemon.ctl("voice", "mute").status == 0)
         #expect(try await daemon.ctl("speak", "This is muted").status == 0)
-        try await waitUntil { Self.cueLines(daemon.stderr).contains { $0.fate == "not said (muted)" && $0.text == "This is muted" } }
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { Self.cueLines(daemon.stderr).contains { $0.fate == "not said (muted)" && $0.text == "This is muted" } }
         #expect(try await daemon.ctl("voice", "unmute").status == 0)
 
         // A malformed request: a clear refusal, and the daemon carries on.
@@ -72,7 +72,7 @@ import Testing
         fake.release()
         try await daemon.waitForStatus(timeout: .seconds(120)) { $0["gps"] as? String == "gpsd_unreachable" }
         #expect(try await daemon.ctl("run", "stop").status == 0)
-        try await waitUntil { Self.cueLines(daemon.stderr).contains { $0.text.hasPrefix("Run stopped.") } }
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { Self.cueLines(daemon.stderr).contains { $0.text.hasPrefix("Run stopped.") } }
 
         // What the daemon decided (said, cut short or dropped as the arbiter saw fit) is what the
         // replay of the run's raw log decides. GPS loss is left out: live, the end of gpsfake's
@@ -101,13 +101,5 @@ import Testing
         #expect(files.contains { $0.hasSuffix("-step.wav") }, "\(files)")
         #expect(await daemon.stop() == .exited(0))
         await fake.stop()
-    }
-
-    private func waitUntil(timeout: Duration = .seconds(30), _ condition: @escaping @Sendable () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            if ContinuousClock.now > deadline { throw FixtureError("timed out waiting") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
     }
 }

@@ -9,12 +9,26 @@ public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) asy
     }
 }
 
-/// Polls `condition` off the cooperative pool (it may run busctl, pacerctl or curl) every
-/// `interval` until it holds; throws after `timeout`.
-public func waitOffPool(timeout: Duration, every interval: Duration, _ condition: @escaping @Sendable () throws -> Bool) async throws {
+/// Polls `condition` every `interval` until it holds; false if it still does not once `timeout`
+/// has passed. It waits for background work and never asserts on timing. The condition runs on
+/// the caller's task, so it must not block: reading a lock or an actor is fine; a child process,
+/// a socket or a D-Bus call goes through `waitOffPool`.
+public func eventually(timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
-    while try await !offPool(condition) {
-        if ContinuousClock.now > deadline { throw FixtureError("timed out waiting") }
-        try await Task.sleep(for: interval)
+    while ContinuousClock.now < deadline, !Task.isCancelled {
+        if try await condition() { return true }
+        try? await Task.sleep(for: interval)
+    }
+    return try await condition()
+}
+
+/// Polls `condition` off the cooperative pool (it may run busctl, pacerctl or curl) every
+/// `interval` until it holds; throws `failure` after `timeout`.
+public func waitOffPool(
+    timeout: Duration, every interval: Duration, orFail failure: @autoclosure () -> String = "timed out waiting",
+    _ condition: @escaping @Sendable () throws -> Bool
+) async throws {
+    guard try await eventually(timeout: timeout, every: interval, { try await offPool(condition) }) else {
+        throw FixtureError(failure())
     }
 }

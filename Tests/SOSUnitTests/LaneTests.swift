@@ -406,7 +406,7 @@ final class LaneHarness: Sendable {
         _ = await h.status()
         // The alert went out from memory; so does its "false alarm": whoever got the alert hears
         // it was cancelled, store or not.
-        #expect(await eventually(seconds: 3) { hook.attempts.contains { $0.type == "cancelled" && $0.alertUUID == uuid } })
+        #expect(await eventually(timeout: .seconds(3)) { hook.attempts.contains { $0.type == "cancelled" && $0.alertUUID == uuid } })
         await h.shutdown()
     }
 

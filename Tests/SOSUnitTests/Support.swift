@@ -13,17 +13,6 @@ func monotonicNs() -> UInt64 {
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
 
-/// Polls `condition` until it holds, for at most `seconds`: waits for background work, never
-/// asserts on timing.
-func eventually(seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try condition()
-}
-
 /// A value shared between the test and the lane's thread or a channel's task.
 final class Shared<Value: Sendable>: Sendable {
     private let state: Mutex<Value>

@@ -77,13 +77,12 @@ final class EventLog: Sendable {
     /// Waits until `condition` holds for the events so far (a hang guard, not a timing bound).
     @discardableResult
     func wait(timeout: Duration = .seconds(30), until condition: ([SpeechEvent]) -> Bool) async -> [SpeechEvent] {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let now = all
-            if condition(now) { return now }
-            try? await Task.sleep(for: .milliseconds(5))
+        var seen = all
+        _ = await eventually(timeout: timeout, every: .milliseconds(5)) {
+            seen = all
+            return condition(seen)
         }
-        return all
+        return seen
     }
 
     /// The outcome (anything but `started`) of the cue with this kind, once it is there.

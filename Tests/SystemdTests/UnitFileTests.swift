@@ -66,6 +66,31 @@ struct UnitFileTests {
         #expect(settings["InaccessiblePaths"] == nil)  // /run/dbus must stay reachable
     }
 
+    /// A crash or a watchdog kill is restarted however often it happens (the default start limit,
+    /// 5 in 10 s, would give up and leave the runner without SOS); a config error, exit 78, is not
+    /// (the same file fails the same way). LifecycleTests checks that pacerd exits 78 on a bad file.
+    @Test func restartsAfterCrashesForEverButNotAfterAConfigError() throws {
+        let text = try Self.unitText()
+        let unit = Self.settings(text, section: "[Unit]")
+        let service = try Self.serviceSettings(text)
+        #expect(unit["StartLimitIntervalSec"] == ["0"])
+        #expect(unit["StartLimitBurst"] == nil)
+        #expect(service["Restart"] == ["on-failure"])
+        #expect(service["RestartPreventExitStatus"] == [String(try Self.configExitStatus())])
+        #expect(service["SuccessExitStatus"] == nil)  // would turn a failure into a clean stop
+    }
+
+    /// In [Service] the start limit is ignored with a warning: verifyPrintsNothing catches it there.
+    @Test func verifyReportsAMisplacedStartLimit() async throws {
+        let moved = try Self.unitText()
+            .replacingOccurrences(of: "StartLimitIntervalSec=0\n", with: "")
+            .replacingOccurrences(of: "RestartSec=2s\n", with: "RestartSec=2s\nStartLimitIntervalSec=0\n")
+        let (directory, copy) = try Self.verifiableCopy(moved)
+        defer { Support.removeDirectory(directory) }
+        let result = try await Self.verify(copy)
+        #expect(result.standardError.contains("Unknown key 'StartLimitIntervalSec' in section [Service]"), "\(result.standardError)")
+    }
+
     /// The sysusers file, applied to an empty root: user and group pacer, pacer in audio.
     @Test(
         .enabled(if: Support.tool("systemd-sysusers") != nil, "systemd-sysusers is not installed"))
@@ -134,6 +159,11 @@ struct UnitFileTests {
 
     /// The [Service] section's settings; a key set twice keeps both values, in order.
     static func serviceSettings(_ text: String) throws -> [String: [String]] {
+        settings(text, section: "[Service]")
+    }
+
+    /// One section's settings (`wanted` with its brackets); a key set twice keeps both values.
+    static func settings(_ text: String, section wanted: String) -> [String: [String]] {
         var settings: [String: [String]] = [:]
         var section = ""
         for line in text.split(separator: "\n") {
@@ -143,11 +173,24 @@ struct UnitFileTests {
                 section = trimmed
                 continue
             }
-            guard section == "[Service]", let equals = trimmed.firstIndex(of: "=") else { continue }
+            guard section == wanted, let equals = trimmed.firstIndex(of: "=") else { continue }
             settings[String(trimmed[..<equals]), default: []].append(
                 String(trimmed[trimmed.index(after: equals)...]))
         }
         return settings
+    }
+
+    /// pacerd's exit status for a config error, as Sources/PacerDaemon/Daemon.swift defines it
+    /// (this suite cannot import PacerDaemon): the unit must name the same number.
+    static func configExitStatus() throws -> Int {
+        let source = try String(
+            contentsOfFile: Support.repositoryFile("Sources/PacerDaemon/Daemon.swift"), encoding: .utf8)
+        let prefix = "public static let config: Int32 = "
+        for line in source.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix(prefix), let status = Int(trimmed.dropFirst(prefix.count)) { return status }
+        }
+        throw Unexpected(description: "no `\(prefix)N` in Daemon.swift")
     }
 
     /// passwd/group lines by name, split on ":".

@@ -55,22 +55,13 @@ import Uplink
         var completed: [String] { rounds.withLock { $0.flatMap(\.runsCompleted) } }
     }
 
-    static func eventually(_ seconds: Double = 20, _ condition: @Sendable () throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return try condition()
-    }
-
     @Test func runsGoOutInOrderEachAcceptedOnceThrough503s() async throws {
         let sink = try await offPool { try HTTPSSink(tls: true, rules: .init(statusSequence: [503, 503, 500, 503, 201, 503, 201, 503])) }
         defer { sink.stop() }
         let fixture = try Fixture(runs: 3)
         let uuids = try fixture.store.runs(limit: 10, offset: 0).sorted { $0.id < $1.id }.map(\.uuid)
         try fixture.start(url: sink.url, caFile: sink.caFile)
-        #expect(try await Self.eventually { fixture.completed.count == 3 })
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(50)) { fixture.completed.count == 3 })
         await fixture.stop()
         #expect(fixture.completed == uuids, "oldest run first")
 
@@ -105,13 +96,13 @@ import Uplink
                                       retry: RetrySchedule(firstSeconds: 0.05, capSeconds: 0.2))
         try fixture.uplink.start(settings: settings, storePath: fixture.path, log: { _, _ in }, holding: heldID,
                                  onRound: { round in fixture.rounds.withLock { $0.append(round) } })
-        #expect(try await Self.eventually { fixture.completed == [first] })
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(50)) { fixture.completed == [first] })
         try await Task.sleep(for: .milliseconds(500))
         #expect(fixture.completed == [first])
         #expect(!sink.requests().contains { $0.path.contains(held) })
         #expect(try fixture.store.run(heldID)?.uploadState == .pending, "not even packaged")
         fixture.uplink.put(.releaseHeldRun(reason: "test"))
-        #expect(try await Self.eventually { fixture.completed == [first, held] })
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(50)) { fixture.completed == [first, held] })
         await fixture.stop()
     }
 
@@ -129,7 +120,7 @@ import Uplink
                                       retry: RetrySchedule(firstSeconds: 0.05, capSeconds: 0.2))
         try fixture.uplink.start(settings: settings, storePath: fixture.path, log: { _, _ in },
                                  onRound: { round in fixture.rounds.withLock { $0.append(round) } })
-        #expect(try await Self.eventually(30) { fixture.completed.count == 2 })
+        #expect(await eventually(timeout: .seconds(30), every: .milliseconds(50)) { fixture.completed.count == 2 })
         await fixture.stop()
         let failures = fixture.rounds.withLock { $0.compactMap(\.failure) }
         #expect(failures.count == 6, "\(failures)")
@@ -159,7 +150,7 @@ import Uplink
                                       requestTimeoutSeconds: 5, retry: RetrySchedule(firstSeconds: 60, capSeconds: 60))
         try fixture.uplink.start(settings: settings, storePath: fixture.path, log: { _, _ in },
                                  onRound: { round in fixture.rounds.withLock { $0.append(round) } })
-        #expect(try await Self.eventually { fixture.rounds.withLock { $0.contains { $0.failure != nil } } })
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(50)) { fixture.rounds.withLock { $0.contains { $0.failure != nil } } })
         let at = UplinkPartsTests.t0
         // From inside the zone: never queued.
         fixture.uplink.put(.position(LivePosition(time: at, latitude: 10, longitude: 10, accuracyMeters: 5, speed: 0, heartRate: nil, runUUID: nil),
@@ -167,7 +158,7 @@ import Uplink
         fixture.uplink.put(.position(LivePosition(time: at, latitude: 45.5, longitude: 9.2, accuracyMeters: 5, speed: 3, heartRate: 150, runUUID: "r"),
                                      latitude: 45.5, longitude: 9.2))
         fixture.uplink.put(.wake(reason: "test"))
-        #expect(try await Self.eventually { fixture.completed.count == 1 })
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(50)) { fixture.completed.count == 1 })
         await fixture.stop()
         let accepted = sink.requests().filter { ($0.status ?? 0) / 100 == 2 }
         #expect(accepted.first?.path == "/v1/position", "\(accepted.map(\.path))")
@@ -185,7 +176,7 @@ import Uplink
         let wrong = try await offPool { try HTTPSSink.Certificates.make(in: other, name: "other") }
         let fixture = try Fixture(runs: 1)
         try fixture.start(url: sink.url, caFile: wrong.caFile)
-        #expect(try await Self.eventually { fixture.rounds.withLock { $0.contains { $0.failure != nil } } })
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(50)) { fixture.rounds.withLock { $0.contains { $0.failure != nil } } })
         await fixture.stop()
         let failure = try #require(fixture.rounds.withLock { $0.compactMap(\.failure).first })
         #expect(failure.lowercased().contains("certificate") || failure.contains("TLS"), "\(failure)")
@@ -201,7 +192,7 @@ import Uplink
         let fixture = try Fixture(runs: 1)
         let home = PrivacyZone(center: Coordinate(latitude: 45.47, longitude: 9.22), radiusMeters: 200)
         try fixture.start(url: sink.url, caFile: sink.caFile, zones: [home])
-        #expect(try await Self.eventually { fixture.completed.count == 1 })
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(50)) { fixture.completed.count == 1 })
         await fixture.stop()
         var points = 0
         for request in sink.requests() where request.path.contains("/chunks/") {
