@@ -332,6 +332,9 @@ public struct PacerConfiguration: Sendable, Equatable {
              "buttons.long_press_s must be shorter than buttons.very_long_press_s"),
             (["sos.hr_high_bpm", "sos.hr_low_bpm"], sos.rules.highBpm <= sos.rules.lowBpm + 20,
              "sos.hr_high_bpm (\(sos.rules.highBpm)) must be at least 20 bpm above sos.hr_low_bpm (\(sos.rules.lowBpm))"),
+            (["sos.confirm_window_s", "sos.confirm_samples"],
+             !SOSRules.confirmationFits(windowSeconds: sos.rules.confirmWindowSeconds, samples: sos.rules.confirmSamples),
+             "sos.confirm_samples (\(sos.rules.confirmSamples)) samples at 1 Hz span \(sos.rules.confirmSamples - 1) s, more than sos.confirm_window_s (\(show(sos.rules.confirmWindowSeconds)) s): they could never confirm a breach within the 5 s deadline"),
             // A non-loopback http:// URL is refused on its own line while the file is read.
             (["upload.url", "upload.allow_http"], upload.url?.hasPrefix("http://") == true && !upload.allowPlainHTTP,
              Self.plainHTTPProblem),

@@ -29,6 +29,10 @@ import Testing
         Pair(section: "sos", valid: ("hr_high_bpm = 101", "hr_low_bpm = 80"),
              invalid: ("hr_high_bpm = 100", "hr_low_bpm = 80"), problem: "must be at least 20 bpm above sos.hr_low_bpm",
              check: { $0.sos.rules.highBpm == 101 && $0.sos.rules.lowBpm == 80 }),
+        // Issue 17: 5 samples at 1 Hz need 4 s, so a 3 s window could never confirm with them.
+        Pair(section: "sos", valid: ("confirm_window_s = 4", "confirm_samples = 5"),
+             invalid: ("confirm_window_s = 3", "confirm_samples = 5"), problem: "could never confirm a breach within the 5 s deadline",
+             check: { $0.sos.rules.confirmWindowSeconds == 4 && $0.sos.rules.confirmSamples == 5 }),
         Pair(section: "upload", valid: ("url = \"http://127.0.0.1:8080\"", "allow_http = true"),
              invalid: ("url = \"http://127.0.0.1:8080\"", "allow_http = false"), problem: "only allowed to a loopback address",
              check: { $0.upload.url == "http://127.0.0.1:8080" && $0.upload.allowPlainHTTP }),

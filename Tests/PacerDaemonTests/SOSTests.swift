@@ -118,8 +118,10 @@ import Testing
         defer { world.close() }
         try await world.start()
 
-        // tachy: t = 437 is the first sample above 205. Ten seconds before, eight after.
-        try await world.play(try Self.window("tachy", from: 427, to: 445))
+        // tachy: t = 437 is the first sample above 205. Ten seconds before, fifteen after: the
+        // strap then stops, more than 10 s after the breach was confirmed (sooner would be strong
+        // evidence for hr_signal_lost, a heart that stops after a confirmed breach).
+        try await world.play(try Self.window("tachy", from: 427, to: 452))
         try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { try world.modem.sent().count >= 2 && world.sink.requests().count >= 1 && world.hookLines.count >= 1 }
 
         let sms = try await world.sentTexts()
@@ -158,7 +160,7 @@ import Testing
         }
 
         // brady right after: a different kind while hr_high is open is a new alert.
-        try await world.play(try Self.window("brady", from: 509, to: 520))
+        try await world.play(try Self.window("brady", from: 509, to: 531))
         try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { try world.modem.sent().contains { $0.text.hasPrefix("SOS: LOW heart rate") } }
         #expect(Self.sinceBreachMs(world.daemon.stderr, kind: "hr_low").allSatisfy { $0 <= 5000 }, "\(Self.raisedLines(world.daemon.stderr))")
 
