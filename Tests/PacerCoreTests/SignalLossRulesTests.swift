@@ -212,6 +212,25 @@ import Testing
         #expect(events.contains { if case .alert(let alert) = $0 { alert.kind == .noSignalNoMotion } else { false } })
     }
 
+    /// After a restart the open alert is adopted: the breach going on raises nothing new,
+    /// follow-ups continue their sequence, and it resolves once back in range.
+    @Test func anAdoptedAlertFollowsUpResolvesAndIsNotRaisedTwice() {
+        var w = VitalsWatcher(rules: V.rules())
+        w.adopt(kind: .hrHigh, number: 7, firstOutOfRange: V.t(-100), raisedAt: V.t(-98), followUps: 2, at: V.t(0))
+        #expect(w.openAlerts.map(\.number) == [7])
+        var events = Self.play(&w, Array(repeating: 215, count: 70))
+        #expect(V.alerts(events).isEmpty, "the same breach is not raised again")
+        let followUps = events.compactMap { if case .followUp(let number, _, let sequence, _, _, _) = $0.1 { (number, sequence, $0.0) } else { nil } }
+        #expect(followUps.map(\.0) == [7])
+        #expect(followUps.map(\.1) == [3])
+        #expect(followUps.map(\.2) == [60])
+        events = Self.play(&w, from: 70, Array(repeating: 120, count: 31))
+        #expect(events.contains { if case .resolved(7, .hrHigh, _, _) = $0.1 { true } else { false } })
+        // A later alert is numbered above the adopted one.
+        let next = V.alerts(Self.play(&w, from: 101, Array(repeating: 20, count: 5)))
+        #expect(next.map(\.1.number) == [8])
+    }
+
     @Test func theConfigRuleKnowsWhichWindowsCanConfirm() {
         #expect(SOSRules.confirmationFits(windowSeconds: 4, samples: 3))
         #expect(SOSRules.confirmationFits(windowSeconds: 4, samples: 5))

@@ -254,6 +254,20 @@ public struct VitalsWatcher: Sendable {
         return [raise(.manual, firstOutOfRange: time, at: time)]
     }
 
+    /// An alert left open before a restart (from sos.db), open here again: its follow-ups go on
+    /// (the next one after `followUpEverySeconds`; the lane says at once that the device
+    /// restarted), it resolves as any other, and the same breach going on raises no second alert.
+    /// `followUps` is how many went out before; the next is number `followUps + 1`. Numbers go on
+    /// above every adopted one.
+    public mutating func adopt(kind: AlertKind, number: Int, firstOutOfRange: Timestamp, raisedAt: Timestamp, followUps: Int,
+                               at now: Timestamp) {
+        raised = max(raised, number)
+        let alert = VitalsAlert(number: number, kind: kind, firstOutOfRange: firstOutOfRange, raisedAt: raisedAt)
+        var entry = OpenAlert(alert: alert, nextFollowUp: now.adding(seconds: rules.followUpEverySeconds))
+        entry.followUps = followUps
+        open[kind] = entry
+    }
+
     /// The runner answered "Are you OK?" (the button). Nothing happens when nothing was asked.
     public mutating func answerAsk(at time: Timestamp) -> [SafetyEvent] {
         guard var pending = ask, !pending.answered else { return [] }
