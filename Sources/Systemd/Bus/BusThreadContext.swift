@@ -14,6 +14,8 @@ final class BusThreadContext {
     private var disconnectFilter: OpaquePointer?
     unowned(unsafe) var loop: BusLoop!
     private var stopping = false
+    /// The bus is gone: calls and matches still queued are failed, not started.
+    private var ended = false
 
     final class PendingCall {
         unowned let context: BusThreadContext
@@ -67,6 +69,12 @@ final class BusThreadContext {
             if loop.shouldStop { stopping = true }
         }
         endEverything(BusError.closed("the bus connection was closed"))
+        // Jobs handed in after the last wake-up (the bus went away between their submit and
+        // their turn) would otherwise never run and their callers wait for ever. Closing the
+        // queue first means none can follow these.
+        ended = true
+        loop.close()
+        for job in loop.takeJobs() { job(self) }
         tearDown()
     }
 
@@ -92,7 +100,8 @@ final class BusThreadContext {
         if loop.shouldStop { stopping = true }
     }
 
-    fileprivate func disconnected() {
+    /// The bus went away (sd-bus's Disconnected; internal for the tests).
+    func disconnected() {
         endEverything(BusError.closed("the bus went away"))
         loop.close()
         stopping = true
@@ -107,6 +116,10 @@ final class BusThreadContext {
     // MARK: Calls
 
     func startCall(_ call: BusMethodCall, timeoutMicroseconds: UInt64, continuation: CheckedContinuation<Result<[BusValue], BusError>, Never>) {
+        guard !ended else {
+            continuation.resume(returning: .failure(.closed("the bus went away before \(call.interface).\(call.member) was sent")))
+            return
+        }
         var message: OpaquePointer? = nil
         var result = sd_bus_message_new_method_call(bus, &message, call.destination, call.path, call.interface, call.member)
         guard result >= 0, let message else {
@@ -148,6 +161,10 @@ final class BusThreadContext {
     // MARK: Signals
 
     func addMatches(_ rules: [BusMatchRule], continuation: AsyncStream<BusSignal>.Continuation) -> Result<Void, BusError> {
+        guard !ended else {
+            continuation.finish()
+            return .failure(.closed("the bus went away before the match was installed"))
+        }
         let subscription = Subscription(continuation: continuation)
         let userdata = Unmanaged.passUnretained(subscription).toOpaque()
         for rule in rules {
