@@ -161,6 +161,7 @@ struct ControlService: Service {
                         "target": .string(d.key.target), "attempts": .number(Double(d.attempts)),
                         "acknowledged": d.acknowledgedMs.map { .string(Timestamp(milliseconds: $0).iso8601) } ?? .null,
                         "last_error": d.lastError.map { .string($0) } ?? .null,
+                        "replaced": d.replacedMs.map { .string(Timestamp(milliseconds: $0).iso8601) } ?? .null,
                     ])
                 }),
             ])

@@ -24,10 +24,8 @@ final class LaneState {
     /// store and the server show them open for ever (found by tools/soak). Numbered below 0 in
     /// `uuids`, never meeting the watcher's; only a cancel closes them.
     private var adopted: [(number: Int, kind: AlertKind)] = []
-    /// Deliveries not yet acknowledged, when each may next be tried, and which are in flight.
-    private var owed: [Delivery.Key: Delivery] = [:]
-    private var retryAtNs: [Delivery.Key: UInt64] = [:]
-    private var inFlight: Set<Delivery.Key> = []
+    /// Deliveries not yet acknowledged: their order, attempts, deadlines and retries.
+    private var outbox: Outbox
     /// Per message (alert UUID and sequence): its deliveries and when it was raised, for the
     /// spoken confirmation.
     private var confirmations: [String: Confirmation] = [:]
@@ -57,6 +55,7 @@ final class LaneState {
          onCue: @escaping @Sendable (Cue, UInt64) -> Void, onTiming: @escaping @Sendable (AlertTiming) -> Void) {
         self.settings = settings
         watcher = VitalsWatcher(rules: settings.rules)
+        outbox = Outbox(settings: settings.outbox)
         self.store = store
         self.channels = Dictionary(channels.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.queue = queue
@@ -128,13 +127,15 @@ final class LaneState {
         case .reload(let newSettings):
             settings = newSettings
             watcher.update(rules: newSettings.rules)
+            outbox.settings = newSettings.outbox
         case .retryNow(let reason):
-            let waiting = retryAtNs.keys.filter { !inFlight.contains($0) }
-            guard !waiting.isEmpty else { return }
-            log(.notice, "\(reason): retrying \(waiting.count) SOS delivery(ies) now", [:])
-            for key in waiting { if let delivery = owed[key] { dispatch(delivery) } }
-        case .delivered(let key, let result, let startedNs):
-            delivered(key, result, startedNs: startedNs)
+            let now = MonotonicTime.nanoseconds()
+            let waiting = outbox.waitingCount(now: now)
+            guard waiting > 0 else { return }
+            log(.notice, "\(reason): retrying \(waiting) SOS delivery(ies) now", [:])
+            perform(outbox.handle(.retryNow, now: now))
+        case .delivered(let key, let attempt, let result, let startedNs):
+            perform(outbox.handle(.finished(key, attempt: attempt, result), now: MonotonicTime.nanoseconds()), attemptStartedNs: startedNs)
         case .shutdown:
             break
         }
@@ -147,9 +148,7 @@ final class LaneState {
 
     func tick(nowNs: UInt64) {
         process(watcher.advance(to: Self.time(nowNs)), triggerNs: nowNs)
-        for (key, due) in retryAtNs where due <= nowNs && !inFlight.contains(key) {
-            if let delivery = owed[key] { dispatch(delivery) }
-        }
+        perform(outbox.handle(.tick, now: nowNs))
         for (id, confirmation) in confirmations where !confirmation.spokePartial && nowNs &- confirmation.raisedNs >= Self.confirmationWaitNs {
             speakConfirmation(id, final: false)
         }
@@ -175,15 +174,15 @@ final class LaneState {
             let pending = try store.pending()
             guard !pending.isEmpty else { return }
             log(.warning, "\(pending.count) SOS message(s) recorded before the restart are not acknowledged yet; sending them again", [:])
-            for delivery in pending { dispatch(delivery) }
+            perform(outbox.handle(.add(pending), now: MonotonicTime.nanoseconds()))
         } catch {
             log(.error, "\(error); messages owed from before the restart cannot be resumed", [:])
         }
     }
 
     func shutDown() {
-        if !owed.isEmpty {
-            log(.warning, "stopping with \(owed.count) SOS delivery(ies) not acknowledged; they are retried at the next start", [:])
+        if outbox.owedCount > 0 {
+            log(.warning, "stopping with \(outbox.owedCount) SOS delivery(ies) not acknowledged; they are retried at the next start", [:])
         }
     }
 
@@ -234,13 +233,8 @@ final class LaneState {
             log(.critical, "SOS alert \(uuid) could not be recorded (\(error)); sending it anyway, but it will not survive a restart", ["SOS_ALERT_ID": uuid])
             deliveries = inMemory(message, alertUUID: uuid, kind: alert.kind.rawValue, test: test)
         }
-        var firstDispatchNs: UInt64?
-        var dispatchedNs: [(Delivery.Key, UInt64)] = []
-        for delivery in deliveries {
-            let started = dispatch(delivery)
-            if firstDispatchNs == nil { firstDispatchNs = started }
-            dispatchedNs.append((delivery.key, started))
-        }
+        let dispatchedNs = perform(outbox.handle(.add(deliveries), now: MonotonicTime.nanoseconds()))
+        let firstDispatchNs = dispatchedNs.first?.1
         if deliveries.isEmpty {
             log(.critical, "SOS alert \(uuid) has nowhere to go: no [sos] contacts, [upload] url or [sos] hook is configured", ["SOS_ALERT_ID": uuid])
         }
@@ -271,7 +265,7 @@ final class LaneState {
             log(.error, "SOS \(type.rawValue) for alert \(uuid) could not be recorded (\(error)); sending it anyway", ["SOS_ALERT_ID": uuid])
             deliveries = inMemory(message, alertUUID: uuid, kind: kind.rawValue, test: false)
         }
-        for delivery in deliveries { dispatch(delivery) }
+        perform(outbox.handle(.add(deliveries), now: MonotonicTime.nanoseconds()))
         confirmations["\(uuid)#\(sequence)"] = Confirmation(kind: kind, type: type, keys: Set(deliveries.map(\.key)),
                                                            raisedNs: MonotonicTime.nanoseconds())
         sequences[uuid] = max(sequences[uuid] ?? 0, sequence)
@@ -307,69 +301,92 @@ final class LaneState {
 
     // MARK: Dispatch
 
-    /// Starts one attempt; returns when it started (CLOCK_MONOTONIC).
+    /// Does what the outbox decided: starts attempts, records outcomes, logs. Returns the
+    /// attempts started and when (CLOCK_MONOTONIC). `attemptStartedNs`: when the attempt whose
+    /// outcome this is started.
     @discardableResult
-    private func dispatch(_ delivery: Delivery) -> UInt64 {
-        owed[delivery.key] = delivery
-        retryAtNs[delivery.key] = nil
-        let started = MonotonicTime.nanoseconds()
-        guard let channel = channels[delivery.key.channel] else {
-            log(.error, "SOS \(delivery.key.channel.rawValue) is configured but not available in this pacerd; \(delivery.key) stays pending", [:])
-            retryAtNs[delivery.key] = started + UInt64(settings.retryMaxSeconds * 1e9)
-            return started
-        }
-        inFlight.insert(delivery.key)
-        let queue = self.queue
-        let timeout = Duration.milliseconds(Int64(settings.attemptTimeoutSeconds * 1000))
-        Task.detached {
-            let result = await channel.deliver(delivery, timeout: timeout)
-            queue.put(.delivered(delivery.key, result, startedNs: started))
+    private func perform(_ actions: [Outbox.Action], attemptStartedNs: UInt64? = nil) -> [(Delivery.Key, UInt64)] {
+        var started: [(Delivery.Key, UInt64)] = []
+        for action in actions {
+            switch action {
+            case .start(let delivery, let attempt):
+                let now = MonotonicTime.nanoseconds()
+                guard let channel = channels[delivery.key.channel] else {
+                    let failure = ChannelFailure("\(delivery.key.channel.rawValue) is configured but not available in this pacerd")
+                    started += perform(outbox.handle(.finished(delivery.key, attempt: attempt, .failure(failure)), now: now))
+                    continue
+                }
+                started.append((delivery.key, now))
+                let queue = self.queue
+                let timeout = Duration.milliseconds(Int64(settings.attemptTimeoutSeconds * 1000))
+                Task.detached {
+                    let result = await channel.deliver(delivery, timeout: timeout)
+                    queue.put(.delivered(delivery.key, attempt: attempt, result, startedNs: now))
+                }
+            case .acknowledged(let delivery, let detail):
+                acknowledged(delivery, detail: detail, tookMs: attemptStartedNs.map { Double(MonotonicTime.nanoseconds() &- $0) / 1e6 })
+            case .failed(let delivery, let failure, _, let retryIn):
+                failed(delivery, message: failure.message, retryInSeconds: retryIn)
+            case .replaced(let delivery, let newer):
+                replaced(delivery, bySequence: newer)
+            }
         }
         return started
     }
 
-    private func delivered(_ key: Delivery.Key, _ result: Result<String, ChannelFailure>, startedNs: UInt64) {
-        inFlight.remove(key)
-        guard var delivery = owed[key] else { return }
-        let now = MonotonicTime.nanoseconds()
-        let tookMs = Double(now &- startedNs) / 1e6
-        let fields = ["SOS_ALERT_ID": delivery.alertUUID, "SOS_CHANNEL": key.channel.rawValue, "SOS_KIND": delivery.kind,
-                      "SOS_SEQUENCE": String(delivery.sequence), "MESSAGE_ID": Self.journalMessageID]
-        switch result {
-        case .success(let detail):
-            owed[key] = nil
-            do {
-                if key.messageID > 0 { try store?.acknowledged(key, atMs: wallMs(Self.time(now))) }
-            } catch {
-                log(.error, "\(error): the acknowledgement of \(key) is not recorded; it may be sent again after a restart", fields)
-            }
-            var ack = fields
-            ack["SOS_STAGE"] = "acknowledged"
-            ack["SOS_ATTEMPT_MS"] = Self.format(tookMs)
-            log(.notice, "SOS \(delivery.type) \(delivery.alertUUID) acknowledged by \(key.channel.rawValue) \(Self.redacted(key)) after \(delivery.attempts + 1) attempt(s): \(detail)", ack)
-            let id = "\(delivery.alertUUID)#\(delivery.sequence)"
-            if var confirmation = confirmations[id] {
-                confirmation.acknowledged.insert(key)
-                confirmations[id] = confirmation
-                if confirmation.acknowledged == confirmation.keys { speakConfirmation(id, final: true) }
-            }
-        case .failure(let failure):
-            delivery.attempts += 1
-            delivery.lastError = failure.message
-            owed[key] = delivery
-            do {
-                if key.messageID > 0 { try store?.failed(key, error: failure.message, atMs: wallMs(Self.time(now))) }
-            } catch {
-                log(.error, "\(error)", fields)
-            }
-            let backoff = min(settings.retryMaxSeconds, pow(2, Double(min(delivery.attempts - 1, 16))))
-            retryAtNs[key] = now + UInt64(backoff * 1e9)
-            var failed = fields
-            failed["SOS_STAGE"] = "attempt_failed"
-            // Every failure of the first few, then one in ten: a dead modem must not flood the journal.
-            if delivery.attempts <= 3 || delivery.attempts % 10 == 0 {
-                log(.warning, "SOS \(delivery.type) \(delivery.alertUUID) by \(key.channel.rawValue) \(Self.redacted(key)) failed (attempt \(delivery.attempts)): \(failure.message); retrying in \(Int(backoff)) s", failed)
-            }
+    private func fields(_ delivery: Delivery) -> [String: String] {
+        ["SOS_ALERT_ID": delivery.alertUUID, "SOS_CHANNEL": delivery.key.channel.rawValue, "SOS_KIND": delivery.kind,
+         "SOS_SEQUENCE": String(delivery.sequence), "MESSAGE_ID": Self.journalMessageID]
+    }
+
+    private func acknowledged(_ delivery: Delivery, detail: String, tookMs: Double?) {
+        let key = delivery.key
+        do {
+            if key.messageID > 0 { try store?.acknowledged(key, atMs: wallMs(Self.time(MonotonicTime.nanoseconds()))) }
+        } catch {
+            log(.error, "\(error): the acknowledgement of \(key) is not recorded; it may be sent again after a restart", fields(delivery))
+        }
+        var ack = fields(delivery)
+        ack["SOS_STAGE"] = "acknowledged"
+        if let tookMs { ack["SOS_ATTEMPT_MS"] = Self.format(tookMs) }
+        log(.notice, "SOS \(delivery.type) \(delivery.alertUUID) acknowledged by \(key.channel.rawValue) \(Self.redacted(key)) after \(delivery.attempts) attempt(s): \(detail)", ack)
+        let id = "\(delivery.alertUUID)#\(delivery.sequence)"
+        if var confirmation = confirmations[id] {
+            confirmation.acknowledged.insert(key)
+            confirmations[id] = confirmation
+            if confirmation.acknowledged == confirmation.keys { speakConfirmation(id, final: true) }
+        }
+    }
+
+    private func failed(_ delivery: Delivery, message: String, retryInSeconds backoff: Double) {
+        let key = delivery.key
+        do {
+            if key.messageID > 0 { try store?.failed(key, error: message, atMs: wallMs(Self.time(MonotonicTime.nanoseconds()))) }
+        } catch {
+            log(.error, "\(error)", fields(delivery))
+        }
+        var failed = fields(delivery)
+        failed["SOS_STAGE"] = "attempt_failed"
+        // Every failure of the first few, then one in ten: a dead modem must not flood the journal.
+        if delivery.attempts <= 3 || delivery.attempts % 10 == 0 {
+            log(.warning, "SOS \(delivery.type) \(delivery.alertUUID) by \(key.channel.rawValue) \(Self.redacted(key)) failed (attempt \(delivery.attempts)): \(message); retrying in \(Int(backoff)) s", failed)
+        }
+    }
+
+    private func replaced(_ delivery: Delivery, bySequence newer: Int) {
+        let key = delivery.key
+        do {
+            if key.messageID > 0 { try store?.replaced(key, atMs: wallMs(Self.time(MonotonicTime.nanoseconds()))) }
+        } catch {
+            log(.error, "\(error): \(key) may be sent after a restart although a newer follow-up replaced it", fields(delivery))
+        }
+        var entry = fields(delivery)
+        entry["SOS_STAGE"] = "replaced"
+        log(.info, "SOS \(delivery.type) \(delivery.alertUUID) #\(delivery.sequence) to \(key.channel.rawValue) \(Self.redacted(key)) replaced by #\(newer); not sent", entry)
+        let id = "\(delivery.alertUUID)#\(delivery.sequence)"
+        if var confirmation = confirmations[id] {
+            confirmation.keys.remove(key)
+            confirmations[id] = confirmation.keys.isEmpty ? nil : confirmation
         }
     }
 

@@ -127,6 +127,7 @@ enum SOSText {
     static func delivery(_ d: JSONValue) -> String {
         let what = "\(d["type"]?.stringValue ?? "?") #\(Int(d["sequence"]?.doubleValue ?? 0)) \(d["channel"]?.stringValue ?? "?") \(d["target"]?.stringValue ?? "?")"
         if let acknowledged = d["acknowledged"]?.stringValue { return "\(what): acknowledged \(acknowledged)" }
+        if let replaced = d["replaced"]?.stringValue { return "\(what): not sent, replaced by a newer follow-up \(replaced)" }
         let attempts = Int(d["attempts"]?.doubleValue ?? 0)
         return "\(what): pending after \(attempts) attempt\(attempts == 1 ? "" : "s")" + (d["last_error"]?.stringValue.map { " (\($0))" } ?? "")
     }
