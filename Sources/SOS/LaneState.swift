@@ -16,6 +16,7 @@ final class LaneState {
     private let log: LaneLog
     private let onCue: @Sendable (Cue, UInt64) -> Void
     private let onTiming: @Sendable (AlertTiming) -> Void
+    private let health: LaneHealth
 
     /// The watcher's alert numbers and the UUIDs they were recorded under.
     private var uuids: [Int: String] = [:]
@@ -33,6 +34,11 @@ final class LaneState {
     private var wallMinusMonotonicMs: Int64?
     private var run: LaneRun?
     private var deviceBattery: Int?
+    /// The HTTP status of the server's last refusal of an alert (4xx), until it takes one:
+    /// shown by `pacerctl sos` and `status`.
+    private var serverRejects: Int? {
+        didSet { if serverRejects != oldValue { health.setServerRejects(serverRejects) } }
+    }
     private var lastHeartRate: (bpm: Int, ns: UInt64)?
     private var sensor = HeartRateSensor()
 
@@ -51,14 +57,15 @@ final class LaneState {
         var spokePartial = false
     }
 
-    init(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], queue: BlockingQueue<LaneInput>, log: @escaping LaneLog,
-         onCue: @escaping @Sendable (Cue, UInt64) -> Void, onTiming: @escaping @Sendable (AlertTiming) -> Void) {
+    init(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], queue: BlockingQueue<LaneInput>, health: LaneHealth,
+         log: @escaping LaneLog, onCue: @escaping @Sendable (Cue, UInt64) -> Void, onTiming: @escaping @Sendable (AlertTiming) -> Void) {
         self.settings = settings
         watcher = VitalsWatcher(rules: settings.rules)
         outbox = Outbox(settings: settings.outbox)
         self.store = store
         self.channels = Dictionary(channels.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.queue = queue
+        self.health = health
         self.log = log
         self.onCue = onCue
         self.onTiming = onTiming
@@ -324,8 +331,10 @@ final class LaneState {
                     queue.put(.delivered(delivery.key, attempt: attempt, result, startedNs: now))
                 }
             case .acknowledged(let delivery, let detail):
+                if delivery.key.channel == .https { serverRejects = nil }
                 acknowledged(delivery, detail: detail, tookMs: attemptStartedNs.map { Double(MonotonicTime.nanoseconds() &- $0) / 1e6 })
             case .failed(let delivery, let failure, _, let retryIn):
+                if delivery.key.channel == .https, let status = failure.rejectedStatus { serverRejects = status }
                 failed(delivery, message: failure.message, retryInSeconds: retryIn)
             case .replaced(let delivery, let newer):
                 replaced(delivery, bySequence: newer)
@@ -487,7 +496,8 @@ final class LaneState {
                           lastHeartRateAgeSeconds: lastHeartRate.map { Double(now &- $0.ns) / 1e9 },
                           faults: watcher.activeFaults.map(\.rawValue),
                           openAlerts: adopted.compactMap { uuids[$0.number] } + watcher.openAlerts.compactMap { uuids[$0.number] },
-                          channels: settings.targets.map { "\($0.channel.rawValue):\($0.target)" }, recent: recent, storeProblem: problem)
+                          channels: settings.targets.map { "\($0.channel.rawValue):\($0.target)" }, recent: recent, storeProblem: problem,
+                          serverRejects: serverRejects)
     }
 
     // MARK: Clocks

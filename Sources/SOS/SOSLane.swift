@@ -7,6 +7,8 @@ import Threads
 /// channel at once, then retries each until acknowledged, across restarts.
 public final class SOSLane: Sendable {
     public let queue = BlockingQueue<LaneInput>()
+    /// Read without a round trip through the queue.
+    public let health = LaneHealth()
     static let tickNs: UInt64 = 250_000_000
 
     public init() {}
@@ -18,9 +20,10 @@ public final class SOSLane: Sendable {
     public func start(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], log: @escaping LaneLog,
                       onCue: @escaping @Sendable (Cue, UInt64) -> Void = { _, _ in },
                       onTiming: @escaping @Sendable (AlertTiming) -> Void = { _ in }) throws(ThreadStartError) {
-        let queue = self.queue
+        let (queue, health) = (self.queue, self.health)
         try DetachedThread.start {
-            let lane = LaneState(settings: settings, store: store, channels: channels, queue: queue, log: log, onCue: onCue, onTiming: onTiming)
+            let lane = LaneState(settings: settings, store: store, channels: channels, queue: queue, health: health, log: log, onCue: onCue,
+                                 onTiming: onTiming)
             lane.resumeOwedDeliveries()
             var nextTick = MonotonicTime.nanoseconds() + Self.tickNs
             while true {

@@ -116,6 +116,7 @@ enum SOSText {
         let open = status["open_alerts"]?.arrayValue?.compactMap(\.stringValue) ?? []
         lines.append("open alerts: " + (open.isEmpty ? "none" : open.joined(separator: ", ")))
         if let problem = status["store_problem"]?.stringValue { lines.append("store: \(problem)") }
+        if let problem = status["server_problem"]?.stringValue { lines.append("\(problem) (still retried)") }
         for alert in status["alerts"]?.arrayValue ?? [] {
             let test = alert["test"]?.boolValue == true ? " (TEST)" : ""
             lines.append("\(alert["raised"]?.stringValue ?? "?") \(alert["kind"]?.stringValue ?? "?")\(test) \(alert["state"]?.stringValue ?? "?") \(alert["alert_id"]?.stringValue ?? "?")")

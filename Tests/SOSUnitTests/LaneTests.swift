@@ -478,4 +478,24 @@ final class LaneHarness: Sendable {
         #expect(delivery.acknowledgedMs != nil)
         await h.shutdown()
     }
+
+    /// The server refusing alerts (a bad token: 401) is shown, and the alert is still retried.
+    @Test func aServerThatRejectsAlertsIsShownAndStillRetried() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try AlertStore(path: dir.file("sos.db"))
+        let https = FakeChannel(.https, failFirst: 3, rejectedStatus: 401)
+        let h = try LaneHarness(settings: Self.settings(contacts: [], hook: [], retryMaxSeconds: 1), store: store, channels: [https])
+        #expect(await h.status().serverProblem == nil)
+        _ = try Self.uuid(await h.raise())
+        #expect(await eventually { https.attempts.count >= 1 })
+        #expect(await eventually { h.lane.health.serverProblem == "server rejects alerts: 401" })
+        // Three refusals a second apart: the status read now still sees the first ones.
+        #expect(await h.status().serverRejects == 401)
+        // Retried all the same; once the server takes it, the problem is gone.
+        #expect(await eventually { https.acknowledged.count == 1 })
+        #expect(https.attempts.count == 4)
+        #expect(await h.status().serverRejects == nil)
+        #expect(h.lane.health.serverProblem == nil)
+        await h.shutdown()
+    }
 }

@@ -37,11 +37,14 @@ final class Shared<Value: Sendable>: Sendable {
 final class FakeChannel: AlertChannel {
     let name: AlertChannelName
     private let state: Mutex<(failuresLeft: Int, attempts: [Delivery], acknowledged: [Delivery])>
+    /// The failures are the server refusing with this HTTP status.
+    let rejectedStatus: Int?
     /// The first attempt never answers (a D-Bus call on a bus that went away, before the fix).
     let firstNeverAnswers: Bool
 
-    init(_ name: AlertChannelName, failFirst: Int = 0, firstNeverAnswers: Bool = false) {
+    init(_ name: AlertChannelName, failFirst: Int = 0, rejectedStatus: Int? = nil, firstNeverAnswers: Bool = false) {
         self.name = name
+        self.rejectedStatus = rejectedStatus
         self.firstNeverAnswers = firstNeverAnswers
         state = Mutex((failFirst, [], []))
     }
@@ -59,7 +62,7 @@ final class FakeChannel: AlertChannel {
         return state.withLock { state in
             guard state.failuresLeft == 0 else {
                 state.failuresLeft -= 1
-                return .failure(ChannelFailure("fake \(name.rawValue) failure, \(state.failuresLeft) left"))
+                return .failure(ChannelFailure("fake \(name.rawValue) failure, \(state.failuresLeft) left", rejectedStatus: rejectedStatus))
             }
             state.acknowledged.append(delivery)
             return .success("fake \(name.rawValue) ok")
