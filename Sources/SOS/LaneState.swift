@@ -259,7 +259,8 @@ final class LaneState {
                           position: AlertPosition?, state: String?) {
         guard let uuid = uuids[number] else { return }
         let sequence = sequence ?? nextSequence(uuid)
-        let content = self.content(type, kind: kind, at: time, firstOutOfRange: nil, heartRate: heartRate, trend: nil, position: position)
+        var content = self.content(type, kind: kind, at: time, firstOutOfRange: nil, heartRate: heartRate, trend: nil, position: position)
+        if type == .followUp { showHeartRateAge(in: &content, at: time) }
         let sms = AlertText.sms(content, mapLink: settings.mapLink)
         let body = self.body(uuid: uuid, sequence: sequence, content: content, raisedAt: time, trend: nil, position: position, test: false, sms: sms)
         let message = AlertStore.NewMessage(sequence: sequence, type: type.rawValue, createdMs: wallMs(time), sms: sms, body: body, targets: settings.targets)
@@ -431,6 +432,15 @@ final class LaneState {
                      trend: trend?.direction, threshold: settings.rules.threshold(for: kind), latitude: position?.latitude,
                      longitude: position?.longitude, positionAgeSeconds: position.map { time.seconds(since: $0.time) },
                      accuracyMeters: position?.accuracyMeters, device: settings.deviceName, runID: run?.id, batteryPercent: deviceBattery)
+    }
+
+    /// A follow-up says when its heart rate was measured: the newest valid reading and its time,
+    /// or, when that is older than a follow-up period, only "no heart rate since" its time.
+    private func showHeartRateAge(in content: inout AlertContent, at time: Timestamp) {
+        guard let last = lastHeartRate else { return }
+        let measured = Self.time(last.ns)
+        content.heartRateTime = Timestamp(milliseconds: wallMs(measured))
+        content.heartRate = time.seconds(since: measured) > settings.rules.followUpEverySeconds ? nil : last.bpm
     }
 
     private func body(uuid: String, sequence: Int, content: AlertContent, raisedAt: Timestamp, trend: HeartRateTrend?, position: AlertPosition?,

@@ -461,6 +461,33 @@ final class LaneHarness: Sendable {
         await h.shutdown()
     }
 
+    /// Follow-ups say how old their heart rate is: none for longer than a period, "no heart rate
+    /// since" its time; a recent one with its time.
+    @Test func followUpsSayHowOldTheirHeartRateIs() async throws {
+        let hook = FakeChannel(.hook)
+        var settings = Self.settings(contacts: [], alertsURL: nil)
+        settings.rules.followUpEverySeconds = 3
+        let h = try LaneHarness(settings: settings, store: nil, channels: [hook])
+        // Strap notifications (flags: contact supported and detected; uint8 bpm) at receipt time:
+        // the follow-ups' clock, unlike the harness's synthetic sample clock.
+        func notify(_ bpm: UInt8) { h.lane.put(.heartRate(bytes: [0x06, bpm], receivedNs: monotonicNs())) }
+        notify(150)
+        // Older than a period by the first follow-up, whatever the ticks.
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try Self.uuid(await h.raise())
+        let followUps = { hook.attempts.filter { $0.type == "follow_up" }.map(\.sms) }
+        #expect(await eventually { !followUps().isEmpty })
+        let stale = try #require(followUps().first)
+        #expect(stale.range(of: #"^SOS update: the runner asked for help, no heart rate since \d\d:\d\d \d\d:\d\d:\d\d UTC"#,
+                            options: .regularExpression) != nil, "\(stale)")
+        notify(151)
+        #expect(await eventually { followUps().contains { $0.contains("help, heart rate 151 bpm at ") } }, "\(followUps())")
+        let fresh = try #require(followUps().first { $0.contains("151 bpm") })
+        #expect(fresh.range(of: #"151 bpm at \d\d:\d\d:\d\d \d\d:\d\d:\d\d UTC"#, options: .regularExpression) != nil, "\(fresh)")
+        #expect(GSM7.fitsOneMessage(stale) && GSM7.fitsOneMessage(fresh))
+        await h.shutdown()
+    }
+
     /// A channel call that never returns is given up at the lane's deadline and tried again.
     @Test func anAttemptThatNeverAnswersIsRetriedAfterItsDeadline() async throws {
         let dir = try TemporaryDirectory()
