@@ -349,15 +349,25 @@ final class LaneState {
          "SOS_SEQUENCE": String(delivery.sequence), "MESSAGE_ID": Self.journalMessageID]
     }
 
+    /// Writes a delivery's new state to sos.db (not for those sent from memory), logs a failure
+    /// with what it means, and returns the journal fields for `stage`.
+    private func record(_ delivery: Delivery, stage: String, unrecorded: String,
+                        _ write: (AlertStore, Delivery.Key, Int64) throws -> Void) -> [String: String] {
+        var entry = fields(delivery)
+        do {
+            if delivery.key.messageID > 0, let store { try write(store, delivery.key, wallMs(Self.time(MonotonicTime.nanoseconds()))) }
+        } catch {
+            log(.error, "\(error)" + (unrecorded.isEmpty ? "" : ": \(unrecorded)"), entry)
+        }
+        entry["SOS_STAGE"] = stage
+        return entry
+    }
+
     private func acknowledged(_ delivery: Delivery, detail: String, tookMs: Double?) {
         let key = delivery.key
-        do {
-            if key.messageID > 0 { try store?.acknowledged(key, atMs: wallMs(Self.time(MonotonicTime.nanoseconds()))) }
-        } catch {
-            log(.error, "\(error): the acknowledgement of \(key) is not recorded; it may be sent again after a restart", fields(delivery))
+        var ack = record(delivery, stage: "acknowledged", unrecorded: "the acknowledgement of \(key) is not recorded; it may be sent again after a restart") {
+            try $0.acknowledged($1, atMs: $2)
         }
-        var ack = fields(delivery)
-        ack["SOS_STAGE"] = "acknowledged"
         if let tookMs { ack["SOS_ATTEMPT_MS"] = Self.format(tookMs) }
         log(.notice, "SOS \(delivery.type) \(delivery.alertUUID) acknowledged by \(key.channel.rawValue) \(Self.redacted(key)) after \(delivery.attempts) attempt(s): \(detail)", ack)
         let id = "\(delivery.alertUUID)#\(delivery.sequence)"
@@ -370,13 +380,7 @@ final class LaneState {
 
     private func failed(_ delivery: Delivery, message: String, retryInSeconds backoff: Double) {
         let key = delivery.key
-        do {
-            if key.messageID > 0 { try store?.failed(key, error: message, atMs: wallMs(Self.time(MonotonicTime.nanoseconds()))) }
-        } catch {
-            log(.error, "\(error)", fields(delivery))
-        }
-        var failed = fields(delivery)
-        failed["SOS_STAGE"] = "attempt_failed"
+        let failed = record(delivery, stage: "attempt_failed", unrecorded: "") { try $0.failed($1, error: message, atMs: $2) }
         // Every failure of the first few, then one in ten: a dead modem must not flood the journal.
         if delivery.attempts <= 3 || delivery.attempts % 10 == 0 {
             log(.warning, "SOS \(delivery.type) \(delivery.alertUUID) by \(key.channel.rawValue) \(Self.redacted(key)) failed (attempt \(delivery.attempts)): \(message); retrying in \(Int(backoff)) s", failed)
@@ -385,13 +389,9 @@ final class LaneState {
 
     private func replaced(_ delivery: Delivery, bySequence newer: Int) {
         let key = delivery.key
-        do {
-            if key.messageID > 0 { try store?.replaced(key, atMs: wallMs(Self.time(MonotonicTime.nanoseconds()))) }
-        } catch {
-            log(.error, "\(error): \(key) may be sent after a restart although a newer follow-up replaced it", fields(delivery))
+        let entry = record(delivery, stage: "replaced", unrecorded: "\(key) may be sent after a restart although a newer follow-up replaced it") {
+            try $0.replaced($1, atMs: $2)
         }
-        var entry = fields(delivery)
-        entry["SOS_STAGE"] = "replaced"
         log(.info, "SOS \(delivery.type) \(delivery.alertUUID) #\(delivery.sequence) to \(key.channel.rawValue) \(Self.redacted(key)) replaced by #\(newer); not sent", entry)
         let id = "\(delivery.alertUUID)#\(delivery.sequence)"
         if var confirmation = confirmations[id] {
