@@ -37,7 +37,7 @@ struct ControlService: Service {
 
     private func handle(_ request: ControlRequest, _ stream: ControlReplyStream) async throws -> JSONValue? {
         switch request.command {
-        case "status": return withUploads(try await pipelineCommand(.status))
+        case "status": return withSOSProblem(withUploads(try await pipelineCommand(.status)))
         case "sync":
             sos.put(.retryNow(reason: "pacerctl sync"))
             uplink.put(.wake(reason: "pacerctl sync"))
@@ -138,6 +138,13 @@ struct ControlService: Service {
         return .object(fields)
     }
 
+    /// "server rejects alerts: 401" as `sos_problem`, read from the lane without waiting on it.
+    private func withSOSProblem(_ reply: JSONValue) -> JSONValue {
+        guard case .object(var fields) = reply else { return reply }
+        fields["sos_problem"] = sos.health.serverProblem.map { .string($0) } ?? .null
+        return .object(fields)
+    }
+
     private func sosRequest<T: Sendable>(_ make: (@escaping @Sendable (Result<T, LaneRefusal>) -> Void) -> LaneInput) async throws -> T {
         let outcome = await withCheckedContinuation { (done: CheckedContinuation<Result<T, LaneRefusal>, Never>) in
             sos.put(make { done.resume(returning: $0) })
@@ -161,6 +168,7 @@ struct ControlService: Service {
                         "target": .string(d.key.target), "attempts": .number(Double(d.attempts)),
                         "acknowledged": d.acknowledgedMs.map { .string(Timestamp(milliseconds: $0).iso8601) } ?? .null,
                         "last_error": d.lastError.map { .string($0) } ?? .null,
+                        "replaced": d.replacedMs.map { .string(Timestamp(milliseconds: $0).iso8601) } ?? .null,
                     ])
                 }),
             ])
@@ -174,6 +182,8 @@ struct ControlService: Service {
             "channels": .array(status.channels.map { .string($0) }),
             "alerts": .array(alerts),
             "store_problem": status.storeProblem.map { .string($0) } ?? .null,
+            "server_rejects": optional(status.serverRejects),
+            "server_problem": status.serverProblem.map { .string($0) } ?? .null,
         ])
     }
 

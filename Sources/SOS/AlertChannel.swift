@@ -9,6 +9,12 @@ public protocol AlertChannel: Sendable {
 /// Why one attempt did not go through; it is retried.
 public struct ChannelFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The server answered and refused (HTTP 4xx: a bad token, no such route): retries cannot
+    /// help until someone fixes it, so status says so; they go on all the same.
+    public var rejectedStatus: Int?
+    public init(_ message: String, rejectedStatus: Int? = nil) {
+        self.message = message
+        self.rejectedStatus = rejectedStatus
+    }
     public var description: String { message }
 }

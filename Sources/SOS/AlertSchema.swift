@@ -46,6 +46,11 @@ enum AlertSchema {
                 CREATE INDEX delivery_pending ON delivery(acknowledged_ms) WHERE acknowledged_ms IS NULL;
                 """)
         }
+        migrator.registerMigration("v2 replaced follow-ups") { db in
+            // Set when a newer follow-up for the same alert and target replaced this one unsent:
+            // no longer owed, and never sent after a restart.
+            try db.execute(sql: "ALTER TABLE delivery ADD COLUMN replaced_ms INTEGER")
+        }
         return migrator
     }
 }

@@ -135,6 +135,14 @@ public final class AlertStore: Sendable {
         }
     }
 
+    /// A newer follow-up replaced it before it was sent: no longer owed.
+    public func replaced(_ key: Delivery.Key, atMs: Int64) throws(AlertStoreError) {
+        try write("noting that \(key) was replaced") { db in
+            try db.execute(sql: "UPDATE delivery SET replaced_ms = ? WHERE message_id = ? AND channel = ? AND target = ?",
+                           arguments: [atMs, key.messageID, key.channel.rawValue, key.target])
+        }
+    }
+
     /// An attempt failed; it stays pending.
     public func failed(_ key: Delivery.Key, error: String, atMs: Int64) throws(AlertStoreError) {
         try write("noting a failed attempt of \(key)") { db in
@@ -156,10 +164,10 @@ public final class AlertStore: Sendable {
         }
     }
 
-    /// Everything not yet acknowledged, oldest message first.
+    /// Everything not yet acknowledged nor replaced, oldest message first.
     public func pending() throws(AlertStoreError) -> [Delivery] {
         try read("reading pending deliveries") { db in
-            try Self.deliveries(db, where: "d.acknowledged_ms IS NULL")
+            try Self.deliveries(db, where: "d.acknowledged_ms IS NULL AND d.replaced_ms IS NULL")
         }
     }
 
@@ -179,7 +187,7 @@ public final class AlertStore: Sendable {
 
     private static func deliveries(_ db: Database, where condition: String, _ arguments: StatementArguments = []) throws -> [Delivery] {
         let rows = try Row.fetchAll(db, sql: """
-            SELECT d.message_id, d.channel, d.target, d.attempts, d.last_error, d.acknowledged_ms,
+            SELECT d.message_id, d.channel, d.target, d.attempts, d.last_error, d.acknowledged_ms, d.replaced_ms,
                    m.sequence, m.type, m.sms, m.body, a.uuid, a.kind, a.test
             FROM delivery d JOIN message m ON m.id = d.message_id JOIN alert a ON a.id = m.alert_id
             WHERE \(condition) ORDER BY d.message_id, d.channel, d.target
@@ -188,7 +196,8 @@ public final class AlertStore: Sendable {
             guard let channel = AlertChannelName(rawValue: row["channel"]) else { return nil }
             return Delivery(key: .init(messageID: row["message_id"], channel: channel, target: row["target"]), alertUUID: row["uuid"],
                             kind: row["kind"], test: row["test"], sequence: row["sequence"], type: row["type"], sms: row["sms"],
-                            body: row["body"], attempts: row["attempts"], lastError: row["last_error"], acknowledgedMs: row["acknowledged_ms"])
+                            body: row["body"], attempts: row["attempts"], lastError: row["last_error"], acknowledgedMs: row["acknowledged_ms"],
+                            replacedMs: row["replaced_ms"])
         }
     }
 

@@ -25,4 +25,6 @@ public struct Delivery: Sendable, Equatable, Hashable {
     public var attempts: Int
     public var lastError: String?
     public var acknowledgedMs: Int64?
+    /// A newer follow-up took its place before it was sent: it never will be.
+    public var replacedMs: Int64? = nil
 }

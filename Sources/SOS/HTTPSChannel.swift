@@ -22,7 +22,8 @@ public struct HTTPSChannel: AlertChannel {
             let response = try await client.perform(request)
             guard response.isSuccess else {
                 let said = String(decoding: response.body.prefix(200), as: UTF8.self)
-                return .failure(ChannelFailure("HTTP \(response.status) from \(delivery.key.target)" + (said.isEmpty ? "" : ": \(said)")))
+                return .failure(ChannelFailure("HTTP \(response.status) from \(delivery.key.target)" + (said.isEmpty ? "" : ": \(said)"),
+                                               rejectedStatus: (400..<500).contains(response.status) ? response.status : nil))
             }
             return .success("HTTP \(response.status)")
         } catch {

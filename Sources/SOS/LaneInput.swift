@@ -26,7 +26,8 @@ public enum LaneInput: Sendable {
     case reload(LaneSettings)
     /// The network is back (or `pacerctl sync`): every delivery waiting out a backoff goes now.
     case retryNow(reason: String)
-    case delivered(Delivery.Key, Result<String, ChannelFailure>, startedNs: UInt64)
+    /// The outcome of one attempt (numbered by the lane's outbox), started at `startedNs`.
+    case delivered(Delivery.Key, attempt: Int, Result<String, ChannelFailure>, startedNs: UInt64)
     case shutdown(done: @Sendable () -> Void)
 }
 

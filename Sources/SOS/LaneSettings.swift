@@ -26,6 +26,10 @@ public struct LaneSettings: Sendable, Equatable {
         self.retryMaxSeconds = retryMaxSeconds
     }
 
+    var outbox: Outbox.Settings {
+        Outbox.Settings(attemptTimeoutSeconds: attemptTimeoutSeconds, retryMaxSeconds: retryMaxSeconds)
+    }
+
     /// Every (channel, target) a message goes to.
     public var targets: [(channel: AlertChannelName, target: String)] {
         var targets: [(AlertChannelName, String)] = contacts.map { (.sms, $0) }

@@ -17,6 +17,7 @@ final class LaneState {
     private let onCue: @Sendable (Cue, UInt64) -> Void
     private let onTiming: @Sendable (AlertTiming) -> Void
     private let onAsking: @Sendable (Bool) -> Void
+    private let health: LaneHealth
 
     /// The watcher's alert numbers and the UUIDs they were recorded under.
     private var uuids: [Int: String] = [:]
@@ -25,10 +26,8 @@ final class LaneState {
     /// store and the server show them open for ever (found by tools/soak). Numbered below 0 in
     /// `uuids`, never meeting the watcher's; only a cancel closes them.
     private var adopted: [(number: Int, kind: AlertKind)] = []
-    /// Deliveries not yet acknowledged, when each may next be tried, and which are in flight.
-    private var owed: [Delivery.Key: Delivery] = [:]
-    private var retryAtNs: [Delivery.Key: UInt64] = [:]
-    private var inFlight: Set<Delivery.Key> = []
+    /// Deliveries not yet acknowledged: their order, attempts, deadlines and retries.
+    private var outbox: Outbox
     /// Per message (alert UUID and sequence): its deliveries and when it was raised, for the
     /// spoken confirmation.
     private var confirmations: [String: Confirmation] = [:]
@@ -36,6 +35,11 @@ final class LaneState {
     private var wallMinusMonotonicMs: Int64?
     private var run: LaneRun?
     private var deviceBattery: Int?
+    /// The HTTP status of the server's last refusal of an alert (4xx), until it takes one:
+    /// shown by `pacerctl sos` and `status`.
+    private var serverRejects: Int? {
+        didSet { if serverRejects != oldValue { health.setServerRejects(serverRejects) } }
+    }
     private var lastHeartRate: (bpm: Int, ns: UInt64)?
     private var sensor = HeartRateSensor()
 
@@ -54,14 +58,16 @@ final class LaneState {
         var spokePartial = false
     }
 
-    init(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], queue: BlockingQueue<LaneInput>, log: @escaping LaneLog,
-         onCue: @escaping @Sendable (Cue, UInt64) -> Void, onTiming: @escaping @Sendable (AlertTiming) -> Void,
+    init(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], queue: BlockingQueue<LaneInput>, health: LaneHealth,
+         log: @escaping LaneLog, onCue: @escaping @Sendable (Cue, UInt64) -> Void, onTiming: @escaping @Sendable (AlertTiming) -> Void,
          onAsking: @escaping @Sendable (Bool) -> Void = { _ in }) {
         self.settings = settings
         watcher = VitalsWatcher(rules: settings.rules)
+        outbox = Outbox(settings: settings.outbox)
         self.store = store
         self.channels = Dictionary(channels.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.queue = queue
+        self.health = health
         self.log = log
         self.onCue = onCue
         self.onTiming = onTiming
@@ -135,13 +141,15 @@ final class LaneState {
         case .reload(let newSettings):
             settings = newSettings
             watcher.update(rules: newSettings.rules)
+            outbox.settings = newSettings.outbox
         case .retryNow(let reason):
-            let waiting = retryAtNs.keys.filter { !inFlight.contains($0) }
-            guard !waiting.isEmpty else { return }
-            log(.notice, "\(reason): retrying \(waiting.count) SOS delivery(ies) now", [:])
-            for key in waiting { if let delivery = owed[key] { dispatch(delivery) } }
-        case .delivered(let key, let result, let startedNs):
-            delivered(key, result, startedNs: startedNs)
+            let now = MonotonicTime.nanoseconds()
+            let waiting = outbox.waitingCount(now: now)
+            guard waiting > 0 else { return }
+            log(.notice, "\(reason): retrying \(waiting) SOS delivery(ies) now", [:])
+            perform(outbox.handle(.retryNow, now: now))
+        case .delivered(let key, let attempt, let result, let startedNs):
+            perform(outbox.handle(.finished(key, attempt: attempt, result), now: MonotonicTime.nanoseconds()), attemptStartedNs: startedNs)
         case .shutdown:
             break
         }
@@ -156,9 +164,7 @@ final class LaneState {
         // Monitoring starts with the lane's first tick: a strap never heard from is warned about.
         watcher.start(at: Self.time(nowNs))
         process(watcher.advance(to: Self.time(nowNs)), triggerNs: nowNs)
-        for (key, due) in retryAtNs where due <= nowNs && !inFlight.contains(key) {
-            if let delivery = owed[key] { dispatch(delivery) }
-        }
+        perform(outbox.handle(.tick, now: nowNs))
         for (id, confirmation) in confirmations where !confirmation.spokePartial && nowNs &- confirmation.raisedNs >= Self.confirmationWaitNs {
             speakConfirmation(id, final: false)
         }
@@ -184,15 +190,15 @@ final class LaneState {
             let pending = try store.pending()
             guard !pending.isEmpty else { return }
             log(.warning, "\(pending.count) SOS message(s) recorded before the restart are not acknowledged yet; sending them again", [:])
-            for delivery in pending { dispatch(delivery) }
+            perform(outbox.handle(.add(pending), now: MonotonicTime.nanoseconds()))
         } catch {
             log(.error, "\(error); messages owed from before the restart cannot be resumed", [:])
         }
     }
 
     func shutDown() {
-        if !owed.isEmpty {
-            log(.warning, "stopping with \(owed.count) SOS delivery(ies) not acknowledged; they are retried at the next start", [:])
+        if outbox.owedCount > 0 {
+            log(.warning, "stopping with \(outbox.owedCount) SOS delivery(ies) not acknowledged; they are retried at the next start", [:])
         }
     }
 
@@ -257,13 +263,8 @@ final class LaneState {
             log(.critical, "SOS alert \(uuid) could not be recorded (\(error)); sending it anyway, but it will not survive a restart", ["SOS_ALERT_ID": uuid])
             deliveries = inMemory(message, alertUUID: uuid, kind: alert.kind.rawValue, test: test)
         }
-        var firstDispatchNs: UInt64?
-        var dispatchedNs: [(Delivery.Key, UInt64)] = []
-        for delivery in deliveries {
-            let started = dispatch(delivery)
-            if firstDispatchNs == nil { firstDispatchNs = started }
-            dispatchedNs.append((delivery.key, started))
-        }
+        let dispatchedNs = perform(outbox.handle(.add(deliveries), now: MonotonicTime.nanoseconds()))
+        let firstDispatchNs = dispatchedNs.first?.1
         if deliveries.isEmpty {
             log(.critical, "SOS alert \(uuid) has nowhere to go: no [sos] contacts, [upload] url or [sos] hook is configured", ["SOS_ALERT_ID": uuid])
         }
@@ -281,7 +282,8 @@ final class LaneState {
                           position: AlertPosition?, state: String?) {
         guard let uuid = uuids[number] else { return }
         let sequence = sequence ?? nextSequence(uuid)
-        let content = self.content(type, kind: kind, at: time, firstOutOfRange: nil, heartRate: heartRate, trend: nil, position: position)
+        var content = self.content(type, kind: kind, at: time, firstOutOfRange: nil, heartRate: heartRate, trend: nil, position: position)
+        if type == .followUp { showHeartRateAge(in: &content, at: time) }
         let sms = AlertText.sms(content, mapLink: settings.mapLink)
         let body = self.body(uuid: uuid, sequence: sequence, content: content, raisedAt: time, trend: nil, position: position, test: false, sms: sms)
         let message = AlertStore.NewMessage(sequence: sequence, type: type.rawValue, createdMs: wallMs(time), sms: sms, body: body, targets: settings.targets)
@@ -294,7 +296,7 @@ final class LaneState {
             log(.error, "SOS \(type.rawValue) for alert \(uuid) could not be recorded (\(error)); sending it anyway", ["SOS_ALERT_ID": uuid])
             deliveries = inMemory(message, alertUUID: uuid, kind: kind.rawValue, test: false)
         }
-        for delivery in deliveries { dispatch(delivery) }
+        perform(outbox.handle(.add(deliveries), now: MonotonicTime.nanoseconds()))
         confirmations["\(uuid)#\(sequence)"] = Confirmation(kind: kind, type: type, keys: Set(deliveries.map(\.key)),
                                                            raisedNs: MonotonicTime.nanoseconds())
         sequences[uuid] = max(sequences[uuid] ?? 0, sequence)
@@ -330,69 +332,94 @@ final class LaneState {
 
     // MARK: Dispatch
 
-    /// Starts one attempt; returns when it started (CLOCK_MONOTONIC).
+    /// Does what the outbox decided: starts attempts, records outcomes, logs. Returns the
+    /// attempts started and when (CLOCK_MONOTONIC). `attemptStartedNs`: when the attempt whose
+    /// outcome this is started.
     @discardableResult
-    private func dispatch(_ delivery: Delivery) -> UInt64 {
-        owed[delivery.key] = delivery
-        retryAtNs[delivery.key] = nil
-        let started = MonotonicTime.nanoseconds()
-        guard let channel = channels[delivery.key.channel] else {
-            log(.error, "SOS \(delivery.key.channel.rawValue) is configured but not available in this pacerd; \(delivery.key) stays pending", [:])
-            retryAtNs[delivery.key] = started + UInt64(settings.retryMaxSeconds * 1e9)
-            return started
-        }
-        inFlight.insert(delivery.key)
-        let queue = self.queue
-        let timeout = Duration.milliseconds(Int64(settings.attemptTimeoutSeconds * 1000))
-        Task.detached {
-            let result = await channel.deliver(delivery, timeout: timeout)
-            queue.put(.delivered(delivery.key, result, startedNs: started))
+    private func perform(_ actions: [Outbox.Action], attemptStartedNs: UInt64? = nil) -> [(Delivery.Key, UInt64)] {
+        var started: [(Delivery.Key, UInt64)] = []
+        for action in actions {
+            switch action {
+            case .start(let delivery, let attempt):
+                let now = MonotonicTime.nanoseconds()
+                guard let channel = channels[delivery.key.channel] else {
+                    let failure = ChannelFailure("\(delivery.key.channel.rawValue) is configured but not available in this pacerd")
+                    started += perform(outbox.handle(.finished(delivery.key, attempt: attempt, .failure(failure)), now: now))
+                    continue
+                }
+                started.append((delivery.key, now))
+                let queue = self.queue
+                let timeout = Duration.milliseconds(Int64(settings.attemptTimeoutSeconds * 1000))
+                Task.detached {
+                    let result = await channel.deliver(delivery, timeout: timeout)
+                    queue.put(.delivered(delivery.key, attempt: attempt, result, startedNs: now))
+                }
+            case .acknowledged(let delivery, let detail):
+                if delivery.key.channel == .https { serverRejects = nil }
+                acknowledged(delivery, detail: detail, tookMs: attemptStartedNs.map { Double(MonotonicTime.nanoseconds() &- $0) / 1e6 })
+            case .failed(let delivery, let failure, _, let retryIn):
+                if delivery.key.channel == .https, let status = failure.rejectedStatus { serverRejects = status }
+                failed(delivery, message: failure.message, retryInSeconds: retryIn)
+            case .replaced(let delivery, let newer):
+                replaced(delivery, bySequence: newer)
+            }
         }
         return started
     }
 
-    private func delivered(_ key: Delivery.Key, _ result: Result<String, ChannelFailure>, startedNs: UInt64) {
-        inFlight.remove(key)
-        guard var delivery = owed[key] else { return }
-        let now = MonotonicTime.nanoseconds()
-        let tookMs = Double(now &- startedNs) / 1e6
-        let fields = ["SOS_ALERT_ID": delivery.alertUUID, "SOS_CHANNEL": key.channel.rawValue, "SOS_KIND": delivery.kind,
-                      "SOS_SEQUENCE": String(delivery.sequence), "MESSAGE_ID": Self.journalMessageID]
-        switch result {
-        case .success(let detail):
-            owed[key] = nil
-            do {
-                if key.messageID > 0 { try store?.acknowledged(key, atMs: wallMs(Self.time(now))) }
-            } catch {
-                log(.error, "\(error): the acknowledgement of \(key) is not recorded; it may be sent again after a restart", fields)
-            }
-            var ack = fields
-            ack["SOS_STAGE"] = "acknowledged"
-            ack["SOS_ATTEMPT_MS"] = Self.format(tookMs)
-            log(.notice, "SOS \(delivery.type) \(delivery.alertUUID) acknowledged by \(key.channel.rawValue) \(Self.redacted(key)) after \(delivery.attempts + 1) attempt(s): \(detail)", ack)
-            let id = "\(delivery.alertUUID)#\(delivery.sequence)"
-            if var confirmation = confirmations[id] {
-                confirmation.acknowledged.insert(key)
-                confirmations[id] = confirmation
-                if confirmation.acknowledged == confirmation.keys { speakConfirmation(id, final: true) }
-            }
-        case .failure(let failure):
-            delivery.attempts += 1
-            delivery.lastError = failure.message
-            owed[key] = delivery
-            do {
-                if key.messageID > 0 { try store?.failed(key, error: failure.message, atMs: wallMs(Self.time(now))) }
-            } catch {
-                log(.error, "\(error)", fields)
-            }
-            let backoff = min(settings.retryMaxSeconds, pow(2, Double(min(delivery.attempts - 1, 16))))
-            retryAtNs[key] = now + UInt64(backoff * 1e9)
-            var failed = fields
-            failed["SOS_STAGE"] = "attempt_failed"
-            // Every failure of the first few, then one in ten: a dead modem must not flood the journal.
-            if delivery.attempts <= 3 || delivery.attempts % 10 == 0 {
-                log(.warning, "SOS \(delivery.type) \(delivery.alertUUID) by \(key.channel.rawValue) \(Self.redacted(key)) failed (attempt \(delivery.attempts)): \(failure.message); retrying in \(Int(backoff)) s", failed)
-            }
+    private func fields(_ delivery: Delivery) -> [String: String] {
+        ["SOS_ALERT_ID": delivery.alertUUID, "SOS_CHANNEL": delivery.key.channel.rawValue, "SOS_KIND": delivery.kind,
+         "SOS_SEQUENCE": String(delivery.sequence), "MESSAGE_ID": Self.journalMessageID]
+    }
+
+    /// Writes a delivery's new state to sos.db (not for those sent from memory), logs a failure
+    /// with what it means, and returns the journal fields for `stage`.
+    private func record(_ delivery: Delivery, stage: String, unrecorded: String,
+                        _ write: (AlertStore, Delivery.Key, Int64) throws -> Void) -> [String: String] {
+        var entry = fields(delivery)
+        do {
+            if delivery.key.messageID > 0, let store { try write(store, delivery.key, wallMs(Self.time(MonotonicTime.nanoseconds()))) }
+        } catch {
+            log(.error, "\(error)" + (unrecorded.isEmpty ? "" : ": \(unrecorded)"), entry)
+        }
+        entry["SOS_STAGE"] = stage
+        return entry
+    }
+
+    private func acknowledged(_ delivery: Delivery, detail: String, tookMs: Double?) {
+        let key = delivery.key
+        var ack = record(delivery, stage: "acknowledged", unrecorded: "the acknowledgement of \(key) is not recorded; it may be sent again after a restart") {
+            try $0.acknowledged($1, atMs: $2)
+        }
+        if let tookMs { ack["SOS_ATTEMPT_MS"] = Self.format(tookMs) }
+        log(.notice, "SOS \(delivery.type) \(delivery.alertUUID) acknowledged by \(key.channel.rawValue) \(Self.redacted(key)) after \(delivery.attempts) attempt(s): \(detail)", ack)
+        let id = "\(delivery.alertUUID)#\(delivery.sequence)"
+        if var confirmation = confirmations[id] {
+            confirmation.acknowledged.insert(key)
+            confirmations[id] = confirmation
+            if confirmation.acknowledged == confirmation.keys { speakConfirmation(id, final: true) }
+        }
+    }
+
+    private func failed(_ delivery: Delivery, message: String, retryInSeconds backoff: Double) {
+        let key = delivery.key
+        let failed = record(delivery, stage: "attempt_failed", unrecorded: "") { try $0.failed($1, error: message, atMs: $2) }
+        // Every failure of the first few, then one in ten: a dead modem must not flood the journal.
+        if delivery.attempts <= 3 || delivery.attempts % 10 == 0 {
+            log(.warning, "SOS \(delivery.type) \(delivery.alertUUID) by \(key.channel.rawValue) \(Self.redacted(key)) failed (attempt \(delivery.attempts)): \(message); retrying in \(Int(backoff)) s", failed)
+        }
+    }
+
+    private func replaced(_ delivery: Delivery, bySequence newer: Int) {
+        let key = delivery.key
+        let entry = record(delivery, stage: "replaced", unrecorded: "\(key) may be sent after a restart although a newer follow-up replaced it") {
+            try $0.replaced($1, atMs: $2)
+        }
+        log(.info, "SOS \(delivery.type) \(delivery.alertUUID) #\(delivery.sequence) to \(key.channel.rawValue) \(Self.redacted(key)) replaced by #\(newer); not sent", entry)
+        let id = "\(delivery.alertUUID)#\(delivery.sequence)"
+        if var confirmation = confirmations[id] {
+            confirmation.keys.remove(key)
+            confirmations[id] = confirmation.keys.isEmpty ? nil : confirmation
         }
     }
 
@@ -428,6 +455,15 @@ final class LaneState {
                      trend: trend?.direction, threshold: settings.rules.threshold(for: kind), latitude: position?.latitude,
                      longitude: position?.longitude, positionAgeSeconds: position.map { time.seconds(since: $0.time) },
                      accuracyMeters: position?.accuracyMeters, device: settings.deviceName, runID: run?.id, batteryPercent: deviceBattery)
+    }
+
+    /// A follow-up says when its heart rate was measured: the newest valid reading and its time,
+    /// or, when that is older than a follow-up period, only "no heart rate since" its time.
+    private func showHeartRateAge(in content: inout AlertContent, at time: Timestamp) {
+        guard let last = lastHeartRate else { return }
+        let measured = Self.time(last.ns)
+        content.heartRateTime = Timestamp(milliseconds: wallMs(measured))
+        content.heartRate = time.seconds(since: measured) > settings.rules.followUpEverySeconds ? nil : last.bpm
     }
 
     private func body(uuid: String, sequence: Int, content: AlertContent, raisedAt: Timestamp, trend: HeartRateTrend?, position: AlertPosition?,
@@ -493,7 +529,8 @@ final class LaneState {
                           lastHeartRateAgeSeconds: lastHeartRate.map { Double(now &- $0.ns) / 1e9 },
                           faults: watcher.activeFaults.map(\.rawValue),
                           openAlerts: adopted.compactMap { uuids[$0.number] } + watcher.openAlerts.compactMap { uuids[$0.number] },
-                          channels: settings.targets.map { "\($0.channel.rawValue):\($0.target)" }, recent: recent, storeProblem: problem)
+                          channels: settings.targets.map { "\($0.channel.rawValue):\($0.target)" }, recent: recent, storeProblem: problem,
+                          serverRejects: serverRejects)
     }
 
     // MARK: Clocks

@@ -8,6 +8,8 @@ import Threads
 /// channel at once, then retries each until acknowledged, across restarts.
 public final class SOSLane: Sendable {
     public let queue = BlockingQueue<LaneInput>()
+    /// Read without a round trip through the queue.
+    public let health = LaneHealth()
     static let tickNs: UInt64 = 250_000_000
     /// "Are you OK?" is waiting for an answer: the pipeline then gives a button press to the lane
     /// (`.answer`) instead of starting a lap.
@@ -33,10 +35,10 @@ public final class SOSLane: Sendable {
     public func start(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], log: @escaping LaneLog,
                       onCue: @escaping @Sendable (Cue, UInt64) -> Void = { _, _ in },
                       onTiming: @escaping @Sendable (AlertTiming) -> Void = { _ in }) throws(ThreadStartError) {
-        let queue = self.queue
+        let (queue, health) = (self.queue, self.health)
         try DetachedThread.start { [self] in
-            let lane = LaneState(settings: settings, store: store, channels: channels, queue: queue, log: log, onCue: onCue, onTiming: onTiming,
-                                 onAsking: { self.asking.store($0, ordering: .releasing) })
+            let lane = LaneState(settings: settings, store: store, channels: channels, queue: queue, health: health, log: log, onCue: onCue,
+                                 onTiming: onTiming, onAsking: { self.asking.store($0, ordering: .releasing) })
             lane.resumeOwedDeliveries()
             var nextTick = MonotonicTime.nanoseconds() + Self.tickNs
             while true {

@@ -120,6 +120,7 @@ enum SOSText {
         let open = status["open_alerts"]?.arrayValue?.compactMap(\.stringValue) ?? []
         lines.append("open alerts: " + (open.isEmpty ? "none" : open.joined(separator: ", ")))
         if let problem = status["store_problem"]?.stringValue { lines.append("store: \(problem)") }
+        if let problem = status["server_problem"]?.stringValue { lines.append("\(problem) (still retried)") }
         for alert in status["alerts"]?.arrayValue ?? [] {
             let test = alert["test"]?.boolValue == true ? " (TEST)" : ""
             lines.append("\(alert["raised"]?.stringValue ?? "?") \(alert["kind"]?.stringValue ?? "?")\(test) \(alert["state"]?.stringValue ?? "?") \(alert["alert_id"]?.stringValue ?? "?")")
@@ -131,6 +132,7 @@ enum SOSText {
     static func delivery(_ d: JSONValue) -> String {
         let what = "\(d["type"]?.stringValue ?? "?") #\(Int(d["sequence"]?.doubleValue ?? 0)) \(d["channel"]?.stringValue ?? "?") \(d["target"]?.stringValue ?? "?")"
         if let acknowledged = d["acknowledged"]?.stringValue { return "\(what): acknowledged \(acknowledged)" }
+        if let replaced = d["replaced"]?.stringValue { return "\(what): not sent, replaced by a newer follow-up \(replaced)" }
         let attempts = Int(d["attempts"]?.doubleValue ?? 0)
         return "\(what): pending after \(attempts) attempt\(attempts == 1 ? "" : "s")" + (d["last_error"]?.stringValue.map { " (\($0))" } ?? "")
     }

@@ -46,6 +46,44 @@ import Testing
         #expect(text.count <= 160)
     }
 
+    @Test func aFollowUpSaysHowOldItsHeartRateIs() {
+        var content = Self.content(.followUp)
+        content.trend = nil
+        content.heartRateTime = Self.time.adding(seconds: -41)
+        #expect(AlertText.sms(content).hasPrefix("SOS update: HIGH heart rate 215 bpm at 07:36:38 (limit 205) 07:37:19 UTC 10 May."), "\(AlertText.sms(content))")
+        // Too old to show: only since when there is none.
+        content.heartRate = nil
+        content.heartRateTime = Self.time.adding(seconds: -200)
+        #expect(AlertText.sms(content).hasPrefix("SOS update: HIGH heart rate, no heart rate since 07:33 (limit 205) 07:37:19 UTC"), "\(AlertText.sms(content))")
+        content.kind = .manual
+        #expect(AlertText.sms(content).hasPrefix("SOS update: the runner asked for help, no heart rate since 07:33 07:37:19 UTC"), "\(AlertText.sms(content))")
+        content.kind = .noSignalNoMotion
+        #expect(AlertText.sms(content).hasPrefix("SOS update: no heart-rate signal and no movement, no heart rate since 07:33 07:37"))
+        // The alert itself and the last word are as before.
+        for message in [AlertContent.Message.alert, .resolved, .cancelled] {
+            var other = Self.content(message)
+            other.heartRateTime = Self.time.adding(seconds: -200)
+            #expect(AlertText.sms(other) == AlertText.sms(Self.content(message)))
+        }
+    }
+
+    @Test func aFollowUpWithItsHeartRateAgeIsStillOneGSM7SMS() {
+        for kind in AlertKind.allCases {
+            for bpm in [nil, 255] as [Int?] {
+                var content = Self.content(.followUp, kind: kind, device: String(repeating: "x", count: 300))
+                content.heartRate = bpm
+                content.heartRateTime = Self.time.adding(seconds: -3599)
+                content.positionAgeSeconds = 98_765
+                content.accuracyMeters = 123_456
+                content.runID = Int64.max
+                let text = AlertText.sms(content)
+                #expect(GSM7.isBasic(text), "\(text)")
+                #expect(GSM7.fitsOneMessage(text), "\(text.count): \(text)")
+                #expect(text.contains("osm.org"), "\(text)")
+            }
+        }
+    }
+
     @Test func withoutAFixTheMessageSaysSo() {
         var content = Self.content()
         content.latitude = nil

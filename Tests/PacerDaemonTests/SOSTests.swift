@@ -208,6 +208,24 @@ import Testing
         #expect(await world.daemon.stop() == .exited(0))
     }
 
+    /// A server refusing alerts (401: a bad token) is shown by `pacerctl sos` and `pacerctl status`,
+    /// and the alert is still retried.
+    @Test func aServerThatRejectsAlertsIsShownAndStillRetried() async throws {
+        let world = try await offPool { try World(sinkRules: .init(statusSequence: Array(repeating: 401, count: 1000))) }
+        defer { world.close() }
+        try await world.start()
+        let look = try await world.daemon.ctl("sos")
+        #expect(!look.stdout.contains("server rejects"), "\(look.stdout)")
+
+        #expect(try await world.daemon.ctl("sos", "raise").status == 0)
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { world.sink.requests().filter { $0.path == "/v1/alerts" }.count >= 3 }
+        let sos = try await world.daemon.ctl("sos")
+        #expect(sos.stdout.contains("server rejects alerts: 401 (still retried)"), "\(sos.stdout)")
+        let status = try await world.daemon.ctl("status")
+        #expect(status.stdout.contains("SOS: server rejects alerts: 401"), "\(status.stdout)")
+        #expect(await world.daemon.stop() == .exited(0))
+    }
+
     /// A run records, the runner stands still and the strap falls silent: a warning at once, and
     /// "Are you OK?" once both have lasted `no_signal_no_motion_s`. Answered (`pacerctl sos
     /// cancel`), nothing goes out. The strap is heard again, then falls silent once more:

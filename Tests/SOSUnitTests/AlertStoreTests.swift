@@ -54,6 +54,28 @@ import Testing
         #expect(Set(record.deliveries) == Set(deliveries))
     }
 
+    /// A follow-up replaced by a newer one is owed no more, also after a restart, and its bytes
+    /// stay as they were recorded.
+    @Test func aReplacedFollowUpIsNoLongerPendingAfterAReopen() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("sos.db")
+        let targets: [(channel: AlertChannelName, target: String)] = [(.sms, Self.contacts[0])]
+        do {
+            let store = try AlertStore(path: path)
+            _ = try store.record(Self.alert("a-1"), message: Self.message(targets: targets))
+            let old = try store.add(Self.message(1, type: "follow_up", targets: targets), toAlert: "a-1")
+            _ = try store.add(Self.message(2, type: "follow_up", targets: targets), toAlert: "a-1")
+            try store.replaced(try #require(old.first).key, atMs: 1_778_398_700_000)
+        }
+        let store = try AlertStore(path: path)
+        #expect(try store.pending().map(\.sequence) == [0, 2])
+        let deliveries = try #require(try store.recent(limit: 1).first?.deliveries)
+        #expect(deliveries.map(\.sequence) == [0, 1, 2])
+        #expect(deliveries.map(\.replacedMs) == [nil, 1_778_398_700_000, nil])
+        #expect(deliveries.map(\.sms) == ["SMS alert 0", "SMS follow_up 1", "SMS follow_up 2"])
+        #expect(deliveries[1].acknowledgedMs == nil)
+    }
+
     @Test func aFailedRecordLeavesNothingBehind() throws {
         let dir = try TemporaryDirectory()
         let store = try AlertStore(path: dir.file("sos.db"))

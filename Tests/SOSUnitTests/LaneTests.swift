@@ -60,13 +60,13 @@ final class LaneHarness: Sendable {
     static let hookPath = "/usr/local/bin/pacer-hook"
 
     static func settings(enabled: Bool = true, contacts: [String] = contacts, alertsURL: String? = alertsURL, hook: [String] = [hookPath],
-                         retryMaxSeconds: Double = 60) -> LaneSettings {
+                         retryMaxSeconds: Double = 60, attemptTimeoutSeconds: Double = 5) -> LaneSettings {
         var rules = SOSRules()
         rules.enabled = enabled
         rules.highBpm = 180
         rules.lowBpm = 35
         return LaneSettings(rules: rules, contacts: contacts, alertsURL: alertsURL, hook: hook, deviceName: "pacer-test",
-                            attemptTimeoutSeconds: 5, retryMaxSeconds: retryMaxSeconds)
+                            attemptTimeoutSeconds: attemptTimeoutSeconds, retryMaxSeconds: retryMaxSeconds)
     }
 
     static func channels(failFirst: Int = 0) -> (sms: FakeChannel, https: FakeChannel, hook: FakeChannel) {
@@ -425,6 +425,104 @@ final class LaneHarness: Sendable {
         // (A wait, as in aFailingChannelIsRetriedUntilAcknowledged, not a timing check: with
         // retries capped at 1 s it takes about a second; a 4 s bound failed on a loaded suite.)
         #expect(await eventually { Set(hook.acknowledged.map(\.alertUUID)) == [a, b] })
+        await h.shutdown()
+    }
+
+    /// The alert's first attempt fails everywhere and the runner cancels at once: each target
+    /// still gets the alert before the "FALSE ALARM" (retries used to run in dictionary order).
+    @Test func aCancelNeverReachesATargetBeforeItsAlert() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try AlertStore(path: dir.file("sos.db"))
+        let fake = Self.channels(failFirst: 2)
+        let all = [fake.sms, fake.https, fake.hook]
+        let h = try LaneHarness(settings: Self.settings(retryMaxSeconds: 1), store: store, channels: all)
+
+        let uuid = try Self.uuid(await h.raise())
+        #expect(await h.cancel() == .success(1))
+        #expect(await eventually { all.map { $0.acknowledged.filter { $0.type == "cancelled" }.count } == [2, 1, 1] })
+        for channel in all {
+            for target in Set(channel.attempts.map(\.key.target)) {
+                let attempts = channel.attempts.filter { $0.key.target == target }
+                let acked = channel.acknowledged.filter { $0.key.target == target }
+                #expect(acked.map(\.type) == ["alert", "cancelled"], "\(target): \(acked.map(\.type))")
+                // No attempt of the cancel before the alert was acknowledged.
+                let firstCancel = try #require(attempts.firstIndex { $0.type == "cancelled" })
+                #expect(attempts[..<firstCancel].contains { $0.type == "alert" })
+                #expect(attempts[firstCancel...].allSatisfy { $0.type == "cancelled" }, "\(target): \(attempts.map(\.type))")
+                #expect(attempts.allSatisfy { $0.alertUUID == uuid })
+            }
+            // A retry sends the bytes recorded with the message, never new ones.
+            for key in Set(channel.attempts.map(\.key)) {
+                let tries = channel.attempts.filter { $0.key == key }
+                #expect(Set(tries.map(\.sms)).count == 1 && Set(tries.map(\.body)).count == 1)
+            }
+        }
+        #expect(try await eventually { try store.pending().isEmpty })
+        await h.shutdown()
+    }
+
+    /// Follow-ups say how old their heart rate is: none for longer than a period, "no heart rate
+    /// since" its time; a recent one with its time.
+    @Test func followUpsSayHowOldTheirHeartRateIs() async throws {
+        let hook = FakeChannel(.hook)
+        var settings = Self.settings(contacts: [], alertsURL: nil)
+        settings.rules.followUpEverySeconds = 3
+        let h = try LaneHarness(settings: settings, store: nil, channels: [hook])
+        // Strap notifications (flags: contact supported and detected; uint8 bpm) at receipt time:
+        // the follow-ups' clock, unlike the harness's synthetic sample clock.
+        func notify(_ bpm: UInt8) { h.lane.put(.heartRate(bytes: [0x06, bpm], receivedNs: monotonicNs())) }
+        notify(150)
+        // Older than a period by the first follow-up, whatever the ticks.
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try Self.uuid(await h.raise())
+        let followUps = { hook.attempts.filter { $0.type == "follow_up" }.map(\.sms) }
+        #expect(await eventually { !followUps().isEmpty })
+        let stale = try #require(followUps().first)
+        #expect(stale.range(of: #"^SOS update: the runner asked for help, no heart rate since \d\d:\d\d \d\d:\d\d:\d\d UTC"#,
+                            options: .regularExpression) != nil, "\(stale)")
+        notify(151)
+        #expect(await eventually { followUps().contains { $0.contains("help, heart rate 151 bpm at ") } }, "\(followUps())")
+        let fresh = try #require(followUps().first { $0.contains("151 bpm") })
+        #expect(fresh.range(of: #"151 bpm at \d\d:\d\d:\d\d \d\d:\d\d:\d\d UTC"#, options: .regularExpression) != nil, "\(fresh)")
+        #expect(GSM7.fitsOneMessage(stale) && GSM7.fitsOneMessage(fresh))
+        await h.shutdown()
+    }
+
+    /// A channel call that never returns is given up at the lane's deadline and tried again.
+    @Test func anAttemptThatNeverAnswersIsRetriedAfterItsDeadline() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try AlertStore(path: dir.file("sos.db"))
+        let hook = FakeChannel(.hook, firstNeverAnswers: true)
+        let h = try LaneHarness(settings: Self.settings(contacts: [], alertsURL: nil, retryMaxSeconds: 1, attemptTimeoutSeconds: 0.5),
+                                store: store, channels: [hook])
+        _ = try Self.uuid(await h.raise())
+        // The deadline is the channel's 0.5 s plus the lane's grace (5 s); the wait is longer.
+        #expect(await eventually(timeout: .seconds(20)) { hook.acknowledged.count == 1 })
+        #expect(hook.attempts.count == 2)
+        #expect(h.logs.value.contains { $0.contains("failed (attempt 1): no answer within") })
+        let delivery = try #require(try store.recent(limit: 1).first?.deliveries.first)
+        #expect(delivery.attempts == 2)
+        #expect(delivery.acknowledgedMs != nil)
+        await h.shutdown()
+    }
+
+    /// The server refusing alerts (a bad token: 401) is shown, and the alert is still retried.
+    @Test func aServerThatRejectsAlertsIsShownAndStillRetried() async throws {
+        let dir = try TemporaryDirectory()
+        let store = try AlertStore(path: dir.file("sos.db"))
+        let https = FakeChannel(.https, failFirst: 3, rejectedStatus: 401)
+        let h = try LaneHarness(settings: Self.settings(contacts: [], hook: [], retryMaxSeconds: 1), store: store, channels: [https])
+        #expect(await h.status().serverProblem == nil)
+        _ = try Self.uuid(await h.raise())
+        #expect(await eventually { https.attempts.count >= 1 })
+        #expect(await eventually { h.lane.health.serverProblem == "server rejects alerts: 401" })
+        // Three refusals a second apart: the status read now still sees the first ones.
+        #expect(await h.status().serverRejects == 401)
+        // Retried all the same; once the server takes it, the problem is gone.
+        #expect(await eventually { https.acknowledged.count == 1 })
+        #expect(https.attempts.count == 4)
+        #expect(await h.status().serverRejects == nil)
+        #expect(h.lane.health.serverProblem == nil)
         await h.shutdown()
     }
 }

@@ -26,18 +26,32 @@ final class Shared<Value: Sendable>: Sendable {
 final class FakeChannel: AlertChannel {
     let name: AlertChannelName
     private let state: Mutex<(failuresLeft: Int, attempts: [Delivery], acknowledged: [Delivery])>
+    /// The failures are the server refusing with this HTTP status.
+    let rejectedStatus: Int?
+    /// The first attempt never answers (a D-Bus call on a bus that went away, before the fix).
+    let firstNeverAnswers: Bool
 
-    init(_ name: AlertChannelName, failFirst: Int = 0) {
+    init(_ name: AlertChannelName, failFirst: Int = 0, rejectedStatus: Int? = nil, firstNeverAnswers: Bool = false) {
         self.name = name
+        self.rejectedStatus = rejectedStatus
+        self.firstNeverAnswers = firstNeverAnswers
         state = Mutex((failFirst, [], []))
     }
 
     func deliver(_ delivery: Delivery, timeout: Duration) async -> Result<String, ChannelFailure> {
-        state.withLock { state in
+        let first = state.withLock { state in
             state.attempts.append(delivery)
+            return state.attempts.count == 1
+        }
+        if first, firstNeverAnswers {
+            // Far beyond the test's time limit: as good as never.
+            try? await Task.sleep(for: .seconds(3600))
+            return .failure(ChannelFailure("fake \(name.rawValue): cancelled"))
+        }
+        return state.withLock { state in
             guard state.failuresLeft == 0 else {
                 state.failuresLeft -= 1
-                return .failure(ChannelFailure("fake \(name.rawValue) failure, \(state.failuresLeft) left"))
+                return .failure(ChannelFailure("fake \(name.rawValue) failure, \(state.failuresLeft) left", rejectedStatus: rejectedStatus))
             }
             state.acknowledged.append(delivery)
             return .success("fake \(name.rawValue) ok")

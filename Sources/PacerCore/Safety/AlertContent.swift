@@ -18,6 +18,9 @@ public struct AlertContent: Sendable, Equatable {
     public var time: Timestamp
     public var firstOutOfRange: Timestamp?
     public var heartRate: Int?
+    /// When the heart rate shown was measured, wall clock; on a follow-up whose reading is too old
+    /// to show (`heartRate` nil), when the last valid one was. Nil: the age is not said.
+    public var heartRateTime: Timestamp?
     public var trend: HeartRateTrend.Direction?
     public var threshold: Int?
     public var latitude: Double?
@@ -31,12 +34,13 @@ public struct AlertContent: Sendable, Equatable {
     public init(message: Message, kind: AlertKind, time: Timestamp, firstOutOfRange: Timestamp? = nil, heartRate: Int? = nil,
                 trend: HeartRateTrend.Direction? = nil, threshold: Int? = nil, latitude: Double? = nil, longitude: Double? = nil,
                 positionAgeSeconds: Double? = nil, accuracyMeters: Double? = nil, device: String, runID: Int64? = nil,
-                batteryPercent: Int? = nil) {
+                batteryPercent: Int? = nil, heartRateTime: Timestamp? = nil) {
         self.message = message
         self.kind = kind
         self.time = time
         self.firstOutOfRange = firstOutOfRange
         self.heartRate = heartRate
+        self.heartRateTime = heartRateTime
         self.trend = trend
         self.threshold = threshold
         self.latitude = latitude

@@ -40,9 +40,15 @@ public enum AlertText {
         return GSM7.isBasic(text) ? text : GSM7.sanitized(text, limit: GSM7.maximumSeptets)
     }
 
-    /// "SOS: HIGH heart rate 215 bpm, rising." and its kin.
+    /// "SOS: HIGH heart rate 215 bpm, rising." and its kin. A follow-up says how old its heart
+    /// rate is: "215 bpm at 07:38:20", or "no heart rate since 07:38" when there is none recent.
     static func headline(_ content: AlertContent) -> String {
-        let bpm = content.heartRate.map { " \($0) bpm" } ?? ""
+        var bpm = content.heartRate.map { " \($0) bpm" } ?? ""
+        if content.message == .followUp, let measured = content.heartRateTime {
+            let clock = Array(measured.iso8601)
+            let hhmmss = clock.count >= 19 ? String(clock[11...18]) : measured.iso8601
+            bpm = content.heartRate == nil ? ", no heart rate since " + hhmmss.prefix(5) : bpm + " at " + hhmmss
+        }
         let trend = content.trend.map { ", \($0.rawValue)" } ?? ""
         switch content.message {
         case .alert, .followUp:
@@ -50,9 +56,11 @@ public enum AlertText {
             switch content.kind {
             case .hrHigh: return "\(prefix): HIGH heart rate\(bpm)\(trend)" + (content.threshold.map { " (limit \($0))" } ?? "")
             case .hrLow: return "\(prefix): LOW heart rate\(bpm)\(trend)" + (content.threshold.map { " (limit \($0))" } ?? "")
-            case .hrSignalLost: return "\(prefix): heart-rate signal LOST after a steep change" + (bpm.isEmpty ? "" : ", last\(bpm)")
-            case .noSignalNoMotion: return "\(prefix): no heart-rate signal and no movement"
-            case .manual: return "\(prefix): the runner asked for help" + (content.message == .followUp ? bpm.isEmpty ? "" : ", heart rate\(bpm)" : "")
+            case .hrSignalLost:
+                return "\(prefix): heart-rate signal LOST after a steep change" + (content.message == .followUp ? heartAside(bpm) : bpm.isEmpty ? "" : ", last\(bpm)")
+            case .noSignalNoMotion:
+                return "\(prefix): no heart-rate signal and no movement" + (content.message == .followUp && content.heartRateTime != nil ? heartAside(bpm) : "")
+            case .manual: return "\(prefix): the runner asked for help" + (content.message == .followUp ? heartAside(bpm) : "")
             case .test: return "TEST only, please ignore: Pacer SOS check"
             }
         case .resolved:
@@ -60,6 +68,11 @@ public enum AlertText {
         case .cancelled:
             return "FALSE ALARM, I am OK: SOS cancelled by the runner"
         }
+    }
+
+    /// ", heart rate 150 bpm at 07:38:20" or ", no heart rate since 07:38" after a headline.
+    private static func heartAside(_ bpm: String) -> String {
+        bpm.isEmpty || bpm.hasPrefix(",") ? bpm : ", heart rate\(bpm)"
     }
 
     /// "07:37:20 UTC 10 May" (the contact may be in another time zone; UTC says so).

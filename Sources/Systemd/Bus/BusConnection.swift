@@ -13,7 +13,8 @@ import Glibc
 /// `BusError` whose `isClosed` is true, every signal stream ends, and `closed` finishes: open a
 /// new connection to carry on.
 public final class BusConnection: Sendable {
-    private let loop: BusLoop
+    /// Internal for the tests, which hold the bus thread to stage a disconnect.
+    let loop: BusLoop
 
     /// The system bus, or the one DBUS_SYSTEM_BUS_ADDRESS names (sd_bus_open_system honours it).
     public static func system() throws(BusError) -> BusConnection {

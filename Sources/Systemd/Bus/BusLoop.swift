@@ -78,6 +78,9 @@ final class BusLoop: Sendable {
         }
     }
 
+    /// Jobs handed in and not yet taken by the bus thread.
+    var queuedJobs: Int { queue.withLock { $0.jobs.count } }
+
     var shouldStop: Bool { queue.withLock { $0.closed && $0.jobs.isEmpty } }
 
     func waitUntilClosed() async {

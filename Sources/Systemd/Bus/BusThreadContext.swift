@@ -14,6 +14,8 @@ final class BusThreadContext {
     private var disconnectFilter: OpaquePointer?
     unowned(unsafe) var loop: BusLoop!
     private var stopping = false
+    /// The bus is gone: calls and matches still queued are failed, not started.
+    private var ended = false
 
     final class PendingCall {
         unowned let context: BusThreadContext
@@ -72,6 +74,12 @@ final class BusThreadContext {
             if loop.shouldStop { stopping = true }
         }
         endEverything(BusError.closed("the bus connection was closed"))
+        // Jobs handed in after the last wake-up (the bus went away between their submit and
+        // their turn) would otherwise never run and their callers wait for ever. Closing the
+        // queue first means none can follow these.
+        ended = true
+        loop.close()
+        for job in loop.takeJobs() { job(self) }
         tearDown()
     }
 
@@ -97,7 +105,8 @@ final class BusThreadContext {
         if loop.shouldStop { stopping = true }
     }
 
-    fileprivate func disconnected() {
+    /// The bus went away (sd-bus's Disconnected; internal for the tests).
+    func disconnected() {
         endEverything(BusError.closed("the bus went away"))
         loop.close()
         stopping = true
@@ -112,6 +121,10 @@ final class BusThreadContext {
     // MARK: Calls
 
     func startCall(_ call: BusMethodCall, timeoutMicroseconds: UInt64, continuation: CheckedContinuation<Result<[BusValue], BusError>, Never>) {
+        guard !ended else {
+            continuation.resume(returning: .failure(.closed("the bus went away before \(call.interface).\(call.member) was sent")))
+            return
+        }
         var message: OpaquePointer? = nil
         var result = sd_bus_message_new_method_call(bus, &message, call.destination, call.path, call.interface, call.member)
         guard result >= 0, let message else {
@@ -154,6 +167,10 @@ final class BusThreadContext {
 
     func addMatches(_ rules: [BusMatchRule], continuation: AsyncStream<BusSignal>.Continuation,
                     tap: (@Sendable (BusSignal) -> Void)? = nil) -> Result<Void, BusError> {
+        guard !ended else {
+            continuation.finish()
+            return .failure(.closed("the bus went away before the match was installed"))
+        }
         let subscription = Subscription(continuation: continuation, tap: tap)
         let userdata = Unmanaged.passUnretained(subscription).toOpaque()
         for rule in rules {
