@@ -95,22 +95,51 @@ public final class PostgresCloudStore: CloudStore, Service {
     }
 
     public func devices() async throws -> [Device] {
-        let rows = try await client.query("SELECT id, name, email, webhook, created_at FROM device ORDER BY name", logger: logger)
+        let rows = try await client.query("SELECT id, name, email, webhook, created_at, token_sha256 FROM device ORDER BY name", logger: logger)
         return try await Self.devices(rows)
     }
 
     public func device(tokenHash: String) async throws -> Device? {
         let rows = try await client.query(
-            "SELECT id, name, email, webhook, created_at FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
+            "SELECT id, name, email, webhook, created_at, token_sha256 FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
         return try await Self.devices(rows).first
     }
 
     private static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
         var devices: [Device] = []
-        for try await (id, name, email, webhook, created) in rows.decode((String, String, String?, String?, String).self) {
-            devices.append(Device(id: id, name: name, email: email, webhook: webhook, createdAt: created))
+        for try await (id, name, email, webhook, created, tokenHash) in rows.decode((String, String, String?, String?, String, String).self) {
+            var device = Device(id: id, name: name, email: email, webhook: webhook, createdAt: created)
+            device.revoked = tokenHash.hasPrefix(Device.revokedTokenMark)
+            devices.append(device)
         }
         return devices
+    }
+
+    public func revokeDevice(name: String) async throws -> Bool {
+        let rows = try await client.query(
+            "UPDATE device SET token_sha256 = \(Device.revokedTokenMark) || id WHERE name = \(name) RETURNING id", logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func removeDevice(name: String) async throws -> StoreCounts? {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            let found = try await connection.query("SELECT id FROM device WHERE name = \(name) FOR UPDATE", logger: logger)
+            guard let id = try await Self.first(found, as: String.self) else { return nil }
+            func delete(_ table: String, key: String = "device_id") async throws -> Int {
+                var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(key) = $1 RETURNING 1")
+                query.binds.append(id)
+                return try await Self.count(connection.query(query, logger: logger))
+            }
+            var removed = StoreCounts()
+            removed.chunks = try await delete("chunk")
+            removed.runs = try await delete("run")
+            removed.positions = try await delete("position")
+            removed.alertMessages = try await delete("alert_message")
+            removed.alerts = try await delete("alert")
+            removed.devices = try await delete("device", key: "id")
+            return removed
+        }
     }
 
     public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {

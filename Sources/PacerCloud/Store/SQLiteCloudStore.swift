@@ -71,7 +71,34 @@ public final class SQLiteCloudStore: CloudStore {
     }
 
     private static func device(_ row: Row) -> Device {
-        Device(id: row["id"], name: row["name"], email: row["email"], webhook: row["webhook"], createdAt: row["created_at"])
+        var device = Device(id: row["id"], name: row["name"], email: row["email"], webhook: row["webhook"], createdAt: row["created_at"])
+        device.revoked = (row["token_sha256"] as String).hasPrefix(Device.revokedTokenMark)
+        return device
+    }
+
+    public func revokeDevice(name: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE device SET token_sha256 = ? || id WHERE name = ?", arguments: [Device.revokedTokenMark, name])
+            return db.changesCount > 0
+        }
+    }
+
+    public func removeDevice(name: String) async throws -> StoreCounts? {
+        try await pool.write { db in
+            guard let id = try String.fetchOne(db, sql: "SELECT id FROM device WHERE name = ?", arguments: [name]) else { return nil }
+            func delete(_ table: String, key: String = "device_id") throws -> Int {
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(key) = ?", arguments: [id])
+                return db.changesCount
+            }
+            var removed = StoreCounts()
+            removed.chunks = try delete("chunk")
+            removed.runs = try delete("run")
+            removed.positions = try delete("position")
+            removed.alertMessages = try delete("alert_message")
+            removed.alerts = try delete("alert")
+            removed.devices = try delete("device", key: "id")
+            return removed
+        }
     }
 
     public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {
