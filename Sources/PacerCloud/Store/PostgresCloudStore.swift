@@ -123,22 +123,16 @@ public final class PostgresCloudStore: CloudStore, Service {
 
     public func removeDevice(name: String) async throws -> StoreCounts? {
         let logger = logger
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await client.withTransaction(logger: logger) { connection async throws -> StoreCounts? in
             let found = try await connection.query("SELECT id FROM device WHERE name = \(name) FOR UPDATE", logger: logger)
             guard let id = try await Self.first(found, as: String.self) else { return nil }
-            func delete(_ table: String, key: String = "device_id") async throws -> Int {
-                var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(key) = $1 RETURNING 1")
+            var deleted: [String: Int] = [:]
+            for table in StoreCounts.deviceTables {
+                var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(table == "device" ? "id" : "device_id") = $1 RETURNING 1")
                 query.binds.append(id)
-                return try await Self.count(connection.query(query, logger: logger))
+                deleted[table] = try await Self.count(connection.query(query, logger: logger))
             }
-            var removed = StoreCounts()
-            removed.chunks = try await delete("chunk")
-            removed.runs = try await delete("run")
-            removed.positions = try await delete("position")
-            removed.alertMessages = try await delete("alert_message")
-            removed.alerts = try await delete("alert")
-            removed.devices = try await delete("device", key: "id")
-            return removed
+            return StoreCounts.tabulate(StoreCounts.deviceTables) { deleted[$0] ?? 0 }
         }
     }
 
@@ -398,15 +392,9 @@ public final class PostgresCloudStore: CloudStore, Service {
         func count(_ table: String) async throws -> Int {
             try await Self.first(client.query(PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM \(table)"), logger: logger), as: Int.self) ?? 0
         }
-        var counts = StoreCounts()
-        counts.devices = try await count("device")
-        counts.chunks = try await count("chunk")
-        counts.runs = try await count("run")
-        counts.positions = try await count("position")
-        counts.alerts = try await count("alert")
-        counts.alertMessages = try await count("alert_message")
-        counts.outbox = try await count("outbox")
-        return counts
+        var rows: [String: Int] = [:]
+        for table in StoreCounts.allTables { rows[table] = try await count(table) }
+        return StoreCounts.tabulate { rows[$0] ?? 0 }
     }
 
     private static func first<T: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: T.Type) async throws -> T? {

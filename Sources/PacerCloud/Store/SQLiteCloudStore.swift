@@ -86,18 +86,12 @@ public final class SQLiteCloudStore: CloudStore {
     public func removeDevice(name: String) async throws -> StoreCounts? {
         try await pool.write { db in
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM device WHERE name = ?", arguments: [name]) else { return nil }
-            func delete(_ table: String, key: String = "device_id") throws -> Int {
-                try db.execute(sql: "DELETE FROM \(table) WHERE \(key) = ?", arguments: [id])
-                return db.changesCount
+            var deleted: [String: Int] = [:]
+            for table in StoreCounts.deviceTables {
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(table == "device" ? "id" : "device_id") = ?", arguments: [id])
+                deleted[table] = db.changesCount
             }
-            var removed = StoreCounts()
-            removed.chunks = try delete("chunk")
-            removed.runs = try delete("run")
-            removed.positions = try delete("position")
-            removed.alertMessages = try delete("alert_message")
-            removed.alerts = try delete("alert")
-            removed.devices = try delete("device", key: "id")
-            return removed
+            return StoreCounts.tabulate(StoreCounts.deviceTables) { deleted[$0] ?? 0 }
         }
     }
 
@@ -346,16 +340,7 @@ public final class SQLiteCloudStore: CloudStore {
 
     public func counts() async throws -> StoreCounts {
         try await pool.read { db in
-            func count(_ table: String) throws -> Int { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
-            var counts = StoreCounts()
-            counts.devices = try count("device")
-            counts.chunks = try count("chunk")
-            counts.runs = try count("run")
-            counts.positions = try count("position")
-            counts.alerts = try count("alert")
-            counts.alertMessages = try count("alert_message")
-            counts.outbox = try count("outbox")
-            return counts
+            try StoreCounts.tabulate { table in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
         }
     }
 }
