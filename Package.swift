@@ -203,12 +203,13 @@ let package = Package(
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),
         // The SOS lane in-process: its alert store, the hook channel, the lane with fake channels.
         .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "PacerTestSupport"]),
-        // pacer-cloud's API, each case against SQLite and against a PostgreSQL the test starts.
+        // pacer-cloud's API, each case against SQLite and against a PostgreSQL the test starts; its CLI as the built binary.
         .testTarget(
             name: "PacerCloudTests",
             dependencies: [
-                "PacerCloud", "PacerTestSupport",
+                "PacerCloud", "PacerTestSupport", "pacer-cloud",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

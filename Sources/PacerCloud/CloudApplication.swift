@@ -9,10 +9,11 @@ import ServiceLifecycle
 public enum CloudApplication {
     public static func make(
         store: any CloudStore, configuration: CloudConfiguration, host: String = "127.0.0.1", port: Int = 8080,
-        logger: Logger = Logger(label: "pacer-cloud")
-    ) -> some ApplicationProtocol {
+        logger: Logger = Logger(label: "pacer-cloud"), now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow
+    ) throws(ConfigurationError) -> some ApplicationProtocol {
         let forwarder = Forwarder(store: store, configuration: configuration)
-        let routes = CloudRoutes(store: store, configuration: configuration, wakeForwarder: { forwarder.wake() })
+        let routes = CloudRoutes(store: store, configuration: configuration, linkBase: try configuration.linkBase(host: host, port: port),
+                                 now: now, wakeForwarder: { forwarder.wake() })
         var services: [any Service] = [forwarder]
         if let postgres = store as? PostgresCloudStore { services.insert(postgres, at: 0) }
         var app = Application(

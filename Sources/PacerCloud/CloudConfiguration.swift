@@ -1,7 +1,10 @@
+import Foundation
+
 /// How a pacer-cloud instance runs; everything else is in the database.
 public struct CloudConfiguration: Sendable {
-    /// The base of alert page links ("https://cloud.example.org"); when nil, taken from the
-    /// request's Host header as http://HOST.
+    /// The base of alert page links ("https://cloud.example.org"), the only one: a request's Host
+    /// header is never used, since the client chooses it. May be nil only on a loopback bind,
+    /// where links name the bound address (`linkBase`).
     public var publicURL: String?
     /// Where alert e-mails go out; nil: no e-mail forwarding.
     public var mail: MailSettings?
@@ -9,13 +12,53 @@ public struct CloudConfiguration: Sendable {
     public var outboxPoll: Duration
     /// The longest wait between two attempts of one forward.
     public var retryMax: Duration
+    /// Limits on alert pages and uploads (never on alerts).
+    public var rateLimits: RateLimits
+    /// Reverse proxies whose X-Forwarded-For is believed (IP addresses, normalized).
+    public var trustedProxies: Set<String>
 
-    public init(publicURL: String? = nil, mail: MailSettings? = nil, outboxPoll: Duration = .seconds(2), retryMax: Duration = .seconds(300)) {
+    public init(publicURL: String? = nil, mail: MailSettings? = nil, outboxPoll: Duration = .seconds(2), retryMax: Duration = .seconds(300),
+                rateLimits: RateLimits = .defaults, trustedProxies: Set<String> = []) {
         self.publicURL = publicURL
         self.mail = mail
         self.outboxPoll = outboxPoll
         self.retryMax = retryMax
+        self.rateLimits = rateLimits
+        self.trustedProxies = trustedProxies
     }
+
+    /// The base of alert page links for a server bound to `host`:`port`: the public URL (without
+    /// a trailing slash), or on a loopback bind without one, http:// and the bound address.
+    /// Throws when the public URL is no http(s) URL, or when it is missing on any other bind.
+    public func linkBase(host: String, port: Int) throws(ConfigurationError) -> String {
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                  url.host?.isEmpty == false, url.query == nil, url.fragment == nil, url.user == nil,
+                  !publicURL.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+                throw ConfigurationError("--public-url '\(publicURL)' is not an http(s) URL like https://cloud.example.org")
+            }
+            return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        }
+        guard Self.isLoopback(host) else {
+            throw ConfigurationError(
+                "refusing to listen on \(host) without --public-url (public-url in the config file), e.g. --public-url https://cloud.example.org: "
+                    + "it is not a loopback address, and alert page links are built only from the public URL, never from a request's Host header")
+        }
+        return "http://" + (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    }
+
+    /// 127.0.0.0/8, ::1 and localhost: only this machine can connect.
+    static func isLoopback(_ host: String) -> Bool {
+        if host.lowercased() == "localhost" { return true }
+        guard let address = ClientAddress.normalized(host) else { return false }
+        return address == "::1" || (address.hasPrefix("127.") && !address.contains(":"))
+    }
+}
+
+/// A configuration pacer-cloud refuses to start with; the message says what to change.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// SMTP relay for alert e-mails: plain SMTP, no authentication (a local relay such as the

@@ -13,11 +13,24 @@ struct PacerCloudCommand: AsyncParsableCommand {
 
 struct DatabaseOption: ParsableArguments {
     @Option(help: "sqlite:/path/cloud.db (the default kind) or postgres://user[:password]@host:port/database")
-    var database: String
+    var database: String?
+    @Option(help: "The server's config file (/etc/pacer-cloud/pacer-cloud.conf): its database line is used unless --database is given.")
+    var config: String?
+
+    /// --database, else the config file's `database`.
+    func databaseURL() throws -> String {
+        if let database { return database }
+        if let config {
+            let arguments = try ServeConfigFile.arguments(try ConfigText.read(config), file: config)
+            if let flag = arguments.lastIndex(of: "--database"), flag + 1 < arguments.count { return arguments[flag + 1] }
+            throw ValidationError("\(config) has no database line; give --database")
+        }
+        throw ValidationError("give --database URL or --config FILE")
+    }
 
     /// Opens and migrates the store, runs `body` (with a PostgreSQL pool running), closes it.
     func withStore<T: Sendable>(_ body: @Sendable (any CloudStore) async throws -> T) async throws -> T {
-        let store = try DatabaseURL(database).open()
+        let store = try DatabaseURL(try databaseURL()).open()
         if let postgres = store as? PostgresCloudStore {
             return try await postgres.withRunning {
                 try await store.migrate()
@@ -29,19 +42,81 @@ struct DatabaseOption: ParsableArguments {
     }
 }
 
+enum ConfigText {
+    static func read(_ path: String) throws -> String {
+        do { return try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw ValidationError("cannot read the config file \(path): \(error.localizedDescription)")
+        }
+    }
+}
+
+/// A rate limit option: COUNT/SECONDS ("60/60") or off.
+struct RateOption: ExpressibleByArgument {
+    var limit: RateLimit?
+
+    init?(argument: String) {
+        if argument == "off" {
+            limit = nil
+        } else if let parsed = RateLimit(parsing: argument) {
+            limit = parsed
+        } else {
+            return nil
+        }
+    }
+
+    static let valueName = "COUNT/SECONDS|off"
+}
+
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the HTTP server.")
 
-    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "A file of 'option = value' lines, one per option below (e.g. /etc/pacer-cloud/pacer-cloud.conf); options given here win.")
+    var config: String?
+    @Option(help: "Address to listen on. Any but a loopback address needs --public-url.") var host = "127.0.0.1"
     @Option(help: "Port to listen on.") var port = 8080
-    @OptionGroup var database: DatabaseOption
-    @Option(help: "Base URL of alert page links, e.g. https://cloud.example.org (default: http:// and the request's Host).")
+    @Option(help: "sqlite:/path/cloud.db (the default kind) or postgres://user[:password]@host:port/database")
+    var database: String?
+    @Option(help: "Base URL of alert page links, e.g. https://cloud.example.org: the only one (a request's Host is never used). Required unless --host is a loopback address, where links name it.")
     var publicURL: String?
     @Option(help: "SMTP relay for alert e-mails, host:port (no TLS, no authentication).") var smtp: String?
     @Option(help: "From address of alert e-mails.") var mailFrom = "pacer-cloud@localhost"
+    @Option(help: "A reverse proxy's address whose X-Forwarded-For names the client (repeatable); from any other peer the header is ignored.")
+    var trustedProxy: [String] = []
+    @Option(help: ArgumentHelp("Alert page lookups per client address: COUNT at once, refilled at COUNT per SECONDS (default 60/60).",
+                               valueName: RateOption.valueName))
+    var alertPageRate: RateOption?
+    @Option(help: ArgumentHelp("Uploads (PUT) per device (default 600/60).", valueName: RateOption.valueName))
+    var uploadRateDevice: RateOption?
+    @Option(help: ArgumentHelp("Uploads (PUT) per client address (default 1200/60). Alerts are never limited.", valueName: RateOption.valueName))
+    var uploadRateAddress: RateOption?
 
     func run() async throws {
-        var configuration = CloudConfiguration(publicURL: publicURL)
+        guard let config else { return try await serve() }
+        // The file's lines as options, then this command line's (after "serve"), so those win.
+        let fileArguments = try ServeConfigFile.arguments(try ConfigText.read(config), file: config)
+        let given = CommandLine.arguments.drop(while: { $0 != "serve" }).dropFirst()
+        var merged: Serve
+        do { merged = try Serve.parse(fileArguments + given) } catch {
+            throw ValidationError("\(config): \(Serve.message(for: error))")
+        }
+        merged.config = nil
+        try await merged.serve()
+    }
+
+    private func serve() async throws {
+        guard let database else { throw ValidationError("give --database URL (or a database line in --config FILE)") }
+        var limits = RateLimits.defaults
+        if let alertPageRate { limits.alertPagePerAddress = alertPageRate.limit }
+        if let uploadRateDevice { limits.uploadPerDevice = uploadRateDevice.limit }
+        if let uploadRateAddress { limits.uploadPerAddress = uploadRateAddress.limit }
+        var proxies: Set<String> = []
+        for proxy in trustedProxy {
+            guard let address = ClientAddress.normalized(proxy) else {
+                throw ValidationError("--trusted-proxy '\(proxy)' is not an IP address")
+            }
+            proxies.insert(address)
+        }
+        var configuration = CloudConfiguration(publicURL: publicURL, rateLimits: limits, trustedProxies: proxies)
         if let smtp {
             let parts = smtp.split(separator: ":")
             guard parts.count == 2, let smtpPort = Int(parts[1]) else {
@@ -49,14 +124,21 @@ struct Serve: AsyncParsableCommand {
             }
             configuration.mail = MailSettings(host: String(parts[0]), port: smtpPort, from: mailFrom)
         }
-        let store = try DatabaseURL(database.database).open()
+        do {
+            _ = try configuration.linkBase(host: host, port: port)
+        } catch {
+            // EX_CONFIG: the unit does not restart on it (RestartPreventExitStatus=78).
+            FileHandle.standardError.write(Data("pacer-cloud: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+        let store = try DatabaseURL(database).open()
         try await CloudApplication.make(store: store, configuration: configuration, host: host, port: port).runService()
     }
 }
 
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "device", abstract: "Manage the devices allowed to upload.", subcommands: [Add.self, List.self])
+        commandName: "device", abstract: "Manage the devices allowed to upload.", subcommands: [Add.self, List.self, Revoke.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Register a device and print its bearer token (shown only once).")
@@ -82,8 +164,44 @@ struct DeviceCommand: AsyncParsableCommand {
         func run() async throws {
             let devices = try await database.withStore { store in try await store.devices() }
             for device in devices {
-                print([device.name, device.id, device.createdAt, device.email ?? "-", device.webhook ?? "-"].joined(separator: "\t"))
+                print([device.name, device.id, device.createdAt, device.email ?? "-", device.webhook ?? "-", device.revoked ? "revoked" : "active"]
+                    .joined(separator: "\t"))
             }
         }
     }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a device's token: its next request gets 401, on every instance. Its runs and alerts are kept.")
+        @Argument(help: "The device's name.") var name: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let name = name
+            guard try await database.withStore({ store in try await store.revokeDevice(name: name) }) else {
+                throw ValidationError("no device is named \(DeviceCommand.quoted(name))")
+            }
+            print("device \(name): token revoked; its requests get 401 from now on. Its runs and alerts are kept "
+                + "(pacer-cloud device remove \(name) deletes them).")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a device: its token, runs, position, alerts and their pages are deleted.")
+        @Argument(help: "The device's name.") var name: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let name = name
+            guard let removed = try await database.withStore({ store in try await store.removeDevice(name: name) }) else {
+                throw ValidationError("no device is named \(DeviceCommand.quoted(name))")
+            }
+            print("device \(name) removed with its token: deleted \(removed.runs) runs (\(removed.chunks) chunks), "
+                + "\(removed.positions) live position, \(removed.alerts) alerts (\(removed.alertMessages) messages; their pages now answer 404). "
+                + "E-mails and webhooks of its alerts already queued are still sent.")
+        }
+    }
+
+    static func quoted(_ name: String) -> String { "'" + String(name.prefix(64)) + "'" }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import PacerCloud
 import PacerTestSupport
 import Testing
@@ -20,8 +21,11 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 struct Cloud: Sendable {
     let client: any TestClientProtocol
     let store: any CloudStore
+    /// The SQLite file (nil for PostgreSQL), for tests that break it on purpose.
+    var databasePath: String? = nil
 
     static func with(_ backend: Backend, configuration: CloudConfiguration = CloudConfiguration(),
+                     logger: Logger = Logger(label: "pacer-cloud"), now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow,
                      _ body: @Sendable (Cloud) async throws -> Void) async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-test")
         var server: PostgresServer?
@@ -35,8 +39,9 @@ struct Cloud: Sendable {
             store = try DatabaseURL(started.url()).open()
         }
         do {
-            let app = CloudApplication.make(store: store, configuration: configuration)
-            try await app.test(.router) { client in try await body(Cloud(client: client, store: store)) }
+            let app = try CloudApplication.make(store: store, configuration: configuration, logger: logger, now: now)
+            let path = backend == .sqlite ? directory.file("cloud.db") : nil
+            try await app.test(.router) { client in try await body(Cloud(client: client, store: store, databasePath: path)) }
         } catch {
             if let server { try await offPool { server.stop() } }
             throw error

@@ -60,6 +60,12 @@ enum AlertPage {
                  refresh: false)
     }
 
+    static func tooManyRequests(retryAfter seconds: Int) -> String {
+        document(title: "Too many requests",
+                 body: "<h1>Too many requests</h1>\n<p>Too many pages were asked for from this address. Try again in \(seconds) s.</p>\n",
+                 refresh: false)
+    }
+
     private static func row(_ label: String, _ value: String) -> String {
         "<dt>\(escape(label))</dt><dd>\(escape(value))</dd>\n"
     }

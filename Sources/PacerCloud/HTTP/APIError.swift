@@ -9,6 +9,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     public var message: String
     /// The `Allow` header of a 405.
     public var allow: String?
+    /// The `Retry-After` of a 429, in seconds.
+    public var retryAfter: Int?
 
     /// The longest message: a refusal never echoes a large field back.
     static let maxMessageCharacters = 512
@@ -26,6 +28,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         var headers: HTTPFields = [.contentType: "application/json"]
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         if let allow { headers[.allow] = allow }
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

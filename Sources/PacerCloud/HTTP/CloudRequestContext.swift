@@ -4,10 +4,13 @@ import Hummingbird
 public struct CloudRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var device: Device?
+    /// The socket's remote address (nil in router tests, which have no socket).
+    public let peerAddress: String?
 
     public init(source: Source) {
         coreContext = .init(source: source)
         device = nil
+        peerAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Bodies the API decodes (JSON) are small; chunks have their own 1 MiB limit.

@@ -15,7 +15,7 @@ extension CloudRoutes {
                                           "Idempotency-Key \(DeviceInput.quoted(key)) does not match alert_id:sequence '\(alertID):\(message.sequence)'")
             }
         }
-        let base = pageBase(request)
+        let base = linkBase
         let json = String(decoding: body, as: UTF8.self)
         var forward: [ForwardTarget] = []
         if let webhook = device.webhook {
@@ -52,7 +52,7 @@ extension CloudRoutes {
             }
             state = parsed
         }
-        let base = pageBase(request)
+        let base = linkBase
         let alerts = try await store.alerts(device: device.id, state: state)
         // The stored message is spliced in as received rather than re-encoded: fields this
         // server does not know survive.
@@ -73,12 +73,6 @@ extension CloudRoutes {
         }
         let html = AlertPage.html(alert: alert, messages: messages, nowMs: Timestamp.nowMilliseconds())
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    /// "https://cloud.example.org" from the configuration, else http:// and the Host header.
-    func pageBase(_ request: Request) -> String {
-        if let url = configuration.publicURL { return url.hasSuffix("/") ? String(url.dropLast()) : url }
-        return "http://" + (request.head.authority ?? "localhost")
     }
 }
 

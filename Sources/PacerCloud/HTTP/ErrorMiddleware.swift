@@ -26,7 +26,10 @@ struct ErrorMiddleware: RouterMiddleware {
             throw APIError(error.status, error.status == .notFound ? "not_found" : "http_\(error.status.code)",
                            error.body ?? "\(error.status.code) \(error.status.reasonPhrase): \(request.method) \(request.uri.path)")
         } catch {
-            context.logger.error("\(request.method) \(request.uri.path) failed: \(String(reflecting: error))")
+            // Logs outlive the secrets' owners' trust in them: no page secret, no token, not even
+            // inside the error's text (a database error may quote its arguments).
+            let secrets = LogRedaction.secrets(path: request.uri.path, authorization: request.headers[.authorization])
+            context.logger.error("\(request.method) \(LogRedaction.path(request.uri.path)) failed: \(LogRedaction.text(String(reflecting: error), removing: secrets))")
             throw APIError(.internalServerError, "internal", "the server failed to handle this request; it is logged")
         }
     }

@@ -9,6 +9,13 @@ public protocol CloudStore: Sendable {
     func addDevice(_ device: Device, tokenHash: String) async throws
     func devices() async throws -> [Device]
     func device(tokenHash: String) async throws -> Device?
+    /// Replaces the device's token hash with one no token has (`Device.revokedTokenMark`): its
+    /// next request is 401 on every instance, since none caches tokens. False: no such device.
+    func revokeDevice(name: String) async throws -> Bool
+    /// Deletes the device with its token, runs (summaries and chunks), position, alerts and alert
+    /// messages, in one transaction; the rows deleted, or nil when no device has that name.
+    /// Forwards already queued in the outbox still go out.
+    func removeDevice(name: String) async throws -> StoreCounts?
 
     // Runs.
     func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult

@@ -7,6 +7,11 @@ public struct Device: Sendable, Equatable, Codable {
     /// Where its alerts are POSTed, if anywhere.
     public var webhook: String?
     public var createdAt: String
+    /// Its token was revoked (`pacer-cloud device revoke`): it cannot authenticate any more.
+    public var revoked = false
+
+    /// What a revoked device's token hash starts with: no SHA-256 in hex does.
+    static let revokedTokenMark = "revoked:"
 
     public init(id: String, name: String, email: String?, webhook: String?, createdAt: String) {
         self.id = id

@@ -95,22 +95,45 @@ public final class PostgresCloudStore: CloudStore, Service {
     }
 
     public func devices() async throws -> [Device] {
-        let rows = try await client.query("SELECT id, name, email, webhook, created_at FROM device ORDER BY name", logger: logger)
+        let rows = try await client.query("SELECT id, name, email, webhook, created_at, token_sha256 FROM device ORDER BY name", logger: logger)
         return try await Self.devices(rows)
     }
 
     public func device(tokenHash: String) async throws -> Device? {
         let rows = try await client.query(
-            "SELECT id, name, email, webhook, created_at FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
+            "SELECT id, name, email, webhook, created_at, token_sha256 FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
         return try await Self.devices(rows).first
     }
 
     private static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
         var devices: [Device] = []
-        for try await (id, name, email, webhook, created) in rows.decode((String, String, String?, String?, String).self) {
-            devices.append(Device(id: id, name: name, email: email, webhook: webhook, createdAt: created))
+        for try await (id, name, email, webhook, created, tokenHash) in rows.decode((String, String, String?, String?, String, String).self) {
+            var device = Device(id: id, name: name, email: email, webhook: webhook, createdAt: created)
+            device.revoked = tokenHash.hasPrefix(Device.revokedTokenMark)
+            devices.append(device)
         }
         return devices
+    }
+
+    public func revokeDevice(name: String) async throws -> Bool {
+        let rows = try await client.query(
+            "UPDATE device SET token_sha256 = \(Device.revokedTokenMark) || id WHERE name = \(name) RETURNING id", logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func removeDevice(name: String) async throws -> StoreCounts? {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection async throws -> StoreCounts? in
+            let found = try await connection.query("SELECT id FROM device WHERE name = \(name) FOR UPDATE", logger: logger)
+            guard let id = try await Self.first(found, as: String.self) else { return nil }
+            var deleted: [String: Int] = [:]
+            for table in StoreCounts.deviceTables {
+                var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(table == "device" ? "id" : "device_id") = $1 RETURNING 1")
+                query.binds.append(id)
+                deleted[table] = try await Self.count(connection.query(query, logger: logger))
+            }
+            return StoreCounts.tabulate(StoreCounts.deviceTables) { deleted[$0] ?? 0 }
+        }
     }
 
     public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {
@@ -369,15 +392,9 @@ public final class PostgresCloudStore: CloudStore, Service {
         func count(_ table: String) async throws -> Int {
             try await Self.first(client.query(PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM \(table)"), logger: logger), as: Int.self) ?? 0
         }
-        var counts = StoreCounts()
-        counts.devices = try await count("device")
-        counts.chunks = try await count("chunk")
-        counts.runs = try await count("run")
-        counts.positions = try await count("position")
-        counts.alerts = try await count("alert")
-        counts.alertMessages = try await count("alert_message")
-        counts.outbox = try await count("outbox")
-        return counts
+        var rows: [String: Int] = [:]
+        for table in StoreCounts.allTables { rows[table] = try await count(table) }
+        return StoreCounts.tabulate { rows[$0] ?? 0 }
     }
 
     private static func first<T: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: T.Type) async throws -> T? {

@@ -71,7 +71,28 @@ public final class SQLiteCloudStore: CloudStore {
     }
 
     private static func device(_ row: Row) -> Device {
-        Device(id: row["id"], name: row["name"], email: row["email"], webhook: row["webhook"], createdAt: row["created_at"])
+        var device = Device(id: row["id"], name: row["name"], email: row["email"], webhook: row["webhook"], createdAt: row["created_at"])
+        device.revoked = (row["token_sha256"] as String).hasPrefix(Device.revokedTokenMark)
+        return device
+    }
+
+    public func revokeDevice(name: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE device SET token_sha256 = ? || id WHERE name = ?", arguments: [Device.revokedTokenMark, name])
+            return db.changesCount > 0
+        }
+    }
+
+    public func removeDevice(name: String) async throws -> StoreCounts? {
+        try await pool.write { db in
+            guard let id = try String.fetchOne(db, sql: "SELECT id FROM device WHERE name = ?", arguments: [name]) else { return nil }
+            var deleted: [String: Int] = [:]
+            for table in StoreCounts.deviceTables {
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(table == "device" ? "id" : "device_id") = ?", arguments: [id])
+                deleted[table] = db.changesCount
+            }
+            return StoreCounts.tabulate(StoreCounts.deviceTables) { deleted[$0] ?? 0 }
+        }
     }
 
     public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {
@@ -319,16 +340,7 @@ public final class SQLiteCloudStore: CloudStore {
 
     public func counts() async throws -> StoreCounts {
         try await pool.read { db in
-            func count(_ table: String) throws -> Int { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
-            var counts = StoreCounts()
-            counts.devices = try count("device")
-            counts.chunks = try count("chunk")
-            counts.runs = try count("run")
-            counts.positions = try count("position")
-            counts.alerts = try count("alert")
-            counts.alertMessages = try count("alert_message")
-            counts.outbox = try count("outbox")
-            return counts
+            try StoreCounts.tabulate { table in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0 }
         }
     }
 }

@@ -9,4 +9,26 @@ public struct StoreCounts: Sendable, Equatable {
     public var outbox = 0
 
     public init() {}
+
+    /// A device's tables, children first: the order `removeDevice` deletes from them.
+    static let deviceTables = ["chunk", "run", "position", "alert_message", "alert", "device"]
+    static let allTables = deviceTables + ["outbox"]
+
+    /// Counts filled in by `count(table)` for each of `tables`.
+    static func tabulate(_ tables: [String] = allTables, _ count: (String) throws -> Int) rethrows -> StoreCounts {
+        var counts = StoreCounts()
+        for table in tables {
+            let value = try count(table)
+            switch table {
+            case "device": counts.devices = value
+            case "chunk": counts.chunks = value
+            case "run": counts.runs = value
+            case "position": counts.positions = value
+            case "alert": counts.alerts = value
+            case "alert_message": counts.alertMessages = value
+            default: counts.outbox = value
+            }
+        }
+        return counts
+    }
 }

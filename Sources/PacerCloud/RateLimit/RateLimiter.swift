@@ -1,0 +1,27 @@
+import Synchronization
+
+/// `TokenBuckets` shared by concurrent requests, reading the time from an injected clock
+/// (`ContinuousClock` in the server, a stepped one in tests). One lock per limiter; a request
+/// holds it for one dictionary update.
+public final class RateLimiter: Sendable {
+    public let limit: RateLimit
+    private let buckets: Mutex<TokenBuckets<String>>
+    private let now: @Sendable () -> Duration
+
+    public init(_ limit: RateLimit, maxKeys: Int = 10_000, now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow) {
+        self.limit = limit
+        buckets = Mutex(TokenBuckets(limit: limit, maxKeys: maxKeys))
+        self.now = now
+    }
+
+    public func take(_ key: String, cost: Double = 1) -> RateDecision {
+        let time = now()
+        return buckets.withLock { $0.take(key, cost: cost, now: time) }
+    }
+
+    /// Time since this process's first call: any fixed origin does.
+    public static let monotonicNow: @Sendable () -> Duration = {
+        let origin = ContinuousClock.now
+        return { ContinuousClock.now - origin }
+    }()
+}
