@@ -173,26 +173,45 @@ final class LaneState {
     /// Deliveries owed from before a restart go out at once; alerts left open are adopted.
     func resumeOwedDeliveries() {
         guard let store else { return }
+        let nowNs = MonotonicTime.nanoseconds()
+        let now = Self.time(nowNs)
+        var restarted: [(number: Int, kind: AlertKind)] = []
         do {
-            for (index, open) in try store.openAlerts().enumerated() {
-                guard let kind = AlertKind(rawValue: open.kind) else { continue }
+            let open = try store.openAlerts()
+            for (index, alert) in open.enumerated() {
+                guard let kind = AlertKind(rawValue: alert.kind) else { continue }
                 let number = -1 - index
-                uuids[number] = open.uuid
-                sequences[open.uuid] = open.lastSequence
-                adopted.append((number: number, kind: kind))
-                log(.warning, "SOS alert \(open.uuid) (\(open.kind)) was open when pacerd stopped; it stays open until `pacerctl sos cancel`",
-                    ["SOS_ALERT_ID": open.uuid, "SOS_KIND": open.kind, "MESSAGE_ID": Self.journalMessageID])
+                uuids[number] = alert.uuid
+                sequences[alert.uuid] = alert.lastSequence
+                // The newest of its kind is the watcher's again: follow-ups go on, it resolves, and
+                // the same breach going on is not raised twice. Its times restart now (the wall
+                // clock may not be known yet), so follow-ups go on for longer, never shorter.
+                guard !open[(index + 1)...].contains(where: { $0.kind == alert.kind }) else {
+                    adopted.append((number: number, kind: kind))
+                    continue
+                }
+                watcher.adopt(kind: kind, number: number, firstOutOfRange: now, raisedAt: now, followUps: alert.lastSequence + 1, at: now)
+                restarted.append((number: number, kind: kind))
+                log(.warning, "SOS alert \(alert.uuid) (\(alert.kind)) was open when pacerd stopped; it stays open, its follow-ups go on",
+                    ["SOS_ALERT_ID": alert.uuid, "SOS_KIND": alert.kind, "MESSAGE_ID": Self.journalMessageID])
             }
         } catch {
             log(.error, "\(error); alerts open before the restart cannot be cancelled", [:])
         }
         do {
             let pending = try store.pending()
-            guard !pending.isEmpty else { return }
-            log(.warning, "\(pending.count) SOS message(s) recorded before the restart are not acknowledged yet; sending them again", [:])
-            perform(outbox.handle(.add(pending), now: MonotonicTime.nanoseconds()))
+            if !pending.isEmpty {
+                log(.warning, "\(pending.count) SOS message(s) recorded before the restart are not acknowledged yet; sending them again", [:])
+                perform(outbox.handle(.add(pending), now: MonotonicTime.nanoseconds()))
+            }
         } catch {
             log(.error, "\(error); messages owed from before the restart cannot be resumed", [:])
+        }
+        // After what was owed: "device restarted", to everyone who had the alert.
+        for alert in restarted {
+            guard let uuid = uuids[alert.number] else { continue }
+            followUp(alert.number, kind: alert.kind, type: .followUp, sequence: nextSequence(uuid), at: now, heartRate: nil, position: nil,
+                     state: nil, deviceRestarted: true)
         }
     }
 
@@ -279,10 +298,11 @@ final class LaneState {
     }
 
     private func followUp(_ number: Int, kind: AlertKind, type: AlertContent.Message, sequence: Int?, at time: Timestamp, heartRate: Int?,
-                          position: AlertPosition?, state: String?) {
+                          position: AlertPosition?, state: String?, deviceRestarted: Bool = false) {
         guard let uuid = uuids[number] else { return }
         let sequence = sequence ?? nextSequence(uuid)
         var content = self.content(type, kind: kind, at: time, firstOutOfRange: nil, heartRate: heartRate, trend: nil, position: position)
+        content.deviceRestarted = deviceRestarted
         if type == .followUp { showHeartRateAge(in: &content, at: time) }
         let sms = AlertText.sms(content, mapLink: settings.mapLink)
         let body = self.body(uuid: uuid, sequence: sequence, content: content, raisedAt: time, trend: nil, position: position, test: false, sms: sms)

@@ -200,10 +200,15 @@ import Testing
         let good = try await offPool { try HTTPSSink(tls: true, rules: .init(), certificates: world.sink.certificates, port: world.sink.port) }
         defer { good.stop() }
         try await world.start()
-        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { try world.modem.sent().count == 2 && good.requests().count == 1 }
+        // The alert is still open: after it, "device restarted" goes to each target too.
+        try await waitOffPool(timeout: .seconds(30), every: .milliseconds(50)) { try world.modem.sent().count == 4 && good.requests().count == 2 }
         try await Task.sleep(for: .seconds(3))
-        #expect(try await world.sentTexts().count == 2, "each contact texted once")
-        #expect(good.requests().count == 1)
+        let texts = try await world.sentTexts()
+        let restarted = texts.filter { $0.text.hasPrefix("SOS update, device restarted") }
+        #expect(texts.count == 4 && restarted.count == 2, "each contact texted the alert once and the restart once: \(texts.map(\.text))")
+        #expect(Set(restarted.map(\.number)) == Set(Self.contacts))
+        #expect(good.requests().count == 2)
+        #expect(good.requests().map(\.bodyText).filter { $0.contains("\"type\":\"alert\"") }.count == 1)
         #expect(world.daemon.stderr.contains("recorded before the restart are not acknowledged yet"))
         #expect(await world.daemon.stop() == .exited(0))
     }

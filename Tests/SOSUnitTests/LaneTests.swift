@@ -302,7 +302,8 @@ final class LaneHarness: Sendable {
     }
 
     /// An alert open when the previous pacerd stopped (tools/soak: SIGKILL during an SOS) is
-    /// still open after the restart, and `sos cancel` still calls it off, after its newest message.
+    /// still open after the restart: "device restarted" goes out after its newest message, and
+    /// `sos cancel` still calls it off, after that.
     @Test func anAlertLeftOpenBeforeARestartCanStillBeCancelled() async throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("sos.db")
@@ -323,17 +324,49 @@ final class LaneHarness: Sendable {
         let h = try LaneHarness(settings: Self.settings(), store: store, channels: all)
 
         #expect(await h.status().openAlerts == ["left-open"])
-        #expect(all.flatMap(\.attempts).isEmpty, "nothing is sent again at start")
-        #expect(await h.cancel() == .success(1))
+        // Nothing acknowledged is sent again; the only news is the restart, to every target.
         #expect(await eventually { all.map(\.acknowledged.count) == [2, 1, 1] })
         for delivery in all.flatMap(\.attempts) {
+            #expect(delivery.type == "follow_up")
+            #expect(delivery.sequence == 2)
+            #expect(delivery.sms.hasPrefix("SOS update, device restarted"), "\(delivery.sms)")
+        }
+        #expect(await h.cancel() == .success(1))
+        #expect(await eventually { all.map(\.acknowledged.count) == [4, 2, 2] })
+        for delivery in all.flatMap(\.attempts).filter({ $0.type != "follow_up" }) {
             #expect(delivery.alertUUID == "left-open")
             #expect(delivery.type == "cancelled")
-            #expect(delivery.sequence == 2)
+            #expect(delivery.sequence == 3)
         }
+        #expect(all.flatMap(\.attempts).count { $0.type == "cancelled" } == 4)
         #expect(try store.recent(limit: 5).first?.state == "cancelled")
         #expect(await h.status().openAlerts.isEmpty)
         #expect(await h.cancel() == .failure(LaneRefusal("no alert is open")))
+        await h.shutdown()
+    }
+
+    /// A high alert open before the restart, the breach still going on: no second alert for the
+    /// same breach; back in range for rearm_s, the all clear goes out for the old alert.
+    @Test func anAdoptedBreachIsNotRaisedAgainAndResolves() async throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("sos.db")
+        do {
+            let before = try AlertStore(path: path)
+            let alert = AlertStore.NewAlert(uuid: "still-high", kind: "hr_high", test: false, firstOutOfRangeMs: nil, raisedMs: 1_778_398_640_000,
+                                            heartRate: 190, latitude: nil, longitude: nil, runUUID: nil)
+            let first = AlertStore.NewMessage(sequence: 0, type: "alert", createdMs: 1_778_398_640_000, sms: "SOS: HIGH",
+                                              body: #"{"alert_id":"still-high","sequence":0}"#, targets: [(.hook, Self.hookPath)])
+            for delivery in try before.record(alert, message: first) { try before.acknowledged(delivery.key, atMs: 1_778_398_641_000) }
+        }
+        let store = try AlertStore(path: path)
+        let hook = FakeChannel(.hook)
+        let h = try LaneHarness(settings: Self.settings(contacts: [], alertsURL: nil), store: store, channels: [hook])
+        for _ in 0..<10 { h.sample(190) }
+        #expect(await h.status().openAlerts == ["still-high"])
+        #expect(h.timings.value.isEmpty, "the same breach is not raised twice")
+        for _ in 0..<32 { h.sample(120) }
+        #expect(await eventually(timeout: .seconds(10)) { hook.attempts.contains { $0.type == "resolved" && $0.alertUUID == "still-high" } })
+        #expect(await h.status().openAlerts.isEmpty)
         await h.shutdown()
     }
 
@@ -359,9 +392,13 @@ final class LaneHarness: Sendable {
         let h = try LaneHarness(settings: Self.settings(), store: store, channels: [fake.sms, fake.https, fake.hook])
 
         #expect(try await eventually { try store.pending().isEmpty })
-        #expect(fake.sms.attempts.map(\.key) == [owed[0].key])
-        #expect(fake.hook.attempts.map(\.key) == [owed[1].key])
-        #expect(fake.https.attempts.isEmpty)
+        // The alert is still open: after what was owed, "device restarted" goes to every target.
+        let restarted = { (delivery: Delivery) in delivery.type == "follow_up" && delivery.sms.hasPrefix("SOS update, device restarted") }
+        #expect(fake.sms.attempts.filter { !restarted($0) }.map(\.key) == [owed[0].key])
+        #expect(fake.hook.attempts.filter { !restarted($0) }.map(\.key) == [owed[1].key])
+        #expect(fake.https.attempts.filter { !restarted($0) }.isEmpty)
+        #expect(fake.sms.attempts.first?.key == owed[0].key, "the owed alert before its follow-up")
+        #expect([fake.sms, fake.https, fake.hook].map { $0.attempts.count(where: restarted) } == [2, 1, 1])
         #expect(fake.sms.attempts.first?.body == #"{"alert_id":"left-over","sequence":0}"#)
         #expect(fake.sms.attempts.first?.sms == "SOS: left over")
         #expect(fake.hook.attempts.first?.attempts == 1)

@@ -30,6 +30,8 @@ public struct AlertContent: Sendable, Equatable {
     public var device: String
     public var runID: Int64?
     public var batteryPercent: Int?
+    /// A follow-up sent because pacerd restarted while the alert was open: it says so.
+    public var deviceRestarted = false
 
     public init(message: Message, kind: AlertKind, time: Timestamp, firstOutOfRange: Timestamp? = nil, heartRate: Int? = nil,
                 trend: HeartRateTrend.Direction? = nil, threshold: Int? = nil, latitude: Double? = nil, longitude: Double? = nil,

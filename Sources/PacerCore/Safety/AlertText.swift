@@ -52,7 +52,7 @@ public enum AlertText {
         let trend = content.trend.map { ", \($0.rawValue)" } ?? ""
         switch content.message {
         case .alert, .followUp:
-            let prefix = content.message == .alert ? "SOS" : "SOS update"
+            let prefix = content.message == .alert ? "SOS" : content.deviceRestarted ? "SOS update, device restarted" : "SOS update"
             switch content.kind {
             case .hrHigh: return "\(prefix): HIGH heart rate\(bpm)\(trend)" + (content.threshold.map { " (limit \($0))" } ?? "")
             case .hrLow: return "\(prefix): LOW heart rate\(bpm)\(trend)" + (content.threshold.map { " (limit \($0))" } ?? "")
