@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import PacerCloud
 import PacerTestSupport
+import Synchronization
 import Testing
 
 /// The two stores every API test runs against.
@@ -16,9 +17,30 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// pacer-cloud in process (HummingbirdTesting's router client) on a fresh store: a SQLite file
-/// in a temporary directory, or a private PostgreSQL server started for the test and stopped
-/// by PID after it. PostgreSQL missing is a failure: tools/setup installs it.
+/// in a temporary directory, or a fresh database of its own on one private PostgreSQL server
+/// that the process's tests share (started once, stopped by PID when the test process exits:
+/// thirty servers starting at once in a parallel run starved every other suite of CPU).
+/// PostgreSQL missing is a failure: tools/setup installs it.
 struct Cloud: Sendable {
+    private static let sharedServer: Result<PostgresServer, ChildProcessError> = Result { () throws(ChildProcessError) in
+        // Every test's pool may hold a few connections at once: room for all of them.
+        let server = try PostgresServer(settings: ["max_connections=1000"])
+        sharedServerPID.withLock { $0 = server }
+        atexit { Cloud.sharedServerPID.withLock { $0 }?.stop() }
+        return server
+    }
+    private static let sharedServerPID = Mutex<PostgresServer?>(nil)
+
+    /// A new database on the shared server, for one test.
+    static func freshPostgresDatabase() async throws -> String {
+        try await offPool {
+            let server = try sharedServer.get()
+            let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            try server.createDatabase(name)
+            return server.url(database: name)
+        }
+    }
+
     let client: any TestClientProtocol
     let store: any CloudStore
     /// The SQLite file (nil for PostgreSQL), for tests that break it on purpose.
@@ -28,25 +50,16 @@ struct Cloud: Sendable {
                      logger: Logger = Logger(label: "pacer-cloud"), now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow,
                      _ body: @Sendable (Cloud) async throws -> Void) async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-test")
-        var server: PostgresServer?
         let store: any CloudStore
         switch backend {
         case .sqlite:
             store = try SQLiteCloudStore(path: directory.file("cloud.db"))
         case .postgres:
-            let started = try await offPool { try PostgresServer() }
-            server = started
-            store = try DatabaseURL(started.url()).open()
+            store = try DatabaseURL(try await freshPostgresDatabase()).open()
         }
-        do {
-            let app = try CloudApplication.make(store: store, configuration: configuration, logger: logger, now: now)
-            let path = backend == .sqlite ? directory.file("cloud.db") : nil
-            try await app.test(.router) { client in try await body(Cloud(client: client, store: store, databasePath: path)) }
-        } catch {
-            if let server { try await offPool { server.stop() } }
-            throw error
-        }
-        if let server { try await offPool { server.stop() } }
+        let app = try CloudApplication.make(store: store, configuration: configuration, logger: logger, now: now)
+        let path = backend == .sqlite ? directory.file("cloud.db") : nil
+        try await app.test(.router) { client in try await body(Cloud(client: client, store: store, databasePath: path)) }
     }
 
     /// Registers a device; its bearer token.

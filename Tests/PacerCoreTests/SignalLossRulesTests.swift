@@ -146,7 +146,7 @@ import Testing
     /// A deterministic lossy, jittery link (0.6–1.4 s apart, 1 in 10 lost): every breach
     /// confirms within the 4.5 s budget, and isolated artefacts never do.
     @Test func aLossyJitteryLinkStillConfirmsInTime() throws {
-        var rng = SplitMix(seed: 17)
+        var rng = SeededRandom(seed: 17)
         var worst = 0.0
         for _ in 0..<300 {
             var w = VitalsWatcher(rules: V.rules())
@@ -155,12 +155,12 @@ import Testing
             var raisedAt: Double?
             var lastArtefact = -10.0
             while t < 60, raisedAt == nil {
-                t += 0.6 + 0.8 * rng.unit()
-                if rng.unit() < 0.1 { continue }
+                t += 0.6 + 0.8 * rng.uniform()
+                if rng.uniform() < 0.1 { continue }
                 let beyond = t >= 30
                 if beyond, firstOut == nil { firstOut = t }
                 // Isolated artefacts, as in the spike scenario: at most one in 10 s.
-                let artefact = !beyond && t - lastArtefact > 10 && rng.unit() < 0.1
+                let artefact = !beyond && t - lastArtefact > 10 && rng.uniform() < 0.1
                 if artefact { lastArtefact = t }
                 let bpm = beyond ? 215 : (artefact ? 250 : 150)
                 for event in w.ingest(V.sample(t, bpm)) { if case .alert = event { raisedAt = t } }
@@ -237,18 +237,4 @@ import Testing
         #expect(!SOSRules.confirmationFits(windowSeconds: 2, samples: 5))
         #expect(!SOSRules.confirmationFits(windowSeconds: 1, samples: 3))
     }
-}
-
-/// A small deterministic generator, so the lossy link is the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

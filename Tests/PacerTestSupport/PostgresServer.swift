@@ -20,7 +20,9 @@ public final class PostgresServer: Sendable {
     /// "postgres://postgres@127.0.0.1:PORT/DATABASE".
     public func url(database: String = "postgres") -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
 
-    public init(timeout: Duration = .seconds(30)) throws(ChildProcessError) {
+    /// `settings`: more `name=value` server settings (`-c`), e.g. a larger max_connections for a
+    /// server many tests share.
+    public init(timeout: Duration = .seconds(30), settings: [String] = []) throws(ChildProcessError) {
         let template = try Self.template.get()
         directory = try TemporaryDirectory(prefix: "pacer-postgres")
         let data = directory.file("data")
@@ -34,7 +36,7 @@ public final class PostgresServer: Sendable {
                 "-D", data, "-p", String(port), "-k", directory.path, "-c", "listen_addresses=127.0.0.1",
                 // A test database needs no durability; this keeps the disk out of the timings.
                 "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-            ],
+            ] + settings.flatMap { ["-c", $0] },
             stdout: .file(stderr), stderr: .file(stderr))
         let deadline = ContinuousClock.now + timeout
         // postmaster.pid's status line says "ready" once connections are accepted (the port
