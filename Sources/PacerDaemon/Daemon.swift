@@ -148,7 +148,7 @@ public enum Daemon {
         if let control { services.append(.init(service: control, serviceName: "control")) }
         if let speaker { services.append(.init(service: VoiceService(speaker: speaker, log: log), serviceName: "voice")) }
         if let device = configuration.buttonDevice {
-            services.append(.init(service: ButtonService(devicePath: device, keyCodes: configuration.buttonKeyCodes, pipeline: pipeline, log: log),
+            services.append(.init(service: ButtonService(devicePath: device, keyCodes: configuration.buttonKeyCodes, pipeline: pipeline, sos: sos, log: log),
                                   serviceName: "buttons"))
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

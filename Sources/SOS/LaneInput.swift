@@ -16,7 +16,12 @@ public enum LaneInput: Sendable {
     /// A run started, paused, resumed or stopped.
     case run(LaneRun?)
     case deviceBattery(Int?)
-    /// A very long press or `pacerctl sos raise`.
+    /// A key of the run button went down or up (evdev, CLOCK_MONOTONIC): the lane tells a very
+    /// long press apart itself, so an SOS never waits behind a busy pipeline.
+    case buttonKey(ButtonKeyEvent)
+    /// The button device went away or dropped events: a press in progress is forgotten.
+    case buttonsReset
+    /// `pacerctl sos raise` (the button's very long press comes as `buttonKey`).
     case raise(source: String, reply: @Sendable (Result<String, LaneRefusal>) -> Void)
     case cancel(reply: @Sendable (Result<Int, LaneRefusal>) -> Void)
     /// A button press while "Are you OK?" waits: the runner answered.

@@ -42,6 +42,9 @@ final class LaneState {
     }
     private var lastHeartRate: (bpm: Int, ns: UInt64)?
     private var sensor = HeartRateSensor()
+    /// The lane's own reading of the run button, for the very long press only (the pipeline
+    /// keeps short and long presses): an SOS never waits behind a busy pipeline.
+    private var buttons: ButtonGestureClassifier
 
     /// A fixed id for every SOS stage entry in the journal (`journalctl MESSAGE_ID=…`).
     static let journalMessageID = "8f2d6c1e4b7a4e0f9c3d5a6b7e8f9012"
@@ -64,6 +67,7 @@ final class LaneState {
         self.settings = settings
         watcher = VitalsWatcher(rules: settings.rules)
         outbox = Outbox(settings: settings.outbox)
+        buttons = ButtonGestureClassifier(configuration: settings.buttons)
         self.store = store
         self.channels = Dictionary(channels.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.queue = queue
@@ -98,20 +102,12 @@ final class LaneState {
             watcher.runState(recording: newRun != nil, paused: newRun?.paused ?? false)
         case .deviceBattery(let percent):
             deviceBattery = percent
+        case .buttonKey(let key):
+            raiseOnVeryLongPress(buttons.handle(key))
+        case .buttonsReset:
+            buttons.reset()
         case .raise(let source, let reply):
-            let now = MonotonicTime.nanoseconds()
-            let events = watcher.raiseManual(at: Self.time(now))
-            if events.isEmpty, let open = watcher.openAlerts.first(where: { $0.kind == .manual }) {
-                reply(.success(uuids[open.number] ?? "?"))
-                return
-            }
-            log(.critical, "SOS requested (\(source))", ["SOS_SOURCE": source])
-            process(events, triggerNs: now)
-            if let number = events.compactMap({ if case .alert(let a) = $0 { a.number } else { nil } }).first, let uuid = uuids[number] {
-                reply(.success(uuid))
-            } else {
-                reply(.failure(LaneRefusal("the SOS could not be raised")))
-            }
+            reply(raiseManual(source: source))
         case .answer:
             let now = MonotonicTime.nanoseconds()
             process(watcher.answerAsk(at: Self.time(now)), triggerNs: now)
@@ -140,6 +136,7 @@ final class LaneState {
             reply(status())
         case .reload(let newSettings):
             settings = newSettings
+            buttons.configuration = newSettings.buttons
             watcher.update(rules: newSettings.rules)
             outbox.settings = newSettings.outbox
         case .retryNow(let reason):
@@ -155,12 +152,51 @@ final class LaneState {
         }
     }
 
+    /// A very long press or `pacerctl sos raise`: the open manual alert's UUID, or the new one's.
+    private func raiseManual(source: String) -> Result<String, LaneRefusal> {
+        let now = MonotonicTime.nanoseconds()
+        let events = watcher.raiseManual(at: Self.time(now))
+        if events.isEmpty, let open = watcher.openAlerts.first(where: { $0.kind == .manual }) {
+            return .success(uuids[open.number] ?? "?")
+        }
+        log(.critical, "SOS requested (\(source))", ["SOS_SOURCE": source])
+        process(events, triggerNs: now)
+        if let number = events.compactMap({ if case .alert(let a) = $0 { a.number } else { nil } }).first, let uuid = uuids[number] {
+            return .success(uuid)
+        }
+        return .failure(LaneRefusal("the SOS could not be raised"))
+    }
+
+    private func raiseOnVeryLongPress(_ gestures: [ButtonGestureEvent]) {
+        for gesture in gestures where gesture.gesture == .veryLongPress {
+            log(.critical, "very long press on key \(gesture.keyCode): SOS", ["SOS_SOURCE": "button"])
+            if case .failure(let refusal) = raiseManual(source: "button") {
+                log(.error, "the SOS button could not raise an alert: \(refusal)", [:])
+            }
+        }
+    }
+
+    /// When a held button next needs a look (CLOCK_MONOTONIC): the very long press fires while
+    /// the key is still down, on time rather than at the next tick.
+    var buttonDeadlineNs: UInt64? {
+        buttons.nextDeadline.map { duration in
+            let (seconds, attoseconds) = duration.components
+            return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        }
+    }
+
+    func advanceButtons(nowNs: UInt64) {
+        guard buttons.nextDeadline != nil else { return }
+        raiseOnVeryLongPress(buttons.advance(to: .nanoseconds(Int64(nowNs))))
+    }
+
     private func ingest(_ sample: HeartRateSample, receivedNs: UInt64) {
         if sample.isValid { lastHeartRate = (sample.bpm, receivedNs) }
         process(watcher.ingest(sample), triggerNs: receivedNs)
     }
 
     func tick(nowNs: UInt64) {
+        advanceButtons(nowNs: nowNs)
         // Monitoring starts with the lane's first tick: a strap never heard from is warned about.
         watcher.start(at: Self.time(nowNs))
         process(watcher.advance(to: Self.time(nowNs)), triggerNs: nowNs)

@@ -43,7 +43,8 @@ public final class SOSLane: Sendable {
             var nextTick = MonotonicTime.nanoseconds() + Self.tickNs
             while true {
                 self.heartbeatNs.store(MonotonicTime.nanoseconds(), ordering: .relaxed)
-                if let input = queue.take(until: nextTick) {
+                // A held button may be due before the tick: its very long press is not late by up to a tick.
+                if let input = queue.take(until: min(nextTick, lane.buttonDeadlineNs ?? .max)) {
                     if case .shutdown(let done) = input {
                         self.heartbeatNs.store(0, ordering: .relaxed)
                         lane.shutDown()
@@ -56,6 +57,8 @@ public final class SOSLane: Sendable {
                 if now >= nextTick {
                     lane.tick(nowNs: now)
                     nextTick = now + Self.tickNs
+                } else if let due = lane.buttonDeadlineNs, now >= due {
+                    lane.advanceButtons(nowNs: now)
                 }
             }
         }
