@@ -33,6 +33,9 @@ public enum LaneInput: Sendable {
     case retryNow(reason: String)
     /// The outcome of one attempt (numbered by the lane's outbox), started at `startedNs`.
     case delivered(Delivery.Key, attempt: Int, Result<String, ChannelFailure>, startedNs: UInt64)
+    /// An alert's commit that outlasted the lane's wait is done (the id its deliveries were sent
+    /// under from memory).
+    case committed(messageID: Int64, Result<[Delivery], AlertStoreError>)
     case shutdown(done: @Sendable () -> Void)
 }
 

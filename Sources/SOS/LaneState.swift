@@ -50,6 +50,9 @@ final class LaneState {
     static let journalMessageID = "8f2d6c1e4b7a4e0f9c3d5a6b7e8f9012"
     /// A confirmation is spoken when every channel acknowledged, or after this with what has.
     static let confirmationWaitNs: UInt64 = 20_000_000_000
+    /// The longest an alert's dispatch waits for its commit to sos.db (an SD card's fsync can
+    /// stall for seconds); after it the alert goes out from memory and is recorded when it can.
+    static let commitWaitNs: UInt64 = 200_000_000
 
     private struct Confirmation {
         var kind: AlertKind
@@ -147,8 +150,33 @@ final class LaneState {
             perform(outbox.handle(.retryNow, now: now))
         case .delivered(let key, let attempt, let result, let startedNs):
             perform(outbox.handle(.finished(key, attempt: attempt, result), now: MonotonicTime.nanoseconds()), attemptStartedNs: startedNs)
+        case .committed(let messageID, let result):
+            committed(messageID, result)
         case .shutdown:
             break
+        }
+    }
+
+    /// Never lose an alert to a full disk: it goes out from memory, retried while pacerd runs.
+    private func unrecorded(_ uuid: String, _ error: AlertStoreError) {
+        log(.critical, "SOS alert \(uuid) could not be recorded (\(error)); sending it anyway, but it will not survive a restart", ["SOS_ALERT_ID": uuid])
+    }
+
+    /// An alert's commit that outlasted `commitWaitNs` is done: the outcomes that came meanwhile
+    /// are written now, under the delivery's id in sos.db.
+    private func committed(_ messageID: Int64, _ result: Result<[Delivery], AlertStoreError>) {
+        guard let pending = committing.removeValue(forKey: messageID) else { return }
+        switch result {
+        case .success(let stored):
+            if let storedID = stored.first?.key.messageID { committedIDs[messageID] = storedID }
+            let ms = Self.format(Double(MonotonicTime.nanoseconds() &- pending.confirmingNs) / 1e6)
+            log(.info, "SOS alert \(pending.alertUUID) recorded: \(ms) ms after the confirming sample, after dispatch began; "
+                + "\(pending.writes.count) outcome(s) recorded now",
+                ["SOS_ALERT_ID": pending.alertUUID, "SOS_KIND": pending.kind.rawValue, "MESSAGE_ID": Self.journalMessageID,
+                 "SOS_STAGE": "recorded", "SOS_LATENCY_MS": ms])
+            for write in pending.writes { write() }
+        case .failure(let error):
+            unrecorded(pending.alertUUID, error)
         }
     }
 
@@ -289,15 +317,29 @@ final class LaneState {
                                          raisedMs: createdMs, heartRate: alert.heartRate, latitude: alert.position?.latitude,
                                          longitude: alert.position?.longitude, runUUID: run?.uuid)
         var recordedNs: UInt64?
-        var deliveries: [Delivery]
-        do {
-            guard let store else { throw AlertStoreError("no SOS store (it could not be opened at start)") }
-            deliveries = try store.record(record, message: message)
-            recordedNs = MonotonicTime.nanoseconds()
-        } catch {
-            // Never lose an alert to a full disk: it goes out from memory, retried while pacerd runs.
-            log(.critical, "SOS alert \(uuid) could not be recorded (\(error)); sending it anyway, but it will not survive a restart", ["SOS_ALERT_ID": uuid])
-            deliveries = inMemory(message, alertUUID: uuid, kind: alert.kind.rawValue, test: test)
+        var deliveries = inMemory(message, alertUUID: uuid, kind: alert.kind.rawValue, test: test)
+        var stillCommitting = false
+        if let store {
+            // The commit runs on a thread of its own: a stalled fsync holds up dispatch for at
+            // most `commitWaitNs`, then the alert goes out from memory while the commit finishes.
+            let (queue, memoryID) = (self.queue, lastInMemoryID)
+            let commit = AlertCommit.start(late: { queue.put(.committed(messageID: memoryID, $0)) }) {
+                () throws(AlertStoreError) -> [Delivery] in try store.record(record, message: message)
+            }
+            switch commit.wait(until: MonotonicTime.nanoseconds() + Self.commitWaitNs) {
+            case .success(let stored)?:
+                deliveries = stored
+                recordedNs = MonotonicTime.nanoseconds()
+            case .failure(let error)?:
+                unrecorded(uuid, error)
+            case nil:
+                stillCommitting = true
+                committing[memoryID] = PendingCommit(alertUUID: uuid, kind: alert.kind, confirmingNs: triggerNs)
+                log(.warning, "SOS alert \(uuid): sos.db has not committed it within \(Self.commitWaitNs / 1_000_000) ms; dispatching from memory, "
+                    + "outcomes are recorded once the commit is done", ["SOS_ALERT_ID": uuid, "MESSAGE_ID": Self.journalMessageID])
+            }
+        } else {
+            unrecorded(uuid, AlertStoreError("no SOS store (it could not be opened at start)"))
         }
         let dispatchedNs = perform(outbox.handle(.add(deliveries), now: MonotonicTime.nanoseconds()))
         let firstDispatchNs = dispatchedNs.first?.1
@@ -308,7 +350,7 @@ final class LaneState {
 
         let timing = AlertTiming(alertUUID: uuid, kind: alert.kind, confirmingNs: triggerNs, recordedNs: recordedNs,
                                  firstDispatchNs: firstDispatchNs, confirmationSeconds: alert.confirmationSeconds)
-        journalStages(alert, uuid: uuid, timing: timing, dispatched: dispatchedNs, test: test)
+        journalStages(alert, uuid: uuid, timing: timing, dispatched: dispatchedNs, test: test, stillCommitting: stillCommitting)
         onTiming(timing)
         say(AlertText.spokenRaised(alert.kind), atNs: triggerNs)
         return uuid
@@ -347,6 +389,18 @@ final class LaneState {
     }
 
     private var sequences: [String: Int] = [:]
+    /// Alerts dispatched from memory while their commit still runs, by in-memory message id.
+    private var committing: [Int64: PendingCommit] = [:]
+    /// In-memory message ids whose commit finished late, and their ids in sos.db.
+    private var committedIDs: [Int64: Int64] = [:]
+
+    private struct PendingCommit {
+        var alertUUID: String
+        var kind: AlertKind
+        var confirmingNs: UInt64
+        /// Outcomes (acknowledged, failed, replaced) waiting for the commit, oldest first.
+        var writes: [() -> Void] = []
+    }
     /// Ids of deliveries that could not be recorded: negative, so they never meet a stored one.
     private var lastInMemoryID: Int64 = 0
 
@@ -411,15 +465,30 @@ final class LaneState {
     /// Writes a delivery's new state to sos.db (not for those sent from memory), logs a failure
     /// with what it means, and returns the journal fields for `stage`.
     private func record(_ delivery: Delivery, stage: String, unrecorded: String,
-                        _ write: (AlertStore, Delivery.Key, Int64) throws -> Void) -> [String: String] {
+                        _ write: @escaping (AlertStore, Delivery.Key, Int64) throws -> Void) -> [String: String] {
         var entry = fields(delivery)
-        do {
-            if delivery.key.messageID > 0, let store { try write(store, delivery.key, wallMs(Self.time(MonotonicTime.nanoseconds()))) }
-        } catch {
-            log(.error, "\(error)" + (unrecorded.isEmpty ? "" : ": \(unrecorded)"), entry)
+        let atMs = wallMs(Self.time(MonotonicTime.nanoseconds()))
+        let apply = { [self, entry] in
+            do {
+                if let key = storedKey(delivery.key), let store { try write(store, key, atMs) }
+            } catch {
+                log(.error, "\(error)" + (unrecorded.isEmpty ? "" : ": \(unrecorded)"), entry)
+            }
+        }
+        if committing[delivery.key.messageID] != nil {
+            // Its alert's commit is still running: written after it, in the order they came.
+            committing[delivery.key.messageID]?.writes.append(apply)
+        } else {
+            apply()
         }
         entry["SOS_STAGE"] = stage
         return entry
+    }
+
+    /// The key in sos.db: a delivery sent from memory has one only once its late commit is done.
+    private func storedKey(_ key: Delivery.Key) -> Delivery.Key? {
+        if key.messageID > 0 { return key }
+        return committedIDs[key.messageID].map { Delivery.Key(messageID: $0, channel: key.channel, target: key.target) }
     }
 
     private func acknowledged(_ delivery: Delivery, detail: String, tookMs: Double?) {
@@ -521,7 +590,8 @@ final class LaneState {
 
     /// One entry per stage (detected, confirmed, recorded, dispatched per channel), all with the
     /// SOS MESSAGE_ID and the ms since the confirming sample, then the summary line a person reads.
-    private func journalStages(_ alert: VitalsAlert, uuid: String, timing: AlertTiming, dispatched: [(Delivery.Key, UInt64)], test: Bool) {
+    private func journalStages(_ alert: VitalsAlert, uuid: String, timing: AlertTiming, dispatched: [(Delivery.Key, UInt64)], test: Bool,
+                               stillCommitting: Bool) {
         let base = ["SOS_ALERT_ID": uuid, "SOS_KIND": alert.kind.rawValue, "MESSAGE_ID": Self.journalMessageID]
         let breachMs = Double(alert.firstOutOfRange.milliseconds)
         func since(_ ns: UInt64?) -> String { ns.map { Self.format(Double($0 &- timing.confirmingNs) / 1e6) } ?? "-" }
@@ -535,8 +605,11 @@ final class LaneState {
             stage("confirmed", "\(Self.format(alert.confirmationSeconds)) s after the first out-of-range sample",
                   ["SOS_CONFIRM_S": Self.format(alert.confirmationSeconds), "SOS_LATENCY_MS": "0"])
         }
-        stage("recorded", timing.recordedNs == nil ? "NOT recorded (store unavailable)" : "\(since(timing.recordedNs)) ms after the confirming sample",
-              ["SOS_LATENCY_MS": since(timing.recordedNs), "SOS_SINCE_BREACH_MS": sinceBreach(timing.recordedNs)])
+        // Still committing: the "recorded" stage comes when it is done (`.committed`).
+        if !stillCommitting {
+            stage("recorded", timing.recordedNs == nil ? "NOT recorded (store unavailable)" : "\(since(timing.recordedNs)) ms after the confirming sample",
+                  ["SOS_LATENCY_MS": since(timing.recordedNs), "SOS_SINCE_BREACH_MS": sinceBreach(timing.recordedNs)])
+        }
         for (key, ns) in dispatched {
             stage("dispatched", "\(key.channel.rawValue) \(Self.redacted(key)) started \(since(ns)) ms after the confirming sample",
                   ["SOS_CHANNEL": key.channel.rawValue, "SOS_LATENCY_MS": since(ns), "SOS_SINCE_BREACH_MS": sinceBreach(ns)])

@@ -4,8 +4,8 @@ import Threads
 
 /// The SOS lane: its own thread, its own queue, its own SQLite file. Strap notifications reach it
 /// straight from the strap client, not through the run pipeline, so an alert never waits behind
-/// a run's batch commit, speech or an upload. On an alert it records (fsync), then starts every
-/// channel at once, then retries each until acknowledged, across restarts.
+/// a run's batch commit, speech or an upload. On an alert it records (fsync, waited for at most
+/// 200 ms), then starts every channel at once, then retries each until acknowledged, across restarts.
 public final class SOSLane: Sendable {
     public let queue = BlockingQueue<LaneInput>()
     /// Read without a round trip through the queue.
