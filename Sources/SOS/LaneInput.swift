@@ -36,6 +36,9 @@ public enum LaneInput: Sendable {
     /// An alert's commit that outlasted the lane's wait is done (the id its deliveries were sent
     /// under from memory).
     case committed(messageID: Int64, Result<[Delivery], AlertStoreError>)
+    /// After a memory trim: touch the alert path again without sending, storing, logging or
+    /// saying anything, so the first real alert does not page it back in from the SD card.
+    case rehearse(reply: @Sendable (LaneRehearsal) -> Void)
     case shutdown(done: @Sendable () -> Void)
 }
 
@@ -57,4 +60,18 @@ public struct LaneRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+}
+
+/// What a rehearsal of the alert path cost the lane's thread: the page faults it took (pages the
+/// trim had unmapped; major ones were read from disk) and its duration.
+public struct LaneRehearsal: Sendable, Equatable {
+    public var minorFaults: Int
+    public var majorFaults: Int
+    public var microseconds: Int
+
+    public init(minorFaults: Int, majorFaults: Int, microseconds: Int) {
+        self.minorFaults = minorFaults
+        self.majorFaults = majorFaults
+        self.microseconds = microseconds
+    }
 }

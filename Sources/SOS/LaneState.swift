@@ -152,9 +152,65 @@ final class LaneState {
             perform(outbox.handle(.finished(key, attempt: attempt, result), now: MonotonicTime.nanoseconds()), attemptStartedNs: startedNs)
         case .committed(let messageID, let result):
             committed(messageID, result)
+        case .rehearse(let reply):
+            reply(rehearse())
         case .shutdown:
             break
         }
+    }
+
+    /// Runs the alert path on copies, from a strap notification to the messages' bytes and the
+    /// outbox's first attempts: a fresh watcher with the live rules confirms a breach, its alert's
+    /// SMS and JSON body are made, a copy of the outbox takes their deliveries. Nothing is sent,
+    /// stored, logged or said, and the lane's own state is untouched.
+    private func rehearse() -> LaneRehearsal {
+        let before = Self.threadFaults()
+        let startNs = MonotonicTime.nanoseconds()
+        var rules = settings.rules
+        rules.enabled = true
+        var watcher = VitalsWatcher(rules: rules)
+        var sensor = HeartRateSensor()
+        let start = Self.time(startNs)
+        watcher.start(at: start)
+        // A position, so the map link and the position's age are formatted too.
+        watcher.observe(position: AlertPosition(latitude: 45.4642, longitude: 9.19, time: start, accuracyMeters: 5))
+        let bpm = UInt8(min(rules.highBpm + 10, 240))
+        var events: [SafetyEvent] = []
+        for second in 1...8 {
+            let time = Timestamp(milliseconds: start.milliseconds + Int64(second) * 1000)
+            // Flags: 8-bit value, contact supported and detected, RR intervals present.
+            guard case .success(let measurement) = sensor.notification([0x16, bpm, 0x00, 0x01], at: time) else { continue }
+            events += watcher.ingest(measurement.sample(at: time))
+        }
+        events += watcher.advance(to: Timestamp(milliseconds: start.milliseconds + 9000))
+        events += watcher.raiseManual(at: Timestamp(milliseconds: start.milliseconds + 9000))
+        var outbox = self.outbox
+        var id = Int64.min
+        for case .alert(let alert) in events {
+            let uuid = UUID().uuidString.lowercased()
+            let content = self.content(.alert, kind: alert.kind, at: alert.raisedAt, firstOutOfRange: alert.firstOutOfRange,
+                                       heartRate: alert.heartRate, trend: alert.trend, position: alert.position)
+            let sms = AlertText.sms(content, mapLink: settings.mapLink)
+            let body = self.body(uuid: uuid, sequence: 0, content: content, raisedAt: alert.raisedAt, trend: alert.trend,
+                                 position: alert.position, test: false, sms: sms)
+            let message = AlertStore.NewMessage(sequence: 0, type: "alert", createdMs: wallMs(alert.raisedAt), sms: sms, body: body,
+                                                targets: settings.targets)
+            _ = AlertText.spokenRaised(alert.kind)
+            id += 1
+            _ = outbox.handle(.add(Self.deliveries(message, id: id, alertUUID: uuid, kind: alert.kind.rawValue, test: false)), now: startNs)
+        }
+        let after = Self.threadFaults()
+        return LaneRehearsal(minorFaults: after.minor - before.minor, majorFaults: after.major - before.major,
+                             microseconds: Int((MonotonicTime.nanoseconds() &- startNs) / 1000))
+    }
+
+    /// Page faults of the calling thread so far (getrusage RUSAGE_THREAD: the rest of pacerd's
+    /// threads do not count).
+    private static func threadFaults() -> (minor: Int, major: Int) {
+        var usage = rusage()
+        // RUSAGE_THREAD is 1 on Linux; Swift's Glibc module leaves it out (it needs _GNU_SOURCE).
+        guard getrusage(__rusage_who_t(1), &usage) == 0 else { return (0, 0) }
+        return (usage.ru_minflt, usage.ru_majflt)
     }
 
     /// Never lose an alert to a full disk: it goes out from memory, retried while pacerd runs.
@@ -406,8 +462,11 @@ final class LaneState {
 
     private func inMemory(_ message: AlertStore.NewMessage, alertUUID: String, kind: String, test: Bool) -> [Delivery] {
         lastInMemoryID -= 1
-        let id = lastInMemoryID
-        return message.targets.map { target in
+        return Self.deliveries(message, id: lastInMemoryID, alertUUID: alertUUID, kind: kind, test: test)
+    }
+
+    private static func deliveries(_ message: AlertStore.NewMessage, id: Int64, alertUUID: String, kind: String, test: Bool) -> [Delivery] {
+        message.targets.map { target in
             Delivery(key: .init(messageID: id, channel: target.channel, target: target.target), alertUUID: alertUUID, kind: kind,
                      test: test, sequence: message.sequence, type: message.type, sms: message.sms, body: message.body,
                      attempts: 0, lastError: nil, acknowledgedMs: nil)
