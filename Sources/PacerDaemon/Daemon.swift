@@ -137,7 +137,7 @@ public enum Daemon {
             .init(service: PipelineService(pipeline: pipeline, notifier: notifier, log: log), serviceName: "pipeline"),
             .init(service: GPSService(host: configuration.gpsHost, port: configuration.gpsPort, pipeline: pipeline, log: log), serviceName: "gps"),
             .init(service: WatchdogService(pipeline: pipeline, sos: sos, notifier: notifier, log: log), successTerminationBehavior: .ignore, serviceName: "watchdog"),
-            .init(service: MemoryTrimService(log: log), serviceName: "memory"),
+            .init(service: MemoryTrimService(log: log, sos: sos), serviceName: "memory"),
             .init(service: HeartRateService(settings: strapSettings, pipeline: pipeline, sos: sos), serviceName: "hr"),
             .init(service: SOSService(lane: sos), serviceName: "sos"),
             .init(service: UplinkService(uplink: uplink), serviceName: "upload"),
@@ -148,7 +148,7 @@ public enum Daemon {
         if let control { services.append(.init(service: control, serviceName: "control")) }
         if let speaker { services.append(.init(service: VoiceService(speaker: speaker, log: log), serviceName: "voice")) }
         if let device = configuration.buttonDevice {
-            services.append(.init(service: ButtonService(devicePath: device, keyCodes: configuration.buttonKeyCodes, pipeline: pipeline, log: log),
+            services.append(.init(service: ButtonService(devicePath: device, keyCodes: configuration.buttonKeyCodes, pipeline: pipeline, sos: sos, log: log),
                                   serviceName: "buttons"))
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

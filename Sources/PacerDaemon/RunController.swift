@@ -144,7 +144,8 @@ final class RunController {
         return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
 
-    /// Short press: start a run, or a lap while running. Long press: stop. Very long: SOS (#7).
+    /// Short press: start a run, or a lap while running. Long press: stop. Very long: SOS, raised by
+    /// the lane from its own reading of the keys (#7).
     private func perform(_ gesture: ButtonGestureEvent, nowNs: UInt64) {
         if gesture.gesture != .veryLongPress, sosIsAsking() {
             log(.notice, "buttons", "button \(gesture.gesture): answers \"Are you OK?\"")
@@ -156,10 +157,8 @@ final class RunController {
         case .shortPress: command = recording == nil ? .start : .control(.lap)
         case .longPress: command = .stop
         case .veryLongPress:
-            log(.critical, "buttons", "very long press on key \(gesture.keyCode): SOS")
-            toSOS(.raise(source: "button", reply: { [log] result in
-                if case .failure(let refusal) = result { log(.error, "sos", "the SOS button could not raise an alert: \(refusal)") }
-            }))
+            // The SOS lane reads the same key events and raises on its own: raising here too
+            // would only wait behind this pipeline.
             return
         }
         if case .failure(let failure) = perform(command, nowNs: nowNs) {

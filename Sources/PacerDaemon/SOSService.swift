@@ -30,7 +30,8 @@ extension LaneSettings {
                   mapLink: sos.mapLink,
                   deviceName: sos.deviceName ?? Self.hostName(),
                   attemptTimeoutSeconds: sos.attemptTimeoutSeconds,
-                  retryMaxSeconds: sos.retryMaxSeconds)
+                  retryMaxSeconds: sos.retryMaxSeconds,
+                  buttons: RunController.gestures(configuration))
     }
 
     static func hostName() -> String {

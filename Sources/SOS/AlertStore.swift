@@ -12,9 +12,16 @@ import GRDB
 public final class AlertStore: Sendable {
     let queue: DatabaseQueue
     public let path: String
+    /// Runs inside an alert's commit, before its rows: tests stall or fail the disk with it.
+    let beforeRecord: (@Sendable () throws -> Void)?
 
-    public init(path: String, readOnly: Bool = false) throws(AlertStoreError) {
+    public convenience init(path: String, readOnly: Bool = false) throws(AlertStoreError) {
+        try self.init(path: path, readOnly: readOnly, beforeRecord: nil)
+    }
+
+    init(path: String, readOnly: Bool = false, beforeRecord: (@Sendable () throws -> Void)?) throws(AlertStoreError) {
         self.path = path
+        self.beforeRecord = beforeRecord
         var config = Configuration()
         config.readonly = readOnly
         config.busyMode = .timeout(5)
@@ -84,6 +91,7 @@ public final class AlertStore: Sendable {
     /// The alert and its first message, in one transaction (one fsync). Returns the deliveries.
     public func record(_ alert: NewAlert, message: NewMessage) throws(AlertStoreError) -> [Delivery] {
         try write("recording alert \(alert.uuid)") { db in
+            try beforeRecord?()
             try db.execute(sql: """
                 INSERT INTO alert (uuid, kind, test, state, first_out_of_range_ms, raised_ms, heart_rate, latitude, longitude, run_uuid)
                 VALUES (?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)

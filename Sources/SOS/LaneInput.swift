@@ -16,7 +16,12 @@ public enum LaneInput: Sendable {
     /// A run started, paused, resumed or stopped.
     case run(LaneRun?)
     case deviceBattery(Int?)
-    /// A very long press or `pacerctl sos raise`.
+    /// A key of the run button went down or up (evdev, CLOCK_MONOTONIC): the lane tells a very
+    /// long press apart itself, so an SOS never waits behind a busy pipeline.
+    case buttonKey(ButtonKeyEvent)
+    /// The button device went away or dropped events: a press in progress is forgotten.
+    case buttonsReset
+    /// `pacerctl sos raise` (the button's very long press comes as `buttonKey`).
     case raise(source: String, reply: @Sendable (Result<String, LaneRefusal>) -> Void)
     case cancel(reply: @Sendable (Result<Int, LaneRefusal>) -> Void)
     /// A button press while "Are you OK?" waits: the runner answered.
@@ -28,6 +33,12 @@ public enum LaneInput: Sendable {
     case retryNow(reason: String)
     /// The outcome of one attempt (numbered by the lane's outbox), started at `startedNs`.
     case delivered(Delivery.Key, attempt: Int, Result<String, ChannelFailure>, startedNs: UInt64)
+    /// An alert's commit that outlasted the lane's wait is done (the id its deliveries were sent
+    /// under from memory).
+    case committed(messageID: Int64, Result<[Delivery], AlertStoreError>)
+    /// After a memory trim: touch the alert path again without sending, storing, logging or
+    /// saying anything, so the first real alert does not page it back in from the SD card.
+    case rehearse(reply: @Sendable (LaneRehearsal) -> Void)
     case shutdown(done: @Sendable () -> Void)
 }
 
@@ -49,4 +60,18 @@ public struct LaneRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+}
+
+/// What a rehearsal of the alert path cost the lane's thread: the page faults it took (pages the
+/// trim had unmapped; major ones were read from disk) and its duration.
+public struct LaneRehearsal: Sendable, Equatable {
+    public var minorFaults: Int
+    public var majorFaults: Int
+    public var microseconds: Int
+
+    public init(minorFaults: Int, majorFaults: Int, microseconds: Int) {
+        self.minorFaults = minorFaults
+        self.majorFaults = majorFaults
+        self.microseconds = microseconds
+    }
 }

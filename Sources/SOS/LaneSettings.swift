@@ -13,9 +13,12 @@ public struct LaneSettings: Sendable, Equatable {
     public var deviceName: String
     public var attemptTimeoutSeconds: Double
     public var retryMaxSeconds: Double
+    /// `[buttons]` timings: the lane raises on a very long press of its own reading.
+    public var buttons: ButtonGestureConfiguration
 
     public init(rules: SOSRules, contacts: [String] = [], alertsURL: String? = nil, hook: [String] = [], mapLink: String = AlertText.defaultMapLink,
-                deviceName: String, attemptTimeoutSeconds: Double = 30, retryMaxSeconds: Double = 60) {
+                deviceName: String, attemptTimeoutSeconds: Double = 30, retryMaxSeconds: Double = 60,
+                buttons: ButtonGestureConfiguration = ButtonGestureConfiguration()) {
         self.rules = rules
         self.contacts = contacts
         self.alertsURL = alertsURL
@@ -24,6 +27,7 @@ public struct LaneSettings: Sendable, Equatable {
         self.deviceName = deviceName
         self.attemptTimeoutSeconds = attemptTimeoutSeconds
         self.retryMaxSeconds = retryMaxSeconds
+        self.buttons = buttons
     }
 
     var outbox: Outbox.Settings {

@@ -42,11 +42,17 @@ final class LaneState {
     }
     private var lastHeartRate: (bpm: Int, ns: UInt64)?
     private var sensor = HeartRateSensor()
+    /// The lane's own reading of the run button, for the very long press only (the pipeline
+    /// keeps short and long presses): an SOS never waits behind a busy pipeline.
+    private var buttons: ButtonGestureClassifier
 
     /// A fixed id for every SOS stage entry in the journal (`journalctl MESSAGE_ID=…`).
     static let journalMessageID = "8f2d6c1e4b7a4e0f9c3d5a6b7e8f9012"
     /// A confirmation is spoken when every channel acknowledged, or after this with what has.
     static let confirmationWaitNs: UInt64 = 20_000_000_000
+    /// The longest an alert's dispatch waits for its commit to sos.db (an SD card's fsync can
+    /// stall for seconds); after it the alert goes out from memory and is recorded when it can.
+    static let commitWaitNs: UInt64 = 200_000_000
 
     private struct Confirmation {
         var kind: AlertKind
@@ -64,6 +70,7 @@ final class LaneState {
         self.settings = settings
         watcher = VitalsWatcher(rules: settings.rules)
         outbox = Outbox(settings: settings.outbox)
+        buttons = ButtonGestureClassifier(configuration: settings.buttons)
         self.store = store
         self.channels = Dictionary(channels.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.queue = queue
@@ -98,20 +105,12 @@ final class LaneState {
             watcher.runState(recording: newRun != nil, paused: newRun?.paused ?? false)
         case .deviceBattery(let percent):
             deviceBattery = percent
+        case .buttonKey(let key):
+            raiseOnVeryLongPress(buttons.handle(key))
+        case .buttonsReset:
+            buttons.reset()
         case .raise(let source, let reply):
-            let now = MonotonicTime.nanoseconds()
-            let events = watcher.raiseManual(at: Self.time(now))
-            if events.isEmpty, let open = watcher.openAlerts.first(where: { $0.kind == .manual }) {
-                reply(.success(uuids[open.number] ?? "?"))
-                return
-            }
-            log(.critical, "SOS requested (\(source))", ["SOS_SOURCE": source])
-            process(events, triggerNs: now)
-            if let number = events.compactMap({ if case .alert(let a) = $0 { a.number } else { nil } }).first, let uuid = uuids[number] {
-                reply(.success(uuid))
-            } else {
-                reply(.failure(LaneRefusal("the SOS could not be raised")))
-            }
+            reply(raiseManual(source: source))
         case .answer:
             let now = MonotonicTime.nanoseconds()
             process(watcher.answerAsk(at: Self.time(now)), triggerNs: now)
@@ -140,6 +139,7 @@ final class LaneState {
             reply(status())
         case .reload(let newSettings):
             settings = newSettings
+            buttons.configuration = newSettings.buttons
             watcher.update(rules: newSettings.rules)
             outbox.settings = newSettings.outbox
         case .retryNow(let reason):
@@ -150,9 +150,128 @@ final class LaneState {
             perform(outbox.handle(.retryNow, now: now))
         case .delivered(let key, let attempt, let result, let startedNs):
             perform(outbox.handle(.finished(key, attempt: attempt, result), now: MonotonicTime.nanoseconds()), attemptStartedNs: startedNs)
+        case .committed(let messageID, let result):
+            committed(messageID, result)
+        case .rehearse(let reply):
+            reply(rehearse())
         case .shutdown:
             break
         }
+    }
+
+    /// Runs the alert path on copies, from a strap notification to the messages' bytes and the
+    /// outbox's first attempts: a fresh watcher with the live rules confirms a breach, its alert's
+    /// SMS and JSON body are made, a copy of the outbox takes their deliveries. Nothing is sent,
+    /// stored, logged or said, and the lane's own state is untouched.
+    private func rehearse() -> LaneRehearsal {
+        let before = Self.threadFaults()
+        let startNs = MonotonicTime.nanoseconds()
+        var rules = settings.rules
+        rules.enabled = true
+        var watcher = VitalsWatcher(rules: rules)
+        var sensor = HeartRateSensor()
+        let start = Self.time(startNs)
+        watcher.start(at: start)
+        // A position, so the map link and the position's age are formatted too.
+        watcher.observe(position: AlertPosition(latitude: 45.4642, longitude: 9.19, time: start, accuracyMeters: 5))
+        let bpm = UInt8(min(rules.highBpm + 10, 240))
+        var events: [SafetyEvent] = []
+        for second in 1...8 {
+            let time = Timestamp(milliseconds: start.milliseconds + Int64(second) * 1000)
+            // Flags: 8-bit value, contact supported and detected, RR intervals present.
+            guard case .success(let measurement) = sensor.notification([0x16, bpm, 0x00, 0x01], at: time) else { continue }
+            events += watcher.ingest(measurement.sample(at: time))
+        }
+        events += watcher.advance(to: Timestamp(milliseconds: start.milliseconds + 9000))
+        events += watcher.raiseManual(at: Timestamp(milliseconds: start.milliseconds + 9000))
+        var outbox = self.outbox
+        var id = Int64.min
+        for case .alert(let alert) in events {
+            let uuid = UUID().uuidString.lowercased()
+            let content = self.content(.alert, kind: alert.kind, at: alert.raisedAt, firstOutOfRange: alert.firstOutOfRange,
+                                       heartRate: alert.heartRate, trend: alert.trend, position: alert.position)
+            let sms = AlertText.sms(content, mapLink: settings.mapLink)
+            let body = self.body(uuid: uuid, sequence: 0, content: content, raisedAt: alert.raisedAt, trend: alert.trend,
+                                 position: alert.position, test: false, sms: sms)
+            let message = AlertStore.NewMessage(sequence: 0, type: "alert", createdMs: wallMs(alert.raisedAt), sms: sms, body: body,
+                                                targets: settings.targets)
+            _ = AlertText.spokenRaised(alert.kind)
+            id += 1
+            _ = outbox.handle(.add(Self.deliveries(message, id: id, alertUUID: uuid, kind: alert.kind.rawValue, test: false)), now: startNs)
+        }
+        let after = Self.threadFaults()
+        return LaneRehearsal(minorFaults: after.minor - before.minor, majorFaults: after.major - before.major,
+                             microseconds: Int((MonotonicTime.nanoseconds() &- startNs) / 1000))
+    }
+
+    /// Page faults of the calling thread so far (getrusage RUSAGE_THREAD: the rest of pacerd's
+    /// threads do not count).
+    private static func threadFaults() -> (minor: Int, major: Int) {
+        var usage = rusage()
+        // RUSAGE_THREAD is 1 on Linux; Swift's Glibc module leaves it out (it needs _GNU_SOURCE).
+        guard getrusage(__rusage_who_t(1), &usage) == 0 else { return (0, 0) }
+        return (usage.ru_minflt, usage.ru_majflt)
+    }
+
+    /// Never lose an alert to a full disk: it goes out from memory, retried while pacerd runs.
+    private func unrecorded(_ uuid: String, _ error: AlertStoreError) {
+        log(.critical, "SOS alert \(uuid) could not be recorded (\(error)); sending it anyway, but it will not survive a restart", ["SOS_ALERT_ID": uuid])
+    }
+
+    /// An alert's commit that outlasted `commitWaitNs` is done: the outcomes that came meanwhile
+    /// are written now, under the delivery's id in sos.db.
+    private func committed(_ messageID: Int64, _ result: Result<[Delivery], AlertStoreError>) {
+        guard let pending = committing.removeValue(forKey: messageID) else { return }
+        switch result {
+        case .success(let stored):
+            if let storedID = stored.first?.key.messageID { committedIDs[messageID] = storedID }
+            let ms = Self.format(Double(MonotonicTime.nanoseconds() &- pending.confirmingNs) / 1e6)
+            log(.info, "SOS alert \(pending.alertUUID) recorded: \(ms) ms after the confirming sample, after dispatch began; "
+                + "\(pending.writes.count) outcome(s) recorded now",
+                ["SOS_ALERT_ID": pending.alertUUID, "SOS_KIND": pending.kind.rawValue, "MESSAGE_ID": Self.journalMessageID,
+                 "SOS_STAGE": "recorded", "SOS_LATENCY_MS": ms])
+            for write in pending.writes { write() }
+        case .failure(let error):
+            unrecorded(pending.alertUUID, error)
+        }
+    }
+
+    /// A very long press or `pacerctl sos raise`: the open manual alert's UUID, or the new one's.
+    private func raiseManual(source: String) -> Result<String, LaneRefusal> {
+        let now = MonotonicTime.nanoseconds()
+        let events = watcher.raiseManual(at: Self.time(now))
+        if events.isEmpty, let open = watcher.openAlerts.first(where: { $0.kind == .manual }) {
+            return .success(uuids[open.number] ?? "?")
+        }
+        log(.critical, "SOS requested (\(source))", ["SOS_SOURCE": source])
+        process(events, triggerNs: now)
+        if let number = events.compactMap({ if case .alert(let a) = $0 { a.number } else { nil } }).first, let uuid = uuids[number] {
+            return .success(uuid)
+        }
+        return .failure(LaneRefusal("the SOS could not be raised"))
+    }
+
+    private func raiseOnVeryLongPress(_ gestures: [ButtonGestureEvent]) {
+        for gesture in gestures where gesture.gesture == .veryLongPress {
+            log(.critical, "very long press on key \(gesture.keyCode): SOS", ["SOS_SOURCE": "button"])
+            if case .failure(let refusal) = raiseManual(source: "button") {
+                log(.error, "the SOS button could not raise an alert: \(refusal)", [:])
+            }
+        }
+    }
+
+    /// When a held button next needs a look (CLOCK_MONOTONIC): the very long press fires while
+    /// the key is still down, on time rather than at the next tick.
+    var buttonDeadlineNs: UInt64? {
+        buttons.nextDeadline.map { duration in
+            let (seconds, attoseconds) = duration.components
+            return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        }
+    }
+
+    func advanceButtons(nowNs: UInt64) {
+        guard buttons.nextDeadline != nil else { return }
+        raiseOnVeryLongPress(buttons.advance(to: .nanoseconds(Int64(nowNs))))
     }
 
     private func ingest(_ sample: HeartRateSample, receivedNs: UInt64) {
@@ -161,6 +280,7 @@ final class LaneState {
     }
 
     func tick(nowNs: UInt64) {
+        advanceButtons(nowNs: nowNs)
         // Monitoring starts with the lane's first tick: a strap never heard from is warned about.
         watcher.start(at: Self.time(nowNs))
         process(watcher.advance(to: Self.time(nowNs)), triggerNs: nowNs)
@@ -272,15 +392,29 @@ final class LaneState {
                                          raisedMs: createdMs, heartRate: alert.heartRate, latitude: alert.position?.latitude,
                                          longitude: alert.position?.longitude, runUUID: run?.uuid)
         var recordedNs: UInt64?
-        var deliveries: [Delivery]
-        do {
-            guard let store else { throw AlertStoreError("no SOS store (it could not be opened at start)") }
-            deliveries = try store.record(record, message: message)
-            recordedNs = MonotonicTime.nanoseconds()
-        } catch {
-            // Never lose an alert to a full disk: it goes out from memory, retried while pacerd runs.
-            log(.critical, "SOS alert \(uuid) could not be recorded (\(error)); sending it anyway, but it will not survive a restart", ["SOS_ALERT_ID": uuid])
-            deliveries = inMemory(message, alertUUID: uuid, kind: alert.kind.rawValue, test: test)
+        var deliveries = inMemory(message, alertUUID: uuid, kind: alert.kind.rawValue, test: test)
+        var stillCommitting = false
+        if let store {
+            // The commit runs on a thread of its own: a stalled fsync holds up dispatch for at
+            // most `commitWaitNs`, then the alert goes out from memory while the commit finishes.
+            let (queue, memoryID) = (self.queue, lastInMemoryID)
+            let commit = AlertCommit.start(late: { queue.put(.committed(messageID: memoryID, $0)) }) {
+                () throws(AlertStoreError) -> [Delivery] in try store.record(record, message: message)
+            }
+            switch commit.wait(until: MonotonicTime.nanoseconds() + Self.commitWaitNs) {
+            case .success(let stored)?:
+                deliveries = stored
+                recordedNs = MonotonicTime.nanoseconds()
+            case .failure(let error)?:
+                unrecorded(uuid, error)
+            case nil:
+                stillCommitting = true
+                committing[memoryID] = PendingCommit(alertUUID: uuid, kind: alert.kind, confirmingNs: triggerNs)
+                log(.warning, "SOS alert \(uuid): sos.db has not committed it within \(Self.commitWaitNs / 1_000_000) ms; dispatching from memory, "
+                    + "outcomes are recorded once the commit is done", ["SOS_ALERT_ID": uuid, "MESSAGE_ID": Self.journalMessageID])
+            }
+        } else {
+            unrecorded(uuid, AlertStoreError("no SOS store (it could not be opened at start)"))
         }
         let dispatchedNs = perform(outbox.handle(.add(deliveries), now: MonotonicTime.nanoseconds()))
         let firstDispatchNs = dispatchedNs.first?.1
@@ -291,7 +425,7 @@ final class LaneState {
 
         let timing = AlertTiming(alertUUID: uuid, kind: alert.kind, confirmingNs: triggerNs, recordedNs: recordedNs,
                                  firstDispatchNs: firstDispatchNs, confirmationSeconds: alert.confirmationSeconds)
-        journalStages(alert, uuid: uuid, timing: timing, dispatched: dispatchedNs, test: test)
+        journalStages(alert, uuid: uuid, timing: timing, dispatched: dispatchedNs, test: test, stillCommitting: stillCommitting)
         onTiming(timing)
         say(AlertText.spokenRaised(alert.kind), atNs: triggerNs)
         return uuid
@@ -331,13 +465,28 @@ final class LaneState {
     }
 
     private var sequences: [String: Int] = [:]
+    /// Alerts dispatched from memory while their commit still runs, by in-memory message id.
+    private var committing: [Int64: PendingCommit] = [:]
+    /// In-memory message ids whose commit finished late, and their ids in sos.db.
+    private var committedIDs: [Int64: Int64] = [:]
+
+    private struct PendingCommit {
+        var alertUUID: String
+        var kind: AlertKind
+        var confirmingNs: UInt64
+        /// Outcomes (acknowledged, failed, replaced) waiting for the commit, oldest first.
+        var writes: [() -> Void] = []
+    }
     /// Ids of deliveries that could not be recorded: negative, so they never meet a stored one.
     private var lastInMemoryID: Int64 = 0
 
     private func inMemory(_ message: AlertStore.NewMessage, alertUUID: String, kind: String, test: Bool) -> [Delivery] {
         lastInMemoryID -= 1
-        let id = lastInMemoryID
-        return message.targets.map { target in
+        return Self.deliveries(message, id: lastInMemoryID, alertUUID: alertUUID, kind: kind, test: test)
+    }
+
+    private static func deliveries(_ message: AlertStore.NewMessage, id: Int64, alertUUID: String, kind: String, test: Bool) -> [Delivery] {
+        message.targets.map { target in
             Delivery(key: .init(messageID: id, channel: target.channel, target: target.target), alertUUID: alertUUID, kind: kind,
                      test: test, sequence: message.sequence, type: message.type, sms: message.sms, body: message.body,
                      attempts: 0, lastError: nil, acknowledgedMs: nil)
@@ -395,15 +544,30 @@ final class LaneState {
     /// Writes a delivery's new state to sos.db (not for those sent from memory), logs a failure
     /// with what it means, and returns the journal fields for `stage`.
     private func record(_ delivery: Delivery, stage: String, unrecorded: String,
-                        _ write: (AlertStore, Delivery.Key, Int64) throws -> Void) -> [String: String] {
+                        _ write: @escaping (AlertStore, Delivery.Key, Int64) throws -> Void) -> [String: String] {
         var entry = fields(delivery)
-        do {
-            if delivery.key.messageID > 0, let store { try write(store, delivery.key, wallMs(Self.time(MonotonicTime.nanoseconds()))) }
-        } catch {
-            log(.error, "\(error)" + (unrecorded.isEmpty ? "" : ": \(unrecorded)"), entry)
+        let atMs = wallMs(Self.time(MonotonicTime.nanoseconds()))
+        let apply = { [self, entry] in
+            do {
+                if let key = storedKey(delivery.key), let store { try write(store, key, atMs) }
+            } catch {
+                log(.error, "\(error)" + (unrecorded.isEmpty ? "" : ": \(unrecorded)"), entry)
+            }
+        }
+        if committing[delivery.key.messageID] != nil {
+            // Its alert's commit is still running: written after it, in the order they came.
+            committing[delivery.key.messageID]?.writes.append(apply)
+        } else {
+            apply()
         }
         entry["SOS_STAGE"] = stage
         return entry
+    }
+
+    /// The key in sos.db: a delivery sent from memory has one only once its late commit is done.
+    private func storedKey(_ key: Delivery.Key) -> Delivery.Key? {
+        if key.messageID > 0 { return key }
+        return committedIDs[key.messageID].map { Delivery.Key(messageID: $0, channel: key.channel, target: key.target) }
     }
 
     private func acknowledged(_ delivery: Delivery, detail: String, tookMs: Double?) {
@@ -505,7 +669,8 @@ final class LaneState {
 
     /// One entry per stage (detected, confirmed, recorded, dispatched per channel), all with the
     /// SOS MESSAGE_ID and the ms since the confirming sample, then the summary line a person reads.
-    private func journalStages(_ alert: VitalsAlert, uuid: String, timing: AlertTiming, dispatched: [(Delivery.Key, UInt64)], test: Bool) {
+    private func journalStages(_ alert: VitalsAlert, uuid: String, timing: AlertTiming, dispatched: [(Delivery.Key, UInt64)], test: Bool,
+                               stillCommitting: Bool) {
         let base = ["SOS_ALERT_ID": uuid, "SOS_KIND": alert.kind.rawValue, "MESSAGE_ID": Self.journalMessageID]
         let breachMs = Double(alert.firstOutOfRange.milliseconds)
         func since(_ ns: UInt64?) -> String { ns.map { Self.format(Double($0 &- timing.confirmingNs) / 1e6) } ?? "-" }
@@ -519,8 +684,11 @@ final class LaneState {
             stage("confirmed", "\(Self.format(alert.confirmationSeconds)) s after the first out-of-range sample",
                   ["SOS_CONFIRM_S": Self.format(alert.confirmationSeconds), "SOS_LATENCY_MS": "0"])
         }
-        stage("recorded", timing.recordedNs == nil ? "NOT recorded (store unavailable)" : "\(since(timing.recordedNs)) ms after the confirming sample",
-              ["SOS_LATENCY_MS": since(timing.recordedNs), "SOS_SINCE_BREACH_MS": sinceBreach(timing.recordedNs)])
+        // Still committing: the "recorded" stage comes when it is done (`.committed`).
+        if !stillCommitting {
+            stage("recorded", timing.recordedNs == nil ? "NOT recorded (store unavailable)" : "\(since(timing.recordedNs)) ms after the confirming sample",
+                  ["SOS_LATENCY_MS": since(timing.recordedNs), "SOS_SINCE_BREACH_MS": sinceBreach(timing.recordedNs)])
+        }
         for (key, ns) in dispatched {
             stage("dispatched", "\(key.channel.rawValue) \(Self.redacted(key)) started \(since(ns)) ms after the confirming sample",
                   ["SOS_CHANNEL": key.channel.rawValue, "SOS_LATENCY_MS": since(ns), "SOS_SINCE_BREACH_MS": sinceBreach(ns)])

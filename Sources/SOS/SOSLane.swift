@@ -4,8 +4,8 @@ import Threads
 
 /// The SOS lane: its own thread, its own queue, its own SQLite file. Strap notifications reach it
 /// straight from the strap client, not through the run pipeline, so an alert never waits behind
-/// a run's batch commit, speech or an upload. On an alert it records (fsync), then starts every
-/// channel at once, then retries each until acknowledged, across restarts.
+/// a run's batch commit, speech or an upload. On an alert it records (fsync, waited for at most
+/// 200 ms), then starts every channel at once, then retries each until acknowledged, across restarts.
 public final class SOSLane: Sendable {
     public let queue = BlockingQueue<LaneInput>()
     /// Read without a round trip through the queue.
@@ -43,7 +43,8 @@ public final class SOSLane: Sendable {
             var nextTick = MonotonicTime.nanoseconds() + Self.tickNs
             while true {
                 self.heartbeatNs.store(MonotonicTime.nanoseconds(), ordering: .relaxed)
-                if let input = queue.take(until: nextTick) {
+                // A held button may be due before the tick: its very long press is not late by up to a tick.
+                if let input = queue.take(until: min(nextTick, lane.buttonDeadlineNs ?? .max)) {
                     if case .shutdown(let done) = input {
                         self.heartbeatNs.store(0, ordering: .relaxed)
                         lane.shutDown()
@@ -56,6 +57,8 @@ public final class SOSLane: Sendable {
                 if now >= nextTick {
                     lane.tick(nowNs: now)
                     nextTick = now + Self.tickNs
+                } else if let due = lane.buttonDeadlineNs, now >= due {
+                    lane.advanceButtons(nowNs: now)
                 }
             }
         }
