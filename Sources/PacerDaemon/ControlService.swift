@@ -134,6 +134,12 @@ struct ControlService: Service {
                 "last_error": uplinkStatus.failuresInARow > 0 ? uplinkStatus.lastError.map { .string($0) } ?? .null : .null,
                 "retry_in_s": retryIn.map { .number(($0 * 10).rounded() / 10) } ?? .null,
             ])
+            // Set aside by the uplink: the server refused them for good; the rest went on.
+            if let refused = try? reader.refusedUploads(limit: 3), case .object(var uploads)? = fields["uploads"] {
+                uploads["refused"] = .number(Double(refused.total))
+                uploads["refused_items"] = .array(refused.items.map { .string($0.description) })
+                fields["uploads"] = .object(uploads)
+            }
         }
         return .object(fields)
     }

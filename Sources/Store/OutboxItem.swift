@@ -1,3 +1,5 @@
+import PacerCore
+
 /// One upload waiting for the network.
 public struct OutboxItem: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
@@ -29,5 +31,31 @@ public struct OutboxCounts: Sendable, Equatable {
         self.items = items
         self.bytes = bytes
         self.position = position
+    }
+}
+
+/// An upload the server refused for good, as `pacerctl status` lists it.
+public struct RefusedUpload: Sendable, Equatable {
+    public enum What: Sendable, Equatable {
+        case position
+        case chunk(Int)
+        case summary
+    }
+
+    public var what: What
+    public var runID: Int64?
+    /// The status and the server's message, as the uplink noted it.
+    public var error: String
+    public var refusedAt: Timestamp
+
+    /// "run 12 chunk 3: HTTP 413: …"
+    public var description: String {
+        let run = runID.map { "run \($0)" } ?? "run ?"
+        let item = switch what {
+        case .position: "the live position"
+        case .chunk(let sequence): "\(run) chunk \(sequence)"
+        case .summary: "\(run) summary"
+        }
+        return "\(item): \(error)"
     }
 }

@@ -40,12 +40,13 @@ extension RunStore {
     }
 
     /// The next thing to send: the live position first, then the oldest run's lowest chunk, its
-    /// summary last.
+    /// summary last. Items set aside are skipped.
     public func nextOutboxItem() throws(StoreError) -> OutboxItem? {
         try read("reading the outbox") { db in
             let sql = """
                 SELECT o.id, o.kind, o.run_id, o.sequence, o.payload, o.attempts, o.last_error, r.uuid
                 FROM outbox o LEFT JOIN run r ON r.id = o.run_id
+                WHERE o.refused_ms IS NULL
                 ORDER BY o.kind = 'run', o.run_id, o.sequence < 0, o.sequence
                 LIMIT 1
                 """
@@ -85,12 +86,39 @@ extension RunStore {
         }
     }
 
+    /// The server refused it for good (`error` says how): kept for `pacerctl status`, never sent
+    /// again. A refused live position goes with the next one (`setLivePosition`).
+    public func setAside(_ item: OutboxItem, error: String, at time: Timestamp) throws(StoreError) {
+        try write("setting aside a refused upload") { db in
+            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1, last_error = ?, refused_ms = ? WHERE id = ?",
+                           arguments: [error, time.milliseconds, item.id])
+        }
+    }
+
+    /// Items set aside, oldest refusal first: at most `limit`, and how many there are in all.
+    public func refusedUploads(limit: Int) throws(StoreError) -> (items: [RefusedUpload], total: Int) {
+        try read("listing refused uploads") { db in
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE refused_ms IS NOT NULL") ?? 0
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT kind, run_id, sequence, last_error, refused_ms FROM outbox WHERE refused_ms IS NOT NULL
+                ORDER BY refused_ms, id LIMIT ?
+                """, arguments: [limit])
+            let items = rows.map { row in
+                let sequence: Int = row["sequence"]
+                let what: RefusedUpload.What = row["kind"] as String == "position" ? .position : sequence < 0 ? .summary : .chunk(sequence)
+                return RefusedUpload(what: what, runID: row["run_id"], error: row["last_error"] ?? "",
+                                     refusedAt: Timestamp(milliseconds: row["refused_ms"]))
+            }
+            return (items, total)
+        }
+    }
+
     public func outboxCounts() throws(StoreError) -> OutboxCounts {
         try read("counting the outbox") { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT COUNT(DISTINCT run_id) AS runs, COUNT(*) AS items, COALESCE(SUM(LENGTH(payload)), 0) AS bytes,
                        SUM(kind = 'position') AS positions
-                FROM outbox
+                FROM outbox WHERE refused_ms IS NULL
                 """)
             let pending = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM run WHERE upload_state = 'pending' AND state != 'recording'") ?? 0
             return OutboxCounts(runs: (row?["runs"] ?? 0) + pending, items: row?["items"] ?? 0, bytes: row?["bytes"] ?? 0,

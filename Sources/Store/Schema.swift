@@ -132,6 +132,11 @@ enum Schema {
         migrator.registerMigration("v2-alerts-to-sos-db") { db in
             try db.execute(sql: "DROP TABLE alert_dispatch; DROP TABLE alert;")
         }
+        // An outbox item the server refused for good (a permanent 4xx) is set aside, not
+        // deleted: it stays for `pacerctl status` and is never sent again, so the items after it go.
+        migrator.registerMigration("v3-outbox-refused") { db in
+            try db.execute(sql: "ALTER TABLE outbox ADD COLUMN refused_ms INTEGER")
+        }
         return migrator
     }
 }

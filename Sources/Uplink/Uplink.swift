@@ -15,8 +15,10 @@ import Glibc
 /// Each round: finished runs not yet packaged are packaged into the outbox; then the outbox is
 /// sent in its order (live position first, then the oldest run chunk by chunk, its summary last);
 /// the first failure ends the round and the next waits out a backoff (exponential, jittered,
-/// capped at 5 minutes) unless something wakes it first: a finished run, `pacerctl sync`, the
-/// network coming back.
+/// capped at 5 minutes; a 429's Retry-After, which no wake shortens) unless something wakes it
+/// first: a finished run, `pacerctl sync`, the network coming back. An item the server refuses
+/// for good (`UploadVerdict.permanentRefusals`) is set aside in the store and the round goes on,
+/// so one bad chunk or position never holds back the rest.
 public final class Uplink: Sendable {
     public enum Input: Sendable {
         /// Try now (sync, network change, a run finished).
@@ -54,6 +56,7 @@ public final class Uplink: Sendable {
             var engine = UplinkEngine(settings: settings, storePath: storePath, log: log)
             engine.heldRunID = heldRunID
             var nextAttemptNs: UInt64 = 0  // at once: something may be owed from before
+            var notBeforeNs: UInt64 = 0  // a 429's wait, which no wake shortens
             while true {
                 let now = MonotonicTime.nanoseconds()
                 let deadline = nextAttemptNs > now ? nextAttemptNs : now
@@ -61,6 +64,7 @@ public final class Uplink: Sendable {
                     let round = engine.round()
                     onRound(round)
                     nextAttemptNs = round.retryAfterSeconds.map { MonotonicTime.nanoseconds() + UInt64($0 * 1e9) } ?? .max
+                    notBeforeNs = round.serverAskedToWait ? nextAttemptNs : 0
                     uplink.state.withLock {
                         $0.failuresInARow = round.failure == nil ? 0 : $0.failuresInARow + 1
                         if let failure = round.failure { $0.lastError = failure }
@@ -72,7 +76,7 @@ public final class Uplink: Sendable {
                 switch input {
                 case .wake(let reason):
                     engine.woken(reason)
-                    nextAttemptNs = 0
+                    nextAttemptNs = notBeforeNs
                 case .position(let position, let latitude, let longitude):
                     if engine.queue(position, latitude: latitude, longitude: longitude) { nextAttemptNs = min(nextAttemptNs, engine.positionSendNs()) }
                 case .reload(let newSettings):
@@ -109,8 +113,12 @@ public struct UplinkRound: Sendable, Equatable {
     public var bytes: Int = 0
     public var runsCompleted: [String] = []
     public var failure: String?
+    /// The reasons of items the server refused for good in this round (set aside, not retried).
+    public var setAside: [String] = []
     /// nil: nothing left, wait to be woken.
     public var retryAfterSeconds: Double?
+    /// The server answered 429: the wait holds even when something wakes the uplink.
+    public var serverAskedToWait = false
 }
 
 /// `[upload]` as the uplink needs it.
@@ -143,6 +151,7 @@ struct UplinkEngine {
     private var store: RunStore?
     private var failures = 0
     private var lastProblem: String?
+    private var lastPositionRefusal: String?
     private var lastPositionQueuedNs: UInt64 = 0
     /// The interrupted run the daemon may still continue: not packaged yet (see `Uplink.start`).
     var heldRunID: Int64?
@@ -204,31 +213,62 @@ struct UplinkEngine {
             guard let item else { break }
             let request = UplinkRequest.make(item, baseURL: url, token: settings.token, timeout: timeout)
             let problem: String?
+            let verdict: UploadVerdict
+            // After a wake a new failure backs off from the first step (see `woken`).
+            let failuresBefore = wokenSinceFailure ? 0 : failures
+            var tooManyRequests = false
             do {
                 let response = try session.perform(request)
                 problem = response.isSuccess ? nil : "HTTP \(response.status)" + Self.said(response)
+                tooManyRequests = response.status == 429
+                verdict = UploadVerdict.decide(status: response.status, retryAfter: response.header("Retry-After"), failures: failuresBefore + 1,
+                                               schedule: settings.retry, random: Double.random(in: 0..<1), now: Self.wallNow())
             } catch {
                 problem = "\(error)"
+                verdict = UploadVerdict.decide(status: nil, retryAfter: nil, failures: failuresBefore + 1, schedule: settings.retry,
+                                               random: Double.random(in: 0..<1), now: Self.wallNow())
             }
-            if let problem {
-                if wokenSinceFailure {
-                    failures = 0
-                    wokenSinceFailure = false
+            if verdict.isSettled {
+                if failures > 0 { log(.notice, "upload: \(url) reachable again after \(failures) failed attempt(s)") }
+                failures = 0
+                lastProblem = nil
+            }
+            switch verdict {
+            case .accepted:
+                break
+            case .setAside:
+                // The server answered, so it is reachable: no backoff, on to the next item.
+                let reason = problem ?? "refused"
+                do {
+                    try store.setAside(item, error: reason, at: Self.wallNow())
+                } catch {
+                    log(.error, "upload: cannot set aside \(UplinkRequest.describe(item)), refused by the server (\(reason)): \(error)")
+                    round.failure = reason
+                    round.retryAfterSeconds = settings.retry.capSeconds
+                    return round
                 }
-                failures += 1
+                // Once per item (it is never sent again); positions, replaced every few seconds,
+                // once per distinct reason.
+                if item.kind != .position || reason != lastPositionRefusal {
+                    log(.warning, "upload of \(UplinkRequest.describe(item)) refused by the server: \(reason); set aside, not retried")
+                }
+                if item.kind == .position { lastPositionRefusal = reason }
+                round.setAside.append(reason)
+                continue
+            case .retry(let delay):
+                let problem = problem ?? "HTTP ?"
+                failures = failuresBefore + 1
+                wokenSinceFailure = false
                 try? store.uploadFailed(item, error: problem)
-                let delay = settings.retry.delay(afterFailures: failures, random: Double.random(in: 0..<1))
                 if problem != lastProblem || failures <= 3 || failures % 10 == 0 {
                     log(.warning, "upload of \(UplinkRequest.describe(item)) failed (\(failures) in a row): \(problem); retrying in \(Int(delay.rounded())) s")
                 }
                 lastProblem = problem
                 round.failure = problem
                 round.retryAfterSeconds = delay
+                round.serverAskedToWait = tooManyRequests
                 return round
             }
-            if failures > 0 { log(.notice, "upload: \(url) reachable again after \(failures) failed attempt(s)") }
-            failures = 0
-            lastProblem = nil
             round.sent += 1
             round.bytes += item.payload.count
             do {
@@ -277,8 +317,10 @@ struct UplinkEngine {
         return store
     }
 
+    /// The server's words, bounded and on one line: they go to the journal and the store.
     private static func said(_ response: HTTPResponse) -> String {
         let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+            .map { $0.isNewline || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true ? " " : String($0) }.joined()
         return text.isEmpty ? "" : ": \(text)"
     }
 

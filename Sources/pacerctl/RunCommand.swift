@@ -88,7 +88,8 @@ func printStatus(_ status: JSONValue?, json: Bool) {
     if let problem = status["sos_problem"]?.stringValue { print("SOS: \(problem)") }
 }
 
-/// "uploads: 2 runs waiting (14 items, 180 KB), live position waiting" or "uploads: nothing waiting".
+/// "uploads: 2 runs waiting (14 items, 180 KB), live position waiting" or "uploads: nothing waiting",
+/// then what the server refused for good: "; 1 item refused by the server: run 12 chunk 3: HTTP 413: …".
 func uploadsLine(_ uploads: JSONValue) -> String {
     if uploads["enabled"]?.boolValue == false { return "uploads: off (no [upload] url)" }
     let runs = uploads["runs"]?.intValue ?? 0
@@ -101,7 +102,13 @@ func uploadsLine(_ uploads: JSONValue) -> String {
         let retry = uploads["retry_in_s"]?.doubleValue.map { ", next try in \(Int($0.rounded())) s" } ?? ""
         parts.append("\(failures) failed attempt\(failures == 1 ? "" : "s") in a row (\(uploads["last_error"]?.stringValue ?? "?"))\(retry)")
     }
-    return "uploads: " + (parts.isEmpty ? "nothing waiting" : parts.joined(separator: ", "))
+    var line = "uploads: " + (parts.isEmpty ? "nothing waiting" : parts.joined(separator: ", "))
+    if let refused = uploads["refused"]?.intValue, refused > 0 {
+        let shown = uploads["refused_items"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let more = refused > shown.count ? "; and \(refused - shown.count) more" : ""
+        line += "; \(refused) item\(refused == 1 ? "" : "s") refused by the server: " + shown.joined(separator: "; ") + more
+    }
+    return line
 }
 
 /// `pacerctl sync`: the uplink tries at once (instead of waiting out its backoff).

@@ -122,4 +122,38 @@ struct UploadTests {
         #expect(daemon.stderr.contains("NetworkManager says the network is connected"))
         #expect(await daemon.stop() == .exited(0))
     }
+
+    /// Issue 19: a chunk the server refuses for good does not stall the uplink. It is set aside,
+    /// logged once with the server's words and shown by `pacerctl status`; both runs' summaries
+    /// still go; after a restart it is still shown and not sent again.
+    @Test func aRefusedChunkIsSetAsideShownInStatusAndNotRetriedAfterARestart() async throws {
+        // The first request is the oldest run's first chunk: refused, for good.
+        let refusing = try await offPool {
+            try HTTPSSink(tls: true, rules: .init(statusSequence: [413], body: #"{"error": {"code": "too_large", "message": "over the cap"}}"#))
+        }
+        defer { refusing.stop() }
+        let daemon = try await daemon(uploadingTo: refusing, runs: 2)
+        defer { daemon.cleanUp() }
+        let runs = try RunStore(path: daemon.databasePath, readOnly: true).runs(limit: 10, offset: 0).sorted { $0.id < $1.id }
+        let refusedPath = "/v1/runs/\(runs[0].uuid)/chunks/0"
+        try await daemon.start()
+        try await waitOffPool(timeout: .seconds(60), every: .milliseconds(100)) { Self.summariesAccepted(refusing).count == 2 }
+        #expect(Self.summariesAccepted(refusing) == Set(runs.map { "/v1/runs/\($0.uuid)" }))
+        #expect(refusing.requests().first?.path == refusedPath && refusing.requests().first?.status == 413)
+        let status = try await daemon.ctl("status")
+        #expect(status.stdout.contains("uploads: nothing waiting; 1 item refused by the server: run \(runs[0].id) chunk 0: HTTP 413: "),
+                "\(status.stdout)")
+        #expect(status.stdout.contains("over the cap"), "\(status.stdout)")
+        #expect(daemon.stderr.components(separatedBy: "refused by the server").count == 2, "logged once: \(daemon.stderr)")
+        #expect(await daemon.stop() == .exited(0))
+
+        try await daemon.start()
+        _ = try await daemon.ctl("sync")
+        try await Task.sleep(for: .seconds(1))
+        let again = try await daemon.ctl("status")
+        #expect(again.stdout.contains("1 item refused by the server: run \(runs[0].id) chunk 0: HTTP 413"), "\(again.stdout)")
+        #expect(refusing.requests().filter { $0.path == refusedPath }.count == 1, "never sent again")
+        #expect(!daemon.stderr.contains("refused by the server"), "not logged again")
+        #expect(await daemon.stop() == .exited(0))
+    }
 }

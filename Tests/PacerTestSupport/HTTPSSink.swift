@@ -29,13 +29,19 @@ public final class HTTPSSink: Sendable {
         public var faultDelay: Duration
         /// Mutual TLS: only clients with a certificate this CA signed (PEM) get through.
         public var clientCA: String?
+        /// Path suffix → status, answered to every request whose path ends so (no turn taken).
+        public var pathStatus: [(suffix: String, status: Int)]
+        /// Extra headers on every answer.
+        public var headers: [(String, String)]
 
         public init(
             status: Int = 201, statusSequence: [Int] = [], delay: Duration? = nil, hang: Bool = false,
             body: String = "", bodyBytes: Int? = nil, chunked: Bool = false, faults: [String] = [], faultDelay: Duration = .seconds(10),
-            clientCA: String? = nil
+            clientCA: String? = nil, pathStatus: [(suffix: String, status: Int)] = [], headers: [(String, String)] = []
         ) {
             self.clientCA = clientCA
+            self.pathStatus = pathStatus
+            self.headers = headers
             self.faults = faults
             self.faultDelay = faultDelay
             self.status = status
@@ -58,6 +64,8 @@ public final class HTTPSSink: Sendable {
             if let bodyBytes { arguments += ["--body-bytes", String(bodyBytes)] } else if !body.isEmpty { arguments += ["--body", body] }
             if chunked { arguments.append("--chunked") }
             if let clientCA { arguments += ["--client-ca", clientCA] }
+            for rule in pathStatus { arguments += ["--path-status", "\(rule.suffix)=\(rule.status)"] }
+            for (name, value) in headers { arguments += ["--header", "\(name): \(value)"] }
             if !faults.isEmpty {
                 let (seconds, attoseconds) = faultDelay.components
                 arguments += ["--faults", faults.joined(separator: ","), "--fault-delay", String(Double(seconds) + Double(attoseconds) / 1e18)]

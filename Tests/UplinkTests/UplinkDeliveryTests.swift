@@ -41,9 +41,9 @@ import Uplink
             }
         }
 
-        func start(url: String, caFile: String?, zones: [PrivacyZone] = []) throws {
+        func start(url: String, caFile: String?, zones: [PrivacyZone] = [], retry: RetrySchedule = RetrySchedule(firstSeconds: 0.05, capSeconds: 0.2)) throws {
             let settings = UplinkSettings(url: url, token: "secret", client: .init(caFile: caFile), privacyZones: zones,
-                                          requestTimeoutSeconds: 5, retry: RetrySchedule(firstSeconds: 0.05, capSeconds: 0.2))
+                                          requestTimeoutSeconds: 5, retry: retry)
             try uplink.start(settings: settings, storePath: path, log: { _, message in self.logs.withLock { $0.append(message) } },
                              onRound: { round in self.rounds.withLock { $0.append(round) } })
         }
@@ -203,5 +203,103 @@ import Uplink
             }
         }
         #expect(points == 700 - 67, "points within 200 m (3 m apart: 0...66) left out")
+    }
+
+    /// Issue 19: a chunk the server refuses for good (413) is set aside, logged once with the
+    /// server's words, and the uplink goes on: the run's later chunks, its summary and the next
+    /// run still reach the server. After a restart it is still aside, and never sent again.
+    @Test func aChunkRefusedForGoodIsSetAsideAndTheRestGoesOn() async throws {
+        let fixture = try Fixture(runs: 2, samplesPerRun: 2_500)  // 5 chunks each
+        let runs = try fixture.store.runs(limit: 10, offset: 0).sorted { $0.id < $1.id }
+        let (refusedRun, refusedUUID, other) = (runs[0].id, runs[0].uuid, runs[1].uuid)
+        let refusedPath = "/v1/runs/\(refusedUUID)/chunks/3"
+        let said = #"{"error": {"code": "too_large", "message": "more than 20,000 lines"}}"#
+        let sink = try await offPool {
+            try HTTPSSink(tls: true, rules: .init(body: said, pathStatus: [(suffix: refusedPath, status: 413)]))
+        }
+        defer { sink.stop() }
+        try fixture.start(url: sink.url, caFile: sink.caFile)
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(50)) { fixture.completed.count == 2 })
+        await fixture.stop()
+        #expect(fixture.completed == [refusedUUID, other])
+
+        var expected: [String] = []
+        for uuid in [refusedUUID, other] {
+            expected += (0..<5).map { "/v1/runs/\(uuid)/chunks/\($0)" }.filter { $0 != refusedPath } + ["/v1/runs/\(uuid)"]
+        }
+        #expect(sink.requests().filter { ($0.status ?? 0) / 100 == 2 }.map(\.path) == expected)
+        #expect(sink.requests().filter { $0.path == refusedPath }.count == 1, "asked once, not retried")
+        #expect(fixture.rounds.withLock { $0.allSatisfy { $0.failure == nil } }, "a refusal is no failure: no backoff")
+        #expect(fixture.rounds.withLock { $0.flatMap(\.setAside) }.count == 1)
+
+        let refused = try fixture.store.refusedUploads(limit: 10)
+        #expect(refused.total == 1)
+        let item = try #require(refused.items.first)
+        #expect(item.what == .chunk(3) && item.runID == refusedRun)
+        #expect(item.description.hasPrefix("run \(refusedRun) chunk 3: HTTP 413: "), "\(item.description)")
+        #expect(item.description.contains("more than 20,000 lines"))
+        let logged = fixture.logs.withLock { $0.filter { $0.contains("refused by the server") } }
+        #expect(logged.count == 1, "\(logged)")
+        #expect(logged.first?.contains("HTTP 413") == true && logged.first?.contains("more than 20,000 lines") == true)
+        // Nothing waits: the refused chunk is not counted as waiting, and the run is in the cloud.
+        #expect(try fixture.store.outboxCounts() == OutboxCounts())
+        #expect(try fixture.store.runsWaitingForUpload() == 0)
+
+        // A restart (a new uplink on the same store), woken twice: the refused chunk stays aside.
+        let restarted = Uplink()
+        let rounds = Mutex(0)
+        try restarted.start(settings: UplinkSettings(url: sink.url, token: "secret", client: .init(caFile: sink.caFile), requestTimeoutSeconds: 5,
+                                                     retry: RetrySchedule(firstSeconds: 0.05, capSeconds: 0.2)),
+                            storePath: fixture.path, log: { _, message in fixture.logs.withLock { $0.append(message) } },
+                            onRound: { _ in rounds.withLock { $0 += 1 } })
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(20)) { rounds.withLock { $0 } >= 1 })
+        restarted.put(.wake(reason: "test"))
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(20)) { rounds.withLock { $0 } >= 2 })
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in restarted.put(.shutdown(done: { done.resume() })) }
+        #expect(sink.requests().filter { $0.path == refusedPath }.count == 1)
+        #expect(sink.requests().count == expected.count + 1, "nothing sent again")
+        #expect(try fixture.store.refusedUploads(limit: 10).total == 1, "still listed for pacerctl status")
+        #expect(fixture.logs.withLock { $0.filter { $0.contains("refused by the server") } }.count == 1, "logged once")
+    }
+
+    /// A 429 is retried, the same item again and no sooner than its Retry-After (capped by the
+    /// schedule's cap); a wake does not cut that wait short.
+    @Test func aTooManyRequestsIsRetriedAfterItsRetryAfter() async throws {
+        let sink = try await offPool {
+            try HTTPSSink(tls: true, rules: .init(statusSequence: [429], headers: [("Retry-After", "1")]))
+        }
+        defer { sink.stop() }
+        let fixture = try Fixture(runs: 1)
+        try fixture.start(url: sink.url, caFile: sink.caFile, retry: RetrySchedule(firstSeconds: 0.05, capSeconds: 5))
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(10)) { fixture.rounds.withLock { !$0.isEmpty } })
+        fixture.uplink.put(.wake(reason: "test"))
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(50)) { fixture.completed.count == 1 })
+        await fixture.stop()
+        let first = try #require(fixture.rounds.withLock { $0.first })
+        #expect(first.failure?.hasPrefix("HTTP 429") == true, "\(String(describing: first.failure))")
+        #expect(first.retryAfterSeconds == 1, "the server's wait, not the 0.05 s backoff")
+        #expect(first.serverAskedToWait)
+        let requests = sink.requests()
+        #expect(requests.count == 4, "\(requests.map(\.path))")
+        #expect(requests[0].status == 429 && requests[1].status == 201)
+        #expect(requests[0].path == requests[1].path && requests[0].path.hasSuffix("/chunks/0"), "the same item again, first")
+        #expect(requests[1].time - requests[0].time >= 0.95, "not before the Retry-After, wake or not")
+        #expect(try fixture.store.refusedUploads(limit: 10).total == 0)
+    }
+
+    /// A 401 (the token) is retried, never set aside: the backlog drains once the server takes it.
+    @Test func anUnauthorizedIsRetried() async throws {
+        let sink = try await offPool { try HTTPSSink(tls: true, rules: .init(statusSequence: [401, 401, 408])) }
+        defer { sink.stop() }
+        let fixture = try Fixture(runs: 1)
+        try fixture.start(url: sink.url, caFile: sink.caFile)
+        #expect(await eventually(timeout: .seconds(20), every: .milliseconds(50)) { fixture.completed.count == 1 })
+        await fixture.stop()
+        let requests = sink.requests()
+        #expect(requests.map(\.status) == [401, 401, 408, 201, 201, 201])
+        #expect(Set(requests.prefix(4).map(\.path)).count == 1, "the same chunk each time")
+        #expect(fixture.rounds.withLock { $0.compactMap(\.failure) }.count == 3)
+        #expect(try fixture.store.refusedUploads(limit: 10).total == 0)
+        #expect(try fixture.store.outboxCounts() == OutboxCounts())
     }
 }
