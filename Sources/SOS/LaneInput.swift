@@ -1,3 +1,4 @@
+import ModemManager
 import PacerCore
 
 /// Everything the SOS lane reacts to. Times are CLOCK_MONOTONIC: the lane's watcher runs on it,
@@ -28,6 +29,10 @@ public enum LaneInput: Sendable {
     case retryNow(reason: String)
     /// The outcome of one attempt (numbered by the lane's outbox), started at `startedNs`.
     case delivered(Delivery.Key, attempt: Int, Result<String, ChannelFailure>, startedNs: UInt64)
+    /// The alert's voice call was started (or could not be).
+    case callPlaced(alertUUID: String, Result<PlacedCall, CallError>)
+    /// The alert's voice call changed state (ModemManager's StateChanged).
+    case callState(alertUUID: String, CallState)
     case shutdown(done: @Sendable () -> Void)
 }
 

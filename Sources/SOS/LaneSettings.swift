@@ -9,17 +9,20 @@ public struct LaneSettings: Sendable, Equatable {
     public var alertsURL: String?
     /// The hook's argv; empty: no hook.
     public var hook: [String]
+    /// One voice call per alert to this number; nil: none.
+    public var call: String?
     public var mapLink: String
     public var deviceName: String
     public var attemptTimeoutSeconds: Double
     public var retryMaxSeconds: Double
 
-    public init(rules: SOSRules, contacts: [String] = [], alertsURL: String? = nil, hook: [String] = [], mapLink: String = AlertText.defaultMapLink,
+    public init(rules: SOSRules, contacts: [String] = [], alertsURL: String? = nil, hook: [String] = [], call: String? = nil, mapLink: String = AlertText.defaultMapLink,
                 deviceName: String, attemptTimeoutSeconds: Double = 30, retryMaxSeconds: Double = 60) {
         self.rules = rules
         self.contacts = contacts
         self.alertsURL = alertsURL
         self.hook = hook
+        self.call = call
         self.mapLink = mapLink
         self.deviceName = deviceName
         self.attemptTimeoutSeconds = attemptTimeoutSeconds
