@@ -32,15 +32,11 @@ public enum CallError: Error, Sendable, Equatable, CustomStringConvertible {
         case .busClosed: "the system bus connection closed"
         case .modemManagerNotRunning: "ModemManager is not running (nobody owns \(ModemManagerNames.service))"
         case .noVoiceModem: "ModemManager has no modem that can place voice calls"
-        case .queryFailed(let name, let message): "ModemManager did not answer as expected: \(Self.error(name, message))"
-        case .createFailed(let name, let message): "ModemManager could not create the call: \(Self.error(name, message))"
-        case .startFailed(let name, let message): "the modem could not start the call: \(Self.error(name, message))"
-        case .hangupFailed(let name, let message): "the modem could not hang up: \(Self.error(name, message))"
+        case .queryFailed(let name, let message): "ModemManager did not answer as expected: \(SMSError.error(name, message))"
+        case .createFailed(let name, let message): "ModemManager could not create the call: \(SMSError.error(name, message))"
+        case .startFailed(let name, let message): "the modem could not start the call: \(SMSError.error(name, message))"
+        case .hangupFailed(let name, let message): "the modem could not hang up: \(SMSError.error(name, message))"
         case .timedOut(let limit): "no answer from ModemManager within \(limit)"
         }
-    }
-
-    private static func error(_ name: String, _ message: String) -> String {
-        message.isEmpty ? name : "\(name): \(message)"
     }
 }
