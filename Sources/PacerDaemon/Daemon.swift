@@ -184,11 +184,13 @@ public enum Daemon {
         let settings = SpeechSettings(voice: configuration.voice.voice, wordsPerMinute: configuration.voice.rateWordsPerMinute,
                                       volumePercent: 100)
         return AlertCaller(voice: voice) {
-            do {
-                return CallSpeech(loop: SpokenLoop(speaker: try Speaker(settings: settings, sink: try ALSASink(device: device))))
-            } catch {
-                log(.error, "sos", "cannot speak into the call through \(device) ([sos] call_audio_device): \(error); the call stays silent")
-                return nil
+            CallSpeech {
+                do {
+                    return SpokenLoop(speaker: try Speaker(settings: settings, sink: try ALSASink(device: device)))
+                } catch {
+                    log(.error, "sos", "cannot speak into the call through \(device) ([sos] call_audio_device): \(error); the call stays silent")
+                    return nil
+                }
             }
         }
     }
