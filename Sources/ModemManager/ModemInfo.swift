@@ -19,10 +19,12 @@ public struct ModemInfo: Sendable, Equatable, CustomStringConvertible {
     public var ownNumbers: [String]
     /// Has the Messaging interface: can create and send SMS.
     public var canSendSMS: Bool
+    /// Has the Voice interface: can place calls.
+    public var canCall: Bool
 
     public init(path: String, manufacturer: String, model: String, revision: String, equipmentIdentifier: String,
                 state: ModemState, signalQuality: Int, signalRecent: Bool, accessTechnologies: UInt32,
-                ownNumbers: [String], canSendSMS: Bool) {
+                ownNumbers: [String], canSendSMS: Bool, canCall: Bool = false) {
         self.path = path
         self.manufacturer = manufacturer
         self.model = model
@@ -34,6 +36,7 @@ public struct ModemInfo: Sendable, Equatable, CustomStringConvertible {
         self.accessTechnologies = accessTechnologies
         self.ownNumbers = ownNumbers
         self.canSendSMS = canSendSMS
+        self.canCall = canCall
     }
 
     /// From one GetManagedObjects entry; nil when the object is not a modem.
@@ -56,7 +59,8 @@ public struct ModemInfo: Sendable, Equatable, CustomStringConvertible {
             signalRecent: recent,
             accessTechnologies: UInt32(clamping: modem["AccessTechnologies"]?.integerValue ?? 0),
             ownNumbers: modem["OwnNumbers"]?.stringArrayValue ?? [],
-            canSendSMS: interfaces[ModemManagerNames.messaging] != nil)
+            canSendSMS: interfaces[ModemManagerNames.messaging] != nil,
+            canCall: interfaces[ModemManagerNames.voice] != nil)
     }
 
     /// The access technologies by name ("lte", "umts"…), as mmcli shows them.

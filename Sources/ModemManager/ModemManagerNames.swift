@@ -7,6 +7,8 @@ enum ModemManagerNames {
     static let modem = "org.freedesktop.ModemManager1.Modem"
     static let messaging = "org.freedesktop.ModemManager1.Modem.Messaging"
     static let sms = "org.freedesktop.ModemManager1.Sms"
+    static let voice = "org.freedesktop.ModemManager1.Modem.Voice"
+    static let call = "org.freedesktop.ModemManager1.Call"
     static let properties = "org.freedesktop.DBus.Properties"
 
     /// MMSmsState.

@@ -16,6 +16,12 @@ struct ModemManagerObjects {
         return candidates.first(where: \.state.isRegistered) ?? candidates.first
     }
 
+    /// The modem a voice call goes through: one with the Voice interface, a registered one first.
+    func voiceModem() -> ModemInfo? {
+        let candidates = modems.filter(\.canCall)
+        return candidates.first(where: \.state.isRegistered) ?? candidates.first
+    }
+
     /// By the number at the end of the path (Modem/10 after Modem/9), then by the path.
     private static func order(_ lhs: String, _ rhs: String) -> Bool {
         let left = Int(lhs.split(separator: "/").last ?? "")

@@ -38,7 +38,8 @@ public enum SMSError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    private static func error(_ name: String, _ message: String) -> String {
+    /// "name: message", or the name alone; CallError words its errors the same way.
+    static func error(_ name: String, _ message: String) -> String {
         message.isEmpty ? name : "\(name): \(message)"
     }
 }

@@ -239,6 +239,11 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.sos.rules.followUpForSeconds = try reader.number(in: 0...1440, "minutes from 0 to 1440") * 60
             case "sos.contacts":
                 config.sos.contacts = try reader.phoneNumbers()
+            case "sos.call":
+                config.sos.call = try reader.callNumber()
+            case "sos.call_audio_device":
+                let device = try reader.string("an ALSA device name in quotes, e.g. \"plughw:2,0\", or \"\" for none", allowEmpty: true)
+                config.sos.callAudioDevice = device.isEmpty ? nil : device
             case "sos.sms":
                 config.sos.sms = try reader.bool()
             case "sos.https":
@@ -351,14 +356,29 @@ extension EntryReader {
     /// `["+393471234567", …]`: international numbers, as ModemManager sends them.
     fileprivate func phoneNumbers() throws(ConfigError) -> [String] {
         let numbers = try strings("an array of phone numbers in international format, e.g. [\"+393471234567\"]")
-        for number in numbers {
-            let digits = number.dropFirst()
-            guard number.hasPrefix("+"), (6...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                throw fail("expected a phone number in international format (+ and 6 to 15 digits, no spaces), got \"\(number)\"")
-            }
-        }
+        for number in numbers { try checkInternational(number) }
         guard Set(numbers).count == numbers.count else { throw fail("a phone number is listed twice") }
         return numbers
+    }
+
+    /// The emergency short numbers `[sos] call` takes besides international ones: they have no
+    /// international form (112 in Europe and on every GSM phone, 911, 999, 000).
+    static let emergencyShortNumbers: Set<String> = ["112", "911", "999", "000"]
+
+    /// `"+393471234567"`, an emergency short number, or `""` for no call.
+    fileprivate func callNumber() throws(ConfigError) -> String? {
+        let number = try string("a phone number in international format, e.g. \"+393471234567\", \"112\", or \"\" for no call", allowEmpty: true)
+        if number.isEmpty { return nil }
+        if Self.emergencyShortNumbers.contains(number) { return number }
+        try checkInternational(number, or: " or one of \(Self.emergencyShortNumbers.sorted().joined(separator: ", "))")
+        return number
+    }
+
+    private func checkInternational(_ number: String, or alternatives: String = "") throws(ConfigError) {
+        let digits = number.dropFirst()
+        guard number.hasPrefix("+"), (6...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw fail("expected a phone number in international format (+ and 6 to 15 digits, no spaces)\(alternatives), got \"\(number)\"")
+        }
     }
 
     /// `["distance", "elapsed_time"]`: CoachConfiguration.SummaryItem raw values, each once.

@@ -14,6 +14,12 @@ public struct SOSConfiguration: Sendable, Equatable {
     public var sms = true
     /// POST to `{upload.url}/v1/alerts` (only with an upload URL).
     public var https = true
+    /// One voice call per alert, after the texts started ("+393471234567", or an emergency short
+    /// number such as "112"). nil: no call. Calling 112/911 automatically is the owner's choice.
+    public var call: String?
+    /// The modem's audio device (ALSA name): the alert is spoken into the call in a loop while
+    /// it is active. nil: the call is placed silent.
+    public var callAudioDevice: String?
     /// A local command run with the alert's JSON on standard input; exit status 0 acknowledges.
     /// Empty: no hook.
     public var hook: [String] = []

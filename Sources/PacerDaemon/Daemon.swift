@@ -7,6 +7,7 @@ import HTTPClient
 import ModemManager
 import ServiceLifecycle
 import SOS
+import Speech
 import Uplink
 import Store
 import Systemd
@@ -77,6 +78,7 @@ public enum Daemon {
         }
         do {
             try sos.start(settings: LaneSettings(configuration), store: alertStore, channels: Self.alertChannels(configuration),
+                          caller: Self.alertCaller(configuration, log: log),
                           log: { level, message, fields in log(Self.priority(level), "sos", message, fields: fields) },
                           onCue: speak)
         } catch {
@@ -172,6 +174,25 @@ public enum Daemon {
         channels.append(HTTPSChannel(client: client, token: configuration.upload.token))
         if !configuration.sos.hook.isEmpty { channels.append(HookChannel(argv: configuration.sos.hook)) }
         return channels
+    }
+
+    /// The voice call of `[sos] call`, always available (a reload may set the number); speech
+    /// into it only with `[sos] call_audio_device`, fixed at start like the hook.
+    static func alertCaller(_ configuration: PacerConfiguration, log: DaemonLog) -> AlertCaller {
+        let voice = VoiceCaller(openBus: { () throws(BusError) in try BusConnection.system() })
+        guard let device = configuration.sos.callAudioDevice else { return AlertCaller(voice: voice) }
+        let settings = SpeechSettings(voice: configuration.voice.voice, wordsPerMinute: configuration.voice.rateWordsPerMinute,
+                                      volumePercent: 100)
+        return AlertCaller(voice: voice) {
+            CallSpeech {
+                do {
+                    return SpokenLoop(speaker: try Speaker(settings: settings, sink: try ALSASink(device: device)))
+                } catch {
+                    log(.error, "sos", "cannot speak into the call through \(device) ([sos] call_audio_device): \(error); the call stays silent")
+                    return nil
+                }
+            }
+        }
     }
 
     static func priority(_ level: UplinkLogLevel) -> JournalPriority {

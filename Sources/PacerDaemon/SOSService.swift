@@ -27,6 +27,7 @@ extension LaneSettings {
                   contacts: sos.sms ? sos.contacts : [],
                   alertsURL: sos.https ? configuration.upload.url.map { $0 + "/v1/alerts" } : nil,
                   hook: sos.hook,
+                  call: sos.call,
                   mapLink: sos.mapLink,
                   deviceName: sos.deviceName ?? Self.hostName(),
                   attemptTimeoutSeconds: sos.attemptTimeoutSeconds,

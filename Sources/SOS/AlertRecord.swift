@@ -10,4 +10,8 @@ public struct AlertRecord: Sendable, Equatable {
     public var latitude: Double?
     public var longitude: Double?
     public var deliveries: [Delivery]
+    /// When its voice call was placed (`[sos] call`), nil: none was.
+    public var callPlacedMs: Int64? = nil
+    /// The call's newest state: "placing", "dialing", "active", "terminated", "failed: …".
+    public var callState: String? = nil
 }

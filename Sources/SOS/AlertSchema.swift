@@ -51,6 +51,15 @@ enum AlertSchema {
             // no longer owed, and never sent after a restart.
             try db.execute(sql: "ALTER TABLE delivery ADD COLUMN replaced_ms INTEGER")
         }
+        migrator.registerMigration("v3 voice call") { db in
+            // `[sos] call`: when the alert's one call was placed (set before CreateCall, so that a
+            // crash can never lead to a second call) and its newest state ("active", "terminated",
+            // "failed: …"). A restarted lane reads them and never calls again.
+            try db.execute(sql: """
+                ALTER TABLE alert ADD COLUMN call_placed_ms INTEGER;
+                ALTER TABLE alert ADD COLUMN call_state TEXT;
+                """)
+        }
         return migrator
     }
 }

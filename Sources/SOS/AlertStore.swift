@@ -133,6 +133,23 @@ public final class AlertStore: Sendable {
         return deliveries
     }
 
+    /// The alert's voice call is about to be placed. Returns false when it had been already: it is
+    /// never placed twice.
+    public func callPlaced(alert uuid: String, atMs: Int64) throws(AlertStoreError) -> Bool {
+        try write("noting the call for alert \(uuid)") { db in
+            try db.execute(sql: "UPDATE alert SET call_placed_ms = ?, call_state = 'placing' WHERE uuid = ? AND call_placed_ms IS NULL",
+                           arguments: [atMs, uuid])
+            return db.changesCount == 1
+        }
+    }
+
+    /// The call's newest state, for status.
+    public func setCallState(_ state: String, alert uuid: String) throws(AlertStoreError) {
+        try write("noting the call state of alert \(uuid)") { db in
+            try db.execute(sql: "UPDATE alert SET call_state = ? WHERE uuid = ?", arguments: [state, uuid])
+        }
+    }
+
     /// The channel acknowledged it: never sent again.
     public func acknowledged(_ key: Delivery.Key, atMs: Int64) throws(AlertStoreError) {
         try write("acknowledging \(key)") { db in
@@ -163,12 +180,12 @@ public final class AlertStore: Sendable {
 
     /// Alerts (not tests) still open when pacerd last stopped, oldest first, with their newest
     /// message's sequence: the lane adopts them so that a cancel still reaches them.
-    public func openAlerts() throws(AlertStoreError) -> [(uuid: String, kind: String, lastSequence: Int)] {
+    public func openAlerts() throws(AlertStoreError) -> [(uuid: String, kind: String, lastSequence: Int, callPlacedMs: Int64?)] {
         try read("reading open alerts") { db in
             try Row.fetchAll(db, sql: """
-                SELECT a.uuid, a.kind, MAX(m.sequence) AS last FROM alert a JOIN message m ON m.alert_id = a.id
+                SELECT a.uuid, a.kind, MAX(m.sequence) AS last, a.call_placed_ms FROM alert a JOIN message m ON m.alert_id = a.id
                 WHERE a.state = 'open' AND a.test = 0 GROUP BY a.id ORDER BY a.id
-                """).map { (uuid: $0["uuid"], kind: $0["kind"], lastSequence: $0["last"]) }
+                """).map { (uuid: $0["uuid"], kind: $0["kind"], lastSequence: $0["last"], callPlacedMs: $0["call_placed_ms"]) }
         }
     }
 
@@ -188,7 +205,8 @@ public final class AlertStore: Sendable {
                 return AlertRecord(uuid: uuid, kind: row["kind"], test: row["test"], state: row["state"], raisedMs: row["raised_ms"],
                                    firstOutOfRangeMs: row["first_out_of_range_ms"], heartRate: row["heart_rate"],
                                    latitude: row["latitude"], longitude: row["longitude"],
-                                   deliveries: try Self.deliveries(db, where: "a.uuid = ?", [uuid]))
+                                   deliveries: try Self.deliveries(db, where: "a.uuid = ?", [uuid]),
+                                   callPlacedMs: row["call_placed_ms"], callState: row["call_state"])
             }
         }
     }

@@ -1,3 +1,4 @@
+import ModemManager
 import PacerCore
 
 /// Everything the SOS lane reacts to. Times are CLOCK_MONOTONIC: the lane's watcher runs on it,
@@ -39,6 +40,10 @@ public enum LaneInput: Sendable {
     /// After a memory trim: touch the alert path again without sending, storing, logging or
     /// saying anything, so the first real alert does not page it back in from the SD card.
     case rehearse(reply: @Sendable (LaneRehearsal) -> Void)
+    /// The alert's voice call was started (or could not be).
+    case callPlaced(alertUUID: String, Result<PlacedCall, CallError>)
+    /// The alert's voice call changed state (ModemManager's StateChanged).
+    case callState(alertUUID: String, CallState)
     case shutdown(done: @Sendable () -> Void)
 }
 

@@ -9,6 +9,8 @@ public struct LaneSettings: Sendable, Equatable {
     public var alertsURL: String?
     /// The hook's argv; empty: no hook.
     public var hook: [String]
+    /// One voice call per alert to this number; nil: none.
+    public var call: String?
     public var mapLink: String
     public var deviceName: String
     public var attemptTimeoutSeconds: Double
@@ -16,13 +18,14 @@ public struct LaneSettings: Sendable, Equatable {
     /// `[buttons]` timings: the lane raises on a very long press of its own reading.
     public var buttons: ButtonGestureConfiguration
 
-    public init(rules: SOSRules, contacts: [String] = [], alertsURL: String? = nil, hook: [String] = [], mapLink: String = AlertText.defaultMapLink,
+    public init(rules: SOSRules, contacts: [String] = [], alertsURL: String? = nil, hook: [String] = [], call: String? = nil, mapLink: String = AlertText.defaultMapLink,
                 deviceName: String, attemptTimeoutSeconds: Double = 30, retryMaxSeconds: Double = 60,
                 buttons: ButtonGestureConfiguration = ButtonGestureConfiguration()) {
         self.rules = rules
         self.contacts = contacts
         self.alertsURL = alertsURL
         self.hook = hook
+        self.call = call
         self.mapLink = mapLink
         self.deviceName = deviceName
         self.attemptTimeoutSeconds = attemptTimeoutSeconds

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ModemManager
 import PacerCore
 import Threads
 
@@ -12,6 +13,7 @@ final class LaneState {
     private var watcher: VitalsWatcher
     private let store: AlertStore?
     private let channels: [AlertChannelName: any AlertChannel]
+    private let caller: AlertCaller?
     private let queue: BlockingQueue<LaneInput>
     private let log: LaneLog
     private let onCue: @Sendable (Cue, UInt64) -> Void
@@ -64,7 +66,8 @@ final class LaneState {
         var spokePartial = false
     }
 
-    init(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], queue: BlockingQueue<LaneInput>, health: LaneHealth,
+    init(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], caller: AlertCaller? = nil, queue: BlockingQueue<LaneInput>,
+         health: LaneHealth,
          log: @escaping LaneLog, onCue: @escaping @Sendable (Cue, UInt64) -> Void, onTiming: @escaping @Sendable (AlertTiming) -> Void,
          onAsking: @escaping @Sendable (Bool) -> Void = { _ in }) {
         self.settings = settings
@@ -73,6 +76,7 @@ final class LaneState {
         buttons = ButtonGestureClassifier(configuration: settings.buttons)
         self.store = store
         self.channels = Dictionary(channels.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.caller = caller
         self.queue = queue
         self.health = health
         self.log = log
@@ -125,7 +129,9 @@ final class LaneState {
             }
             process(events, triggerNs: now)
             // 0 with success: only "Are you OK?" was answered.
-            reply(.success(events.count { if case .cancelled = $0 { true } else { false } }))
+            let cancelled = events.count { if case .cancelled = $0 { true } else { false } }
+            if cancelled > 0 { hangUpCalls() }
+            reply(.success(cancelled))
         case .test(let reply):
             guard !settings.targets.isEmpty else {
                 reply(.failure(LaneRefusal("no channel is configured: set [sos] contacts, [upload] url or [sos] hook")))
@@ -154,6 +160,10 @@ final class LaneState {
             committed(messageID, result)
         case .rehearse(let reply):
             reply(rehearse())
+        case .callPlaced(let uuid, let result):
+            callPlaced(uuid, result)
+        case .callState(let uuid, let state):
+            callChanged(uuid, to: state)
         case .shutdown:
             break
         }
@@ -303,6 +313,12 @@ final class LaneState {
                 let number = -1 - index
                 uuids[number] = alert.uuid
                 sequences[alert.uuid] = alert.lastSequence
+                if settings.call != nil {
+                    // Never from sos.db: the call was placed once already, or the moment for it has passed.
+                    log(.notice, "SOS alert \(alert.uuid): " + (alert.callPlacedMs == nil ? "no call was placed before the restart; none is placed now"
+                                                                                         : "its call was placed before the restart; it is not placed again"),
+                        ["SOS_ALERT_ID": alert.uuid, "SOS_STAGE": "call_not_again", "MESSAGE_ID": Self.journalMessageID])
+                }
                 // The newest of its kind is the watcher's again: follow-ups go on, it resolves, and
                 // the same breach going on is not raised twice. Its times restart now (the wall
                 // clock may not be known yet), so follow-ups go on for longer, never shorter.
@@ -336,6 +352,8 @@ final class LaneState {
     }
 
     func shutDown() {
+        // The call itself goes on in the modem (someone may be on the line); only its speech stops.
+        for call in calls.values { call.audio?.stop() }
         if outbox.owedCount > 0 {
             log(.warning, "stopping with \(outbox.owedCount) SOS delivery(ies) not acknowledged; they are retried at the next start", [:])
         }
@@ -428,6 +446,8 @@ final class LaneState {
         journalStages(alert, uuid: uuid, timing: timing, dispatched: dispatchedNs, test: test, stillCommitting: stillCommitting)
         onTiming(timing)
         say(AlertText.spokenRaised(alert.kind), atNs: triggerNs)
+        // After the texts were started, never for a test.
+        if !test { placeCall(uuid, content: content) }
         return uuid
     }
 
@@ -497,6 +517,122 @@ final class LaneState {
         // Follow-ups are numbered by the watcher from 1; the all clear or a cancel (the last
         // message of an alert) comes after the newest.
         (sequences[uuid] ?? 0) + 1
+    }
+
+    // MARK: The voice call
+
+    /// One alert's call, from placing it until it is terminated.
+    private struct ActiveCall {
+        /// What is said into it.
+        var text: String
+        /// nil until Start answered.
+        var placed: PlacedCall?
+        var state: CallState = .unknown
+        /// Cancelled before Start answered: hung up as soon as it has.
+        var hangUpWanted = false
+        var audio: (any CallAudio)?
+    }
+
+    /// By alert UUID.
+    private var calls: [String: ActiveCall] = [:]
+    static let callPlacingTimeout: Duration = .seconds(30)
+
+    /// Places the alert's one call. Recorded in sos.db first: neither a crash nor a restart can
+    /// lead to a second call, and a restarted lane never places one (it may be hours later).
+    private func placeCall(_ uuid: String, content: AlertContent) {
+        guard let number = settings.call else { return }
+        let fields = ["SOS_ALERT_ID": uuid, "SOS_CHANNEL": "call", "MESSAGE_ID": Self.journalMessageID]
+        guard let caller else {
+            log(.error, "SOS alert \(uuid): [sos] call is set but this pacerd cannot place calls; no call", fields.merging(["SOS_STAGE": "call_failed"]) { $1 })
+            return
+        }
+        do {
+            if let store, try !store.callPlaced(alert: uuid, atMs: wallMs(Self.time(MonotonicTime.nanoseconds()))) { return }
+        } catch {
+            log(.error, "\(error); calling all the same (a restart never calls, so there is no second call)", fields)
+        }
+        calls[uuid] = ActiveCall(text: AlertText.spokenCall(content))
+        log(.notice, "SOS alert \(uuid): calling …\(number.suffix(3))", fields.merging(["SOS_STAGE": "call_placing"]) { $1 })
+        let (queue, timeout) = (self.queue, Self.callPlacingTimeout)
+        Task.detached {
+            let result = await caller.place(to: number, timeout: timeout) { state in
+                queue.put(.callState(alertUUID: uuid, state))
+            }
+            queue.put(.callPlaced(alertUUID: uuid, result))
+        }
+    }
+
+    private func callPlaced(_ uuid: String, _ result: Result<PlacedCall, CallError>) {
+        let fields = ["SOS_ALERT_ID": uuid, "SOS_CHANNEL": "call", "MESSAGE_ID": Self.journalMessageID]
+        switch result {
+        case .success(let placed):
+            guard var call = calls[uuid] else { return }
+            call.placed = placed
+            calls[uuid] = call
+            log(.notice, "SOS alert \(uuid): call started through \(placed.modem) (\(placed.path))", fields.merging(["SOS_STAGE": "call_started"]) { $1 })
+            if call.hangUpWanted, call.state != .terminated { hangUp(uuid, placed) }
+        case .failure(let error):
+            calls[uuid]?.audio?.stop()
+            calls[uuid] = nil
+            // Not retried: a call is an act with consequences, placed once or not at all.
+            log(.error, "SOS alert \(uuid): the call could not be placed: \(error); it is not tried again", fields.merging(["SOS_STAGE": "call_failed"]) { $1 })
+            recordCallState("failed: \(error)", uuid)
+        }
+    }
+
+    private func callChanged(_ uuid: String, to state: CallState) {
+        guard var call = calls[uuid], call.state != state else { return }
+        call.state = state
+        let stage = "call_" + state.description.replacing("-", with: "_")
+        log(.notice, "SOS alert \(uuid): call \(state)", ["SOS_ALERT_ID": uuid, "SOS_CHANNEL": "call", "SOS_STAGE": stage, "MESSAGE_ID": Self.journalMessageID])
+        recordCallState(state.description, uuid)
+        switch state {
+        case .active:
+            if call.audio == nil, let make = caller?.audio {
+                call.audio = make()
+                call.audio?.start(saying: call.text)
+            }
+            calls[uuid] = call
+        case .terminated:
+            call.audio?.stop()
+            calls[uuid] = nil
+        default:
+            calls[uuid] = call
+        }
+    }
+
+    /// `sos cancel`: every call is hung up (one still being placed, as soon as it is).
+    private func hangUpCalls() {
+        for (uuid, call) in calls {
+            call.audio?.stop()
+            calls[uuid]?.audio = nil
+            if let placed = call.placed {
+                hangUp(uuid, placed)
+            } else {
+                calls[uuid]?.hangUpWanted = true
+            }
+        }
+    }
+
+    private func hangUp(_ uuid: String, _ placed: PlacedCall) {
+        let fields = ["SOS_ALERT_ID": uuid, "SOS_CHANNEL": "call", "MESSAGE_ID": Self.journalMessageID]
+        log(.notice, "SOS alert \(uuid): hanging up the call (cancelled)", fields.merging(["SOS_STAGE": "call_hangup"]) { $1 })
+        let log = self.log
+        Task.detached {
+            do {
+                try await placed.hangUp(timeout: .seconds(10))
+            } catch {
+                log(.error, "SOS alert \(uuid): the call could not be hung up: \(error)", fields.merging(["SOS_STAGE": "call_hangup_failed"]) { $1 })
+            }
+        }
+    }
+
+    private func recordCallState(_ state: String, _ uuid: String) {
+        do {
+            try store?.setCallState(state, alert: uuid)
+        } catch {
+            log(.warning, "\(error)", ["SOS_ALERT_ID": uuid])
+        }
     }
 
     // MARK: Dispatch

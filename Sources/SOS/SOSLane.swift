@@ -30,14 +30,14 @@ public final class SOSLane: Sendable {
 
     public func put(_ input: LaneInput) { queue.put(input) }
 
-    /// Starts the lane's thread. `onCue` speaks (raised, sent, sensor warnings); `onTiming` sees
+    /// Starts the lane's thread. `caller` places the voice call of `settings.call`. `onCue` speaks (raised, sent, sensor warnings); `onTiming` sees
     /// each alert's stage times (tools/bench-sos).
-    public func start(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], log: @escaping LaneLog,
+    public func start(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], caller: AlertCaller? = nil, log: @escaping LaneLog,
                       onCue: @escaping @Sendable (Cue, UInt64) -> Void = { _, _ in },
                       onTiming: @escaping @Sendable (AlertTiming) -> Void = { _ in }) throws(ThreadStartError) {
         let (queue, health) = (self.queue, self.health)
         try DetachedThread.start { [self] in
-            let lane = LaneState(settings: settings, store: store, channels: channels, queue: queue, health: health, log: log, onCue: onCue,
+            let lane = LaneState(settings: settings, store: store, channels: channels, caller: caller, queue: queue, health: health, log: log, onCue: onCue,
                                  onTiming: onTiming, onAsking: { self.asking.store($0, ordering: .releasing) })
             lane.resumeOwedDeliveries()
             var nextTick = MonotonicTime.nanoseconds() + Self.tickNs

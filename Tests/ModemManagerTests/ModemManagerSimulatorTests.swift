@@ -71,7 +71,8 @@ struct ModemManagerSimulatorTests {
         // The SMS object is exported beside the object manager, not in it.
         #expect(Set(objects.keys) == [Self.modem, ModemManagerSimulator.modemPath(1)])
         let first = objects[Self.modem]
-        #expect(Set(first?.object?.keys.map { $0 } ?? []) == ["org.freedesktop.ModemManager1.Modem", "org.freedesktop.ModemManager1.Modem.Modem3gpp", Self.messaging])
+        #expect(Set(first?.object?.keys.map { $0 } ?? []) == ["org.freedesktop.ModemManager1.Modem", "org.freedesktop.ModemManager1.Modem.Modem3gpp", Self.messaging,
+                                                               "org.freedesktop.ModemManager1.Modem.Voice"])
         #expect(objects[ModemManagerSimulator.modemPath(1)]?[Self.messaging] == nil)
         #expect(first?["org.freedesktop.ModemManager1.Modem"]?["Manufacturer"]?["data"]?.string == "Quectel")
         #expect(first?["org.freedesktop.ModemManager1.Modem"]?["State"]?["data"]?.int == 8)

@@ -24,6 +24,8 @@ import Testing
         #expect(config.sos.rules.confirmSamples == 3)
         #expect(config.sos.contacts.isEmpty)
         #expect(config.sos.hook.isEmpty)
+        #expect(config.sos.call == nil)
+        #expect(config.sos.callAudioDevice == nil)
         #expect(config.sos.sms && config.sos.https)
         #expect(config.sos.mapLink == "https://osm.org/?mlat={lat}&mlon={lon}")
         #expect(config.sos.deviceName == nil)
@@ -84,6 +86,8 @@ import Testing
             contacts = ["+393471234567", "+14155550123"]
             sms = false
             https = false
+            call = "+14155550199"
+            call_audio_device = "plughw:2,0"
             hook = ["/usr/local/bin/notify", "--urgent"]
             map_link = "https://maps.example.org/?q={lat},{lon}"
             device_name = "Anna's watch"
@@ -112,6 +116,8 @@ import Testing
         #expect(sos.contacts == ["+393471234567", "+14155550123"])
         #expect(sos.sms == false)
         #expect(sos.https == false)
+        #expect(sos.call == "+14155550199")
+        #expect(sos.callAudioDevice == "plughw:2,0")
         #expect(sos.hook == ["/usr/local/bin/notify", "--urgent"])
         #expect(sos.mapLink == "https://maps.example.org/?q={lat},{lon}")
         #expect(sos.deviceName == "Anna's watch")
@@ -122,10 +128,17 @@ import Testing
         #expect(config.upload.caFile == "/etc/pacer/cloud-ca.pem")
     }
 
+    @Test(arguments: ["112", "911", "999", "000", "+393471234567"])
+    func theCallTakesAnInternationalOrAnEmergencyShortNumber(number: String) throws {
+        #expect(try Self.parse("[sos]\ncall = \"\(number)\"\n").sos.call == number)
+    }
+
     @Test func emptyValuesMeanNone() throws {
         let config = try Self.parse("""
             [sos]
             contacts = []
+            call = ""
+            call_audio_device = ""
             hook = []
             device_name = ""
             follow_up_every_s = 0
@@ -135,6 +148,8 @@ import Testing
             """)
         #expect(config.sos.contacts.isEmpty)
         #expect(config.sos.hook.isEmpty)
+        #expect(config.sos.call == nil)
+        #expect(config.sos.callAudioDevice == nil)
         #expect(config.sos.deviceName == nil)
         #expect(config.sos.rules.followUpEverySeconds == 0)
         #expect(config.upload.url == nil)
@@ -169,6 +184,11 @@ import Testing
         BadCase(text: "[sos]\ncontacts = \"+393471234567\"\n", line: 2, key: "sos.contacts", problem: "got a string"),
         BadCase(text: "[sos]\ncontacts = [393471234567]\n", line: 2, key: "sos.contacts", problem: "is not a string"),
         BadCase(text: "[sos]\n\ncontacts = [\"+393471234567\", \"+393471234567\"]\n", line: 3, key: "sos.contacts", problem: "listed twice"),
+        BadCase(text: "[sos]\ncall = \"12345\"\n", line: 2, key: "sos.call", problem: "international format"),
+        BadCase(text: "[sos]\ncall = \"113\"\n", line: 2, key: "sos.call", problem: "or one of 000, 112, 911, 999, got \"113\""),
+        BadCase(text: "[sos]\ncall = \"+39 347 1234567\"\n", line: 2, key: "sos.call", problem: "no spaces"),
+        BadCase(text: "[sos]\ncall = [\"+393471234567\"]\n", line: 2, key: "sos.call", problem: "got an array"),
+        BadCase(text: "[sos]\ncall_audio_device = 2\n", line: 2, key: "sos.call_audio_device", problem: "ALSA device name"),
         BadCase(text: "[sos]\nconfirm_window_s = 5\n", line: 2, key: "sos.confirm_window_s", problem: "5 s deadline"),
         BadCase(text: "[sos]\nconfirm_window_s = 5\n", line: 2, key: "sos.confirm_window_s", problem: "from 1 to 4.5"),
         BadCase(text: "[sos]\nconfirm_window_s = 0.5\n", line: 2, key: "sos.confirm_window_s", problem: "got 0.5"),

@@ -16,6 +16,19 @@ import Testing
         #expect(GSM7.fitsOneMessage(text))
     }
 
+    @Test func theCallSaysWhoWhatWhenAndWhereInWords() {
+        #expect(AlertText.spokenCall(Self.content()) == "This is an automatic emergency call from the Pacer running device pacer-7. "
+            + "HIGH heart rate 215 bpm, rising (limit 205), at 07:37:19 UTC 10 May. Last position: latitude 45.47791, longitude 9.22414, "
+            + "2 s old. The details went out by text message. This message repeats.")
+        var unplaced = Self.content(kind: .manual)
+        unplaced.latitude = nil
+        unplaced.longitude = nil
+        let text = AlertText.spokenCall(unplaced)
+        #expect(text.contains("the runner asked for help"))
+        #expect(text.contains("Position unknown."))
+        #expect(!text.contains("http"))
+    }
+
     @Test func everyMessageIsOneGSM7SMS() {
         let devices = ["pacer-7", "Ünïcødé ☃ wearable with a very long name indeed", "[{}]~^|\\€", String(repeating: "x", count: 300)]
         for message in [AlertContent.Message.alert, .followUp, .resolved, .cancelled] {

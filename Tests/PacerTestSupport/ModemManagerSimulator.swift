@@ -27,11 +27,13 @@ public final class ModemManagerSimulator: Sendable {
         public var accessTechnologies: UInt32?
         /// false: the modem has no Messaging interface (it cannot do SMS).
         public var messaging: Bool?
+        /// false: the modem has no Voice interface (it cannot place calls).
+        public var voice: Bool?
 
         public init(
             manufacturer: String? = nil, model: String? = nil, revision: String? = nil, imei: String? = nil,
             ownNumber: String? = nil, state: Int32? = nil, signal: Int? = nil, accessTechnologies: UInt32? = nil,
-            messaging: Bool? = nil
+            messaging: Bool? = nil, voice: Bool? = nil
         ) {
             self.manufacturer = manufacturer
             self.model = model
@@ -42,10 +44,11 @@ public final class ModemManagerSimulator: Sendable {
             self.signal = signal
             self.accessTechnologies = accessTechnologies
             self.messaging = messaging
+            self.voice = voice
         }
 
         enum CodingKeys: String, CodingKey {
-            case manufacturer, model, revision, imei, state, signal, messaging
+            case manufacturer, model, revision, imei, state, signal, messaging, voice
             case ownNumber = "own_number"
             case accessTechnologies = "access_technologies"
         }
@@ -61,12 +64,21 @@ public final class ModemManagerSimulator: Sendable {
         /// 1.20 does, it stays UNKNOWN until SENT.
         public var sendingState: Bool?
         public var ownNumber: String?
+        /// Seconds from a call's dialing to ringing-out (nil: 0.2), and on to active (nil: 0.3).
+        public var ringDelay: Double?
+        public var answerDelay: Double?
+        /// Seconds a call stays active before the other end hangs up; nil: never.
+        public var remoteHangupAfter: Double?
 
-        public init(modems: [Modem] = [Modem()], sendDelay: Double? = nil, sendingState: Bool? = nil, ownNumber: String? = nil) {
+        public init(modems: [Modem] = [Modem()], sendDelay: Double? = nil, sendingState: Bool? = nil, ownNumber: String? = nil,
+                    ringDelay: Double? = nil, answerDelay: Double? = nil, remoteHangupAfter: Double? = nil) {
             self.modems = modems
             self.sendDelay = sendDelay
             self.sendingState = sendingState
             self.ownNumber = ownNumber
+            self.ringDelay = ringDelay
+            self.answerDelay = answerDelay
+            self.remoteHangupAfter = remoteHangupAfter
         }
 
         enum CodingKeys: String, CodingKey {
@@ -74,6 +86,9 @@ public final class ModemManagerSimulator: Sendable {
             case sendDelay = "send_delay"
             case sendingState = "sending_state"
             case ownNumber = "own_number"
+            case ringDelay = "ring_delay"
+            case answerDelay = "answer_delay"
+            case remoteHangupAfter = "remote_hangup_after"
         }
 
         /// The `-p` argument.
@@ -103,6 +118,21 @@ public final class ModemManagerSimulator: Sendable {
             self.time = time
             self.path = path
         }
+    }
+
+    /// A voice call a client created (Calls()).
+    public struct PlacedCall: Sendable, Equatable {
+        public var number: String
+        /// Its Call object.
+        public var path: String
+        /// Every state it went through, by mmcli's names, from "unknown".
+        public var states: [String]
+        /// "client" (Hangup), "remote", "removed" (the modem went), "" while not ended.
+        public var endedBy: String
+        /// Seconds since the epoch.
+        public var created: Double
+        /// When it became active; 0: never.
+        public var activeAt: Double
     }
 
     /// GetStats, typed.
@@ -333,6 +363,30 @@ public final class ModemManagerSimulator: Sendable {
                   let time = fields[2].number, let path = fields[3].string else { return nil }
             return SentMessage(number: number, text: text, time: time, path: path)
         }
+    }
+
+    /// Every call ever created, in order.
+    public func calls() throws(ChildProcessError) -> [PlacedCall] {
+        let reply = try control("Calls", "", [])
+        return (reply["data"]?[0]?.array ?? []).compactMap { entry in
+            guard let fields = entry.array, fields.count == 6, let number = fields[0].string, let path = fields[1].string,
+                  let states = fields[2].array, let endedBy = fields[3].string, let created = fields[4].number,
+                  let activeAt = fields[5].number else { return nil }
+            return PlacedCall(number: number, path: path, states: states.compactMap(\.string), endedBy: endedBy, created: created,
+                              activeAt: activeAt)
+        }
+    }
+
+    /// The other end hangs up every call in progress; how many there were.
+    @discardableResult
+    public func remoteHangup() throws(ChildProcessError) -> Int {
+        Int(try control("RemoteHangup", "", [])["data"]?[0]?.number ?? 0)
+    }
+
+    /// Call timing for calls started from now on; nil answer: never answered, nil hang-up: the
+    /// other end never hangs up.
+    public func setCallTiming(ringDelay: Double, answerDelay: Double?, remoteHangupAfter: Double?) throws(ChildProcessError) {
+        try control("SetCallTiming", "ddd", [String(ringDelay), String(answerDelay ?? -1), String(remoteHangupAfter ?? -1)])
     }
 
     public func stats() throws(ChildProcessError) -> Stats {

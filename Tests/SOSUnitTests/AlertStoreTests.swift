@@ -54,6 +54,28 @@ import Testing
         #expect(Set(record.deliveries) == Set(deliveries))
     }
 
+    /// The alert's call is recorded once: a second attempt to record it (a second call) is
+    /// refused, also after a reopen, and the open alert says its call was placed.
+    @Test func theCallIsRecordedOnceAndSurvivesAReopen() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("sos.db")
+        do {
+            let store = try AlertStore(path: path)
+            _ = try store.record(Self.alert("a-1"), message: Self.message())
+            _ = try store.record(Self.alert("a-2"), message: Self.message())
+            #expect(try store.openAlerts().map(\.callPlacedMs) == [nil, nil])
+            #expect(try store.callPlaced(alert: "a-1", atMs: 1_778_398_641_000))
+            #expect(try !store.callPlaced(alert: "a-1", atMs: 1_778_398_642_000))
+            try store.setCallState("active", alert: "a-1")
+        }
+        let store = try AlertStore(path: path)
+        #expect(try !store.callPlaced(alert: "a-1", atMs: 1_778_398_650_000))
+        #expect(try store.openAlerts().map(\.callPlacedMs) == [1_778_398_641_000, nil])
+        let record = try #require(try store.recent(limit: 10).first { $0.uuid == "a-1" })
+        #expect(record.callPlacedMs == 1_778_398_641_000)
+        #expect(record.callState == "active")
+    }
+
     /// A follow-up replaced by a newer one is owed no more, also after a restart, and its bytes
     /// stay as they were recorded.
     @Test func aReplacedFollowUpIsNoLongerPendingAfterAReopen() throws {

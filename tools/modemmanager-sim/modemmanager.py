@@ -56,11 +56,14 @@ MODEM = 'org.freedesktop.ModemManager1.Modem'
 MODEM_3GPP = 'org.freedesktop.ModemManager1.Modem.Modem3gpp'
 MESSAGING = 'org.freedesktop.ModemManager1.Modem.Messaging'
 SMS = 'org.freedesktop.ModemManager1.Sms'
+VOICE = 'org.freedesktop.ModemManager1.Modem.Voice'
+CALL = 'org.freedesktop.ModemManager1.Call'
 CONTROL = 'org.pacer.ModemSim1'
 CONTROL_ERROR = 'org.pacer.ModemSim1.Error.'
 
 MODEM_PREFIX = MAIN_OBJ + '/Modem/'
 SMS_PREFIX = MAIN_OBJ + '/SMS/'
+CALL_PREFIX = MAIN_OBJ + '/Call/'
 
 # MMModemState (ModemManager-enums.h)
 MODEM_STATE_FAILED = -1
@@ -104,6 +107,22 @@ VALIDITY_RELATIVE = 1
 # MMSmsDeliveryState
 DELIVERY_STATE_UNKNOWN = 0x100
 
+# MMCallState, and the names mmcli gives them
+CALL_STATE_UNKNOWN = 0
+CALL_STATE_DIALING = 1
+CALL_STATE_RINGING_OUT = 2
+CALL_STATE_ACTIVE = 4
+CALL_STATE_TERMINATED = 7
+CALL_STATE_NAMES = {0: 'unknown', 1: 'dialing', 2: 'ringing-out', 3: 'ringing-in', 4: 'active', 5: 'held',
+                    6: 'waiting', 7: 'terminated'}
+# MMCallStateReason
+CALL_REASON_UNKNOWN = 0
+CALL_REASON_OUTGOING_STARTED = 1
+CALL_REASON_ACCEPTED = 3
+CALL_REASON_TERMINATED = 4
+# MMCallDirection
+CALL_DIRECTION_OUTGOING = 2
+
 # Error domains (ModemManager-errors.h: MM_DBUS_ERROR_PREFIX + domain + nick).
 CORE_ERROR = 'org.freedesktop.ModemManager1.Error.Core.'
 MESSAGE_ERROR = 'org.freedesktop.ModemManager1.Error.Message.'
@@ -121,6 +140,7 @@ DEFAULT_MODEM = {
     'access_technologies': ACCESS_TECHNOLOGY_LTE,
     'power_state': POWER_STATE_ON,
     'messaging': True,
+    'voice': True,
     'operator_name': 'Pacer Mobile',
     'operator_code': '00101',
 }
@@ -128,6 +148,9 @@ DEFAULT_MODEM = {
 DEFAULTS = {
     'send_delay': 0.3,
     'sending_state': True,
+    'ring_delay': 0.2,
+    'answer_delay': 0.3,
+    'remote_hangup_after': None,
     'version': '1.20.4',
     'own_number': '+15555550100',
 }
@@ -489,6 +512,125 @@ class Sms:
             self.node = None
 
 
+# --- Calls -------------------------------------------------------------------
+
+
+class Call:
+    '''One outgoing call a client created (mm-base-call.c): UNKNOWN until
+    Start, then DIALING, RINGING_OUT after `ring_delay`, ACTIVE after
+    `answer_delay` more (the other end answers; null: it never does), and
+    TERMINATED on Hangup, on the control RemoteHangup or after
+    `remote_hangup_after` s active. Each change is a StateChanged(i old, i new,
+    u reason) signal and a PropertiesChanged of State and StateReason. The
+    object stays until Voice.DeleteCall.'''
+
+    def __init__(self, sim, modem, number):
+        self.sim = sim
+        self.modem = modem
+        self.index = sim.next_call_index
+        sim.next_call_index += 1
+        self.path = CALL_PREFIX + str(self.index)
+        # What the tests read back (Calls()).
+        self.record = {'number': number, 'path': self.path, 'states': [CALL_STATE_NAMES[CALL_STATE_UNKNOWN]],
+                       'ended_by': '', 'created': time.time(), 'active_at': 0.0}
+        sim.calls.append(self.record)
+        self.node = Node(sim, self.path)
+        self.node.add_interface(CALL, {
+            'State': dbus.Int32(CALL_STATE_UNKNOWN),
+            'StateReason': dbus.Int32(CALL_REASON_UNKNOWN),
+            'Direction': dbus.Int32(CALL_DIRECTION_OUTGOING),
+            'Number': dbus.String(number),
+            'Multiparty': dbus.Boolean(False),
+            'AudioPort': dbus.String(''),
+            'AudioFormat': dbus.Dictionary({}, signature='sv'),
+        }, [
+            ('Start', [], [], self.dbus_start, False),
+            ('Accept', [], [], self.dbus_accept, False),
+            ('Hangup', [], [], self.dbus_hangup, False),
+            ('SendDtmf', [('dtmf', 's')], [], self.dbus_send_dtmf, False),
+        ], [
+            ('DtmfReceived', [('dtmf', 's')]),
+            ('StateChanged', [('old', 'i'), ('new', 'i'), ('reason', 'u')]),
+        ])
+
+    @property
+    def state(self):
+        return int(self.node.get(CALL, 'State'))
+
+    def set_state(self, state, reason):
+        if self.node is None or self.state == state:
+            return
+        old = self.state
+        self.node.set(CALL, State=dbus.Int32(state), StateReason=dbus.Int32(reason))
+        self.sim.emitter.signal(self.path, CALL, 'StateChanged', 'iiu',
+                                [dbus.Int32(old), dbus.Int32(state), dbus.UInt32(reason)])
+        self.record['states'].append(CALL_STATE_NAMES[state])
+        if state == CALL_STATE_ACTIVE:
+            self.record['active_at'] = time.time()
+        log(f'{self.path}: call to {self.record["number"]} {CALL_STATE_NAMES[old]} -> {CALL_STATE_NAMES[state]}')
+
+    def after(self, seconds, state, reason):
+        '''The network's next step, unless the call ended before it.'''
+        def step():
+            if self.node is not None and self.state != CALL_STATE_TERMINATED:
+                self.set_state(state, reason)
+                self.scheduled(state)
+        later(seconds, step)
+
+    def scheduled(self, state):
+        params = self.sim.params
+        if state == CALL_STATE_DIALING:
+            self.after(params['ring_delay'], CALL_STATE_RINGING_OUT, CALL_REASON_OUTGOING_STARTED)
+        elif state == CALL_STATE_RINGING_OUT and params['answer_delay'] is not None:
+            self.after(params['answer_delay'], CALL_STATE_ACTIVE, CALL_REASON_ACCEPTED)
+        elif state == CALL_STATE_ACTIVE and params['remote_hangup_after'] is not None:
+            later(params['remote_hangup_after'], self.remote_hangup)
+
+    def ended_by(self, who):
+        if not self.record['ended_by']:
+            self.record['ended_by'] = who
+
+    def dbus_start(self):
+        self.sim.stats['calls_started'] += 1
+        if self.state != CALL_STATE_UNKNOWN:
+            raise core_error('Failed', 'This call was not in unknown state, cannot start it')
+        if self.modem.state < MODEM_STATE_REGISTERED:
+            # ATD fails without a network.
+            raise core_error('Failed', 'Couldn\'t start call: no network')
+        self.set_state(CALL_STATE_DIALING, CALL_REASON_OUTGOING_STARTED)
+        self.scheduled(CALL_STATE_DIALING)
+
+    def dbus_accept(self):
+        raise core_error('Failed', 'This call was not ringing, cannot accept')
+
+    def dbus_hangup(self):
+        self.sim.stats['hangups'] += 1
+        if self.state == CALL_STATE_TERMINATED:
+            raise core_error('Failed', 'This call was already terminated')
+        self.ended_by('client')
+        self.set_state(CALL_STATE_TERMINATED, CALL_REASON_TERMINATED)
+
+    def remote_hangup(self):
+        if self.node is None or self.state in (CALL_STATE_UNKNOWN, CALL_STATE_TERMINATED):
+            return False
+        self.ended_by('remote')
+        self.set_state(CALL_STATE_TERMINATED, CALL_REASON_TERMINATED)
+        return True
+
+    def dbus_send_dtmf(self, dtmf):
+        if self.state != CALL_STATE_ACTIVE:
+            raise core_error('Failed', 'This call was not active, cannot send DTMF')
+
+    def destroy(self):
+        # Pending steps find the node gone and do nothing.
+        if self.node is not None:
+            if self.state not in (CALL_STATE_UNKNOWN, CALL_STATE_TERMINATED):
+                self.ended_by('removed')
+                self.record['states'].append(CALL_STATE_NAMES[CALL_STATE_TERMINATED])
+            self.node.destroy()
+            self.node = None
+
+
 # --- Modems ------------------------------------------------------------------
 
 
@@ -502,6 +644,7 @@ class Modem:
         sim.next_modem_index += 1
         self.path = MODEM_PREFIX + str(self.index)
         self.messages = []
+        self.calls = []
         self.node = Node(sim, self.path)
         spec = self.spec
         self.node.add_interface(MODEM, {
@@ -568,6 +711,19 @@ class Modem:
             ], [
                 ('Added', [('path', 'o'), ('received', 'b')]),
                 ('Deleted', [('path', 'o')]),
+            ])
+        if spec['voice']:
+            self.node.add_interface(VOICE, {
+                'Calls': paths([]),
+                'EmergencyOnly': dbus.Boolean(False),
+            }, [
+                ('ListCalls', [], [('result', 'ao')], self.dbus_list_calls, False),
+                ('DeleteCall', [('path', 'o')], [], self.dbus_delete_call, False),
+                ('CreateCall', [('properties', 'a{sv}')], [('path', 'o')], self.dbus_create_call, False),
+                ('HangupAll', [], [], self.dbus_hangup_all, False),
+            ], [
+                ('CallAdded', [('path', 'o')]),
+                ('CallDeleted', [('path', 'o')]),
             ])
         log(f'{self.path}: modem {spec["manufacturer"]} {spec["model"]} exported'
             f'{"" if spec["messaging"] else " (no messaging)"}')
@@ -648,7 +804,50 @@ class Modem:
         self.node.set(MESSAGING, Messages=paths([m.path for m in self.messages]))
         log(f'{sms.path}: deleted')
 
+    def dbus_list_calls(self):
+        self.require_enabled('list calls')
+        return paths([c.path for c in self.calls])
+
+    def dbus_create_call(self, properties):
+        self.require_enabled('create CALL')
+        # mm-call-properties.c: 'number' is mandatory; the other keys describe incoming calls.
+        for key in properties:
+            if str(key) != 'number':
+                raise core_error('InvalidArgs', f"Invalid properties dictionary, unexpected key '{key}'")
+        number = properties.get('number')
+        if number is None:
+            raise core_error('InvalidArgs', "Cannot create call: mandatory parameter 'number' is missing")
+        if not isinstance(number, dbus.String):
+            raise core_error('InvalidArgs', "Invalid properties dictionary, wrong type for key 'number'")
+        call = Call(self.sim, self, str(number))
+        self.calls.append(call)
+        self.sim.stats['calls_created'] += 1
+        self.sim.emitter.signal(self.path, VOICE, 'CallAdded', 'o', [dbus.ObjectPath(call.path)])
+        self.node.set(VOICE, Calls=paths([c.path for c in self.calls]))
+        log(f'{call.path}: created on {self.path} for {number}')
+        return dbus.ObjectPath(call.path)
+
+    def dbus_delete_call(self, path):
+        call = next((c for c in self.calls if c.path == str(path)), None)
+        if call is None:
+            raise core_error('NotFound', f"No call found with path '{path}'")
+        self.calls.remove(call)
+        call.destroy()
+        self.sim.stats['calls_deleted'] += 1
+        self.sim.emitter.signal(self.path, VOICE, 'CallDeleted', 'o', [dbus.ObjectPath(call.path)])
+        self.node.set(VOICE, Calls=paths([c.path for c in self.calls]))
+        log(f'{call.path}: deleted')
+
+    def dbus_hangup_all(self):
+        for call in self.calls:
+            if call.state not in (CALL_STATE_UNKNOWN, CALL_STATE_TERMINATED):
+                call.ended_by('client')
+                call.set_state(CALL_STATE_TERMINATED, CALL_REASON_TERMINATED)
+
     def destroy(self):
+        for call in self.calls:
+            call.destroy()
+        self.calls = []
         for sms in self.messages:
             sms.destroy()
         self.messages = []
@@ -667,10 +866,15 @@ class Simulator:
         self.params.update({k: v for k, v in parameters.items() if k in DEFAULTS})
         self.params['send_delay'] = float(self.params['send_delay'])
         self.params['sending_state'] = bool(self.params['sending_state'])
+        for key in ('ring_delay', 'answer_delay', 'remote_hangup_after'):
+            if self.params[key] is not None:
+                self.params[key] = float(self.params[key])
         self.emitter = Emitter(self.connection)
         self.modems = []
         self.next_modem_index = 0
         self.next_sms_index = 0
+        self.next_call_index = 0
+        self.calls = []
         self.message_reference = 0
         self.hang = False
         self.hung = []
@@ -679,7 +883,8 @@ class Simulator:
         self.sent = []
         self.logging = 'INFO'
         self.stats = dict(created=0, send_calls=0, sent=0, failed=0, hung=0, deleted=0,
-                          modems_added=0, modems_removed=0)
+                          modems_added=0, modems_removed=0, calls_created=0, calls_started=0, hangups=0,
+                          calls_deleted=0)
 
         self.manager = Node(self, MAIN_OBJ, obj=root)
         self.manager.add_interface(MANAGER, {'Version': dbus.String(self.params['version'])}, [
@@ -703,6 +908,10 @@ class Simulator:
             ('SetSignalQuality', [('percent', 'u')], [], self.control_set_signal_quality),
             ('ListModems', [], [('paths', 'ao')], self.control_list_modems),
             ('Sent', [], [('messages', 'a(ssdo)')], self.control_sent),
+            ('SetCallTiming', [('ring_delay', 'd'), ('answer_delay', 'd'), ('remote_hangup_after', 'd')], [],
+             self.control_set_call_timing),
+            ('RemoteHangup', [], [('count', 'u')], self.control_remote_hangup),
+            ('Calls', [], [('calls', 'a(soassdd)')], self.control_calls),
             ('GetStats', [], [('stats', 'a{sv}')], self.control_get_stats),
         ]
         for name, in_args, out_args, impl in controls:
@@ -815,6 +1024,31 @@ class Simulator:
         return dbus.Array([dbus.Struct((dbus.String(n), dbus.String(t), dbus.Double(at), dbus.ObjectPath(p)),
                                        signature='ssdo') for n, t, at, p in self.sent], signature='(ssdo)')
 
+    def control_set_call_timing(self, ring_delay, answer_delay, remote_hangup_after):
+        '''SetCallTiming(d ring_delay, d answer_delay, d remote_hangup_after):
+        for calls started from now on; a negative answer_delay: never
+        answered, a negative remote_hangup_after: never hung up remotely.'''
+        if ring_delay < 0:
+            raise control_error('InvalidArguments', 'negative ring delay')
+        self.params['ring_delay'] = float(ring_delay)
+        self.params['answer_delay'] = float(answer_delay) if answer_delay >= 0 else None
+        self.params['remote_hangup_after'] = float(remote_hangup_after) if remote_hangup_after >= 0 else None
+
+    def control_remote_hangup(self):
+        '''RemoteHangup() -> u: the other end hangs up every call in progress;
+        how many there were.'''
+        return dbus.UInt32(sum(1 for m in self.modems for c in m.calls if c.remote_hangup()))
+
+    def control_calls(self):
+        '''Calls() -> a(soassdd): (number, path, states, ended_by, created,
+        active_at) of every call ever created, in order; states by mmcli's
+        names from "unknown"; ended_by "client" (Hangup), "remote", "removed"
+        or "" (not ended); times in seconds since the epoch, active_at 0 if
+        it never was.'''
+        return dbus.Array([dbus.Struct((dbus.String(c['number']), dbus.ObjectPath(c['path']), strings(c['states']),
+                                        dbus.String(c['ended_by']), dbus.Double(c['created']), dbus.Double(c['active_at'])),
+                                       signature='soassdd') for c in self.calls], signature='(soassdd)')
+
     def control_get_stats(self):
         '''GetStats() -> a{sv}: counters and settings (README.md).'''
         stats = {k: dbus.UInt32(v) for k, v in self.stats.items()}
@@ -824,6 +1058,7 @@ class Simulator:
             'fail_remaining': dbus.UInt32(len(self.failures)),
             'modems': dbus.UInt32(len(self.modems)),
             'messages': dbus.UInt32(sum(len(m.messages) for m in self.modems)),
+            'calls': dbus.UInt32(sum(len(m.calls) for m in self.modems)),
             'send_delay': dbus.Double(self.params['send_delay']),
             'hang': dbus.Boolean(self.hang),
             'logging': dbus.String(self.logging),

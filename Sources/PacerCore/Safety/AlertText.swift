@@ -119,6 +119,22 @@ public enum AlertText {
         }
     }
 
+    /// What is said into the alert's voice call (`[sos] call`), again and again: who calls, what
+    /// happened, where. Words, not a link: "latitude 45.46427, longitude 9.18951".
+    public static func spokenCall(_ content: AlertContent) -> String {
+        var text = "This is an automatic emergency call from the Pacer running device \(content.device). "
+            + headline(content).replacing("SOS: ", with: "") + ", at " + utcClock(content.time) + "."
+        if let lat = content.latitude, let lon = content.longitude,
+           let latText = FixedDecimal.format(lat, decimals: 5), let lonText = FixedDecimal.format(lon, decimals: 5) {
+            text += " Last position: latitude \(latText), longitude \(lonText)"
+            if let age = content.positionAgeSeconds, age.isFinite { text += ", \(ageText(age)) old" }
+            text += "."
+        } else {
+            text += " Position unknown."
+        }
+        return text + " The details went out by text message. This message repeats."
+    }
+
     /// The spoken notice of a sensor fault (SOS monitoring is blind while it lasts).
     public static func spokenWarning(_ fault: SensorFault) -> String {
         switch fault {
