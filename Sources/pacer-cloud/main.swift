@@ -37,7 +37,14 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOption
     @Option(help: "Base URL of alert page links, e.g. https://cloud.example.org (default: http:// and the request's Host).")
     var publicURL: String?
-    @Option(help: "SMTP relay for alert e-mails, host:port (no TLS, no authentication).") var smtp: String?
+    @Option(help: "SMTP relay for alert e-mails, host:port (plain SMTP unless --smtp-starttls).") var smtp: String?
+    @Flag(help: "Require STARTTLS on --smtp, its certificate checked: a server without it gets nothing.")
+    var smtpStarttls = false
+    @Option(help: "PEM file of the CAs --smtp's certificate must chain to (default: the system's).") var smtpCa: String?
+    @Option(help: "User name for SMTP AUTH (PLAIN or LOGIN); needs --smtp-starttls and --smtp-password-file.")
+    var smtpUser: String?
+    @Option(help: "File whose first line is the SMTP AUTH password (not an option: options show in ps).")
+    var smtpPasswordFile: String?
     @Option(help: "From address of alert e-mails.") var mailFrom = "pacer-cloud@localhost"
 
     func run() async throws {
@@ -47,10 +54,35 @@ struct Serve: AsyncParsableCommand {
             guard parts.count == 2, let smtpPort = Int(parts[1]) else {
                 throw ValidationError("--smtp '\(smtp)' is not host:port")
             }
-            configuration.mail = MailSettings(host: String(parts[0]), port: smtpPort, from: mailFrom)
+            configuration.mail = MailSettings(host: String(parts[0]), port: smtpPort, from: mailFrom,
+                                              security: smtpStarttls ? .starttls : .plain, credentials: try smtpCredentials(),
+                                              trustRoots: smtpCa)
+        } else if smtpStarttls || smtpUser != nil || smtpPasswordFile != nil || smtpCa != nil {
+            throw ValidationError("--smtp-starttls, --smtp-user, --smtp-password-file and --smtp-ca need --smtp host:port")
         }
         let store = try DatabaseURL(database.database).open()
         try await CloudApplication.make(store: store, configuration: configuration, host: host, port: port).runService()
+    }
+}
+
+extension Serve {
+    /// --smtp-user with the password from --smtp-password-file; refused without STARTTLS.
+    func smtpCredentials() throws -> MailSettings.Credentials? {
+        guard let smtpUser else {
+            if smtpPasswordFile != nil { throw ValidationError("--smtp-password-file needs --smtp-user") }
+            return nil
+        }
+        guard smtpStarttls else { throw ValidationError("--smtp-user needs --smtp-starttls: the password never goes out in plain text") }
+        guard let smtpPasswordFile else { throw ValidationError("--smtp-user needs --smtp-password-file") }
+        let text: String
+        do {
+            text = try String(contentsOfFile: smtpPasswordFile, encoding: .utf8)
+        } catch {
+            throw ValidationError("cannot read --smtp-password-file \(smtpPasswordFile): \(error.localizedDescription)")
+        }
+        let password = String(text.prefix(while: { !$0.isNewline }))
+        guard !password.isEmpty else { throw ValidationError("--smtp-password-file \(smtpPasswordFile) is empty") }
+        return MailSettings.Credentials(username: smtpUser, password: password)
     }
 }
 

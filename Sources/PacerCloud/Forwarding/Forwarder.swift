@@ -96,6 +96,6 @@ public final class Forwarder: Service {
     private func sendEmail(_ item: OutboxItem) async throws {
         guard let mail = configuration.mail else { throw StoreError("no --smtp server configured") }
         let email = try JSONDecoder().decode(Forwarding.Email.self, from: Data(item.payload.utf8))
-        try await SMTPClient(host: mail.host, port: mail.port).send(from: email.from, to: email.to, subject: email.subject, text: email.text)
+        try await SMTPClient(mail).send(from: email.from, to: email.to, subject: email.subject, text: email.text)
     }
 }
