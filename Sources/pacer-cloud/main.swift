@@ -94,16 +94,21 @@ struct DeviceCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Register a device and print its bearer token (shown only once).")
         @Argument(help: "The device's name (unique).") var name: String
         @Option(help: "E-mail address its alerts are sent to.") var email: String?
-        @Option(help: "URL its alerts are POSTed to as JSON.") var webhook: String?
+        @Option(help: "URL its alerts are POSTed to as JSON, signed with a secret printed once (Pacer-Signature, see README).")
+        var webhook: String?
         @OptionGroup var database: DatabaseOption
 
         func run() async throws {
             let (name, email, webhook) = (name, email, webhook)
-            let (device, token) = try await database.withStore { store in
+            let (device, token, webhookSecret) = try await database.withStore { store in
                 try await CloudApplication.addDevice(store: store, name: name, email: email, webhook: webhook)
             }
             FileHandle.standardError.write(Data("device \(device.name) added (id \(device.id)); its token, shown only now:\n".utf8))
             print(token)
+            if let webhookSecret {
+                FileHandle.standardError.write(Data("the secret its webhooks are signed with (Pacer-Signature), shown only now:\n".utf8))
+                print(webhookSecret)
+            }
         }
     }
 

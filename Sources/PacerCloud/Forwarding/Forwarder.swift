@@ -87,6 +87,10 @@ public final class Forwarder: Service {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "User-Agent", value: "pacer-cloud")
+        if let secret = item.signingSecret {
+            request.headers.add(name: WebhookSignature.header, value: WebhookSignature.value(
+                secret: secret, timestamp: Timestamp.nowMilliseconds() / 1000, body: Array(item.payload.utf8)))
+        }
         request.body = .bytes(ByteBuffer(string: item.payload))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         _ = try? await response.body.collect(upTo: 64 * 1024)

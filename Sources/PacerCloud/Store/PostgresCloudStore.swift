@@ -82,11 +82,11 @@ public final class PostgresCloudStore: CloudStore, Service {
         }
     }
 
-    public func addDevice(_ device: Device, tokenHash: String) async throws {
+    public func addDevice(_ device: Device, tokenHash: String, webhookSecret: String?) async throws {
         let rows = try await client.query(
             """
-            INSERT INTO device (id, name, token_sha256, email, webhook, created_at)
-            VALUES (\(device.id), \(device.name), \(tokenHash), \(device.email), \(device.webhook), \(device.createdAt))
+            INSERT INTO device (id, name, token_sha256, email, webhook, created_at, webhook_secret)
+            VALUES (\(device.id), \(device.name), \(tokenHash), \(device.email), \(device.webhook), \(device.createdAt), \(webhookSecret))
             ON CONFLICT DO NOTHING RETURNING id
             """, logger: logger)
         if try await Self.first(rows, as: String.self) == nil {
@@ -283,8 +283,8 @@ public final class PostgresCloudStore: CloudStore, Service {
             for target in message.forward {
                 try await connection.query(
                     """
-                    INSERT INTO outbox (channel, target, payload, next_attempt_ms)
-                    VALUES (\(target.channel), \(target.target), \(target.payload(secret)), \(message.receivedMs))
+                    INSERT INTO outbox (channel, target, payload, next_attempt_ms, device_id)
+                    VALUES (\(target.channel), \(target.target), \(target.payload(secret)), \(message.receivedMs), \(message.device))
                     """, logger: logger)
             }
             return AlertRecordResult.created(secret: secret)
@@ -325,7 +325,11 @@ public final class PostgresCloudStore: CloudStore, Service {
         return alerts
     }
 
-    private static let outboxColumns = "id, channel, target, payload, attempts, delivered_ms, last_error"
+    /// With the webhook secret of the item's device (gone with the device: unsigned).
+    private static let outboxColumns = """
+        id, channel, target, payload, attempts, delivered_ms, last_error,
+        (SELECT webhook_secret FROM device WHERE device.id = outbox.device_id)
+        """
 
     public func claimOutbox(nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [OutboxItem] {
         // SKIP LOCKED: instances polling at once each take different items.
@@ -357,10 +361,10 @@ public final class PostgresCloudStore: CloudStore, Service {
 
     private static func outboxItems(_ rows: PostgresRowSequence) async throws -> [OutboxItem] {
         var items: [OutboxItem] = []
-        for try await (id, channel, target, payload, attempts, delivered, error)
-            in rows.decode((Int64, String, String, String, Int, Int64?, String?).self) {
+        for try await (id, channel, target, payload, attempts, delivered, error, signingSecret)
+            in rows.decode((Int64, String, String, String, Int, Int64?, String?, String?).self) {
             items.append(OutboxItem(id: id, channel: channel, target: target, payload: payload, attempts: attempts,
-                                    deliveredMs: delivered, lastError: error))
+                                    deliveredMs: delivered, lastError: error, signingSecret: signingSecret))
         }
         return items
     }
