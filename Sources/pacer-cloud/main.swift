@@ -12,7 +12,7 @@ struct PacerCloudCommand: AsyncParsableCommand {
 }
 
 struct DatabaseOption: ParsableArguments {
-    @Option(help: "sqlite:/path/cloud.db (the default kind) or postgres://user[:password]@host:port/database")
+    @Option(help: "sqlite:/path/cloud.db (the default kind) or postgres://user[:password]@host:port/database, with ?sslmode=require, verify-ca or verify-full (&sslrootcert=CA.pem) for TLS")
     var database: String
 
     /// Opens and migrates the store, runs `body` (with a PostgreSQL pool running), closes it.

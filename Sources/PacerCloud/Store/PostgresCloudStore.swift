@@ -15,9 +15,39 @@ public final class PostgresCloudStore: CloudStore, Service {
     /// pool and runs the migration concurrently.
     private let running = Atomic<Bool>(false)
 
-    public init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "pacer-cloud.postgres")) {
+    /// A single connection made before migrating, so that a server that cannot be reached, has
+    /// no TLS, or whose certificate does not verify is one clear error at once.
+    private let probe: PostgresConnection.Configuration?
+    /// "user@host:port/database (sslmode=...)" for messages; never the password.
+    private let describedAs: String
+
+    public init(configuration: PostgresClient.Configuration, probe: PostgresConnection.Configuration? = nil,
+                describedAs: String = "PostgreSQL", logger: Logger = Logger(label: "pacer-cloud.postgres")) {
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.probe = probe
+        self.describedAs = describedAs
         self.logger = logger
+    }
+
+    private func checkConnection() async throws {
+        guard let probe else { return }
+        do {
+            let connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
+            try await connection.close()
+        } catch {
+            let detail = String(reflecting: error)
+            let why: String
+            if let error = error as? PSQLError, error.code == .sslUnsupported {
+                why = "the server does not offer TLS, which the URL's sslmode requires"
+            } else if detail.contains("CERTIFICATE_VERIFY_FAILED") {
+                why = "its TLS certificate does not verify (not signed by sslrootcert, or the system's CAs, or not for this host)"
+            } else if let error = error as? PSQLError, let underlying = error.underlying {
+                why = String(describing: underlying)
+            } else {
+                why = detail
+            }
+            throw StoreError("cannot connect to PostgreSQL \(describedAs): \(why)")
+        }
     }
 
     /// Runs the connection pool until cancelled or shut down gracefully (the HTTP server and
@@ -37,6 +67,7 @@ public final class PostgresCloudStore: CloudStore, Service {
     }
 
     public func migrate() async throws {
+        try await checkConnection()
         let deadline = ContinuousClock.now + .seconds(10)
         while !running.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         try await client.withTransaction(logger: logger) { connection in
