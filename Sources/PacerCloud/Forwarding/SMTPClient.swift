@@ -142,7 +142,7 @@ struct SMTPClient: Sendable {
             try await conversation.command("MAIL FROM:<\(from)>", expect: 250)
             try await conversation.command("RCPT TO:<\(to)>", expect: 250)
             try await conversation.command("DATA", expect: 354)
-            try await outbound.write(ByteBuffer(bytes: message + Array("\r\n.\r\n".utf8)))
+            try await conversation.write(message + Array("\r\n.\r\n".utf8), before: "the message")
             try await conversation.expect(250, after: "the message")
             _ = try? await conversation.command("QUIT", expect: 221)
         }
@@ -177,8 +177,25 @@ struct SMTPClient: Sendable {
         /// Sends `line`; the reply's text lines (after the code) when its code is `code`.
         @discardableResult
         mutating func command(_ line: String, expect code: Int) async throws -> [String] {
-            try await outbound.write(ByteBuffer(string: line + "\r\n"))
-            return try await expect(code, after: String(line.prefix(while: { $0 != ":" && $0 != " " })))
+            let verb = String(line.prefix(while: { $0 != ":" && $0 != " " }))
+            try await write(Array((line + "\r\n").utf8), before: verb)
+            return try await expect(code, after: verb)
+        }
+
+        /// Sends bytes; when the connection is gone, the error says why (a failed TLS
+        /// handshake arrives on the read side, the write only sees a closed channel).
+        mutating func write(_ bytes: [UInt8], before what: String) async throws {
+            do {
+                try await outbound.write(ByteBuffer(bytes: bytes))
+            } catch {
+                var cause = String(describing: error)
+                do {
+                    _ = try await replies.next()
+                } catch let readError {
+                    cause = String(describing: readError)
+                }
+                throw Failure(description: "the connection to SMTP server \(server) failed before \(what): \(cause)")
+            }
         }
 
         @discardableResult
@@ -217,7 +234,7 @@ struct SMTPClient: Sendable {
         }
 
         private mutating func send(_ line: String, after what: String) async throws -> (Int, [String]) {
-            try await outbound.write(ByteBuffer(string: line + "\r\n"))
+            try await write(Array((line + "\r\n").utf8), before: what)
             return try await reply(after: what)
         }
 
