@@ -28,8 +28,10 @@ public enum CloudApplication {
         return app
     }
 
-    /// Registers a device; returns it and its bearer token, which exists only in this answer.
-    public static func addDevice(store: any CloudStore, name: String, email: String?, webhook: String?) async throws -> (Device, String) {
+    /// Registers a device; returns it, its bearer token (which exists only in this answer) and,
+    /// with a webhook, the secret its webhooks are signed with (`WebhookSignature`).
+    public static func addDevice(store: any CloudStore, name: String, email: String?, webhook: String?) async throws
+        -> (device: Device, token: String, webhookSecret: String?) {
         guard !name.isEmpty, name.count <= 64, !name.contains(where: { $0.isNewline }) else {
             throw StoreError("a device name must be 1 to 64 characters on one line")
         }
@@ -44,7 +46,8 @@ public enum CloudApplication {
         let token = Tokens.random()
         let device = Device(id: UUID().uuidString.lowercased(), name: name, email: email, webhook: webhook,
                             createdAt: Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()))
-        try await store.addDevice(device, tokenHash: Tokens.hash(token))
-        return (device, token)
+        let webhookSecret = webhook == nil ? nil : Tokens.random()
+        try await store.addDevice(device, tokenHash: Tokens.hash(token), webhookSecret: webhookSecret)
+        return (device, token, webhookSecret)
     }
 }

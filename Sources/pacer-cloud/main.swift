@@ -12,7 +12,7 @@ struct PacerCloudCommand: AsyncParsableCommand {
 }
 
 struct DatabaseOption: ParsableArguments {
-    @Option(help: "sqlite:/path/cloud.db (the default kind) or postgres://user[:password]@host:port/database")
+    @Option(help: "sqlite:/path/cloud.db (the default kind) or postgres://user[:password]@host:port/database, with ?sslmode=require, verify-ca or verify-full (&sslrootcert=CA.pem) for TLS")
     var database: String?
     @Option(help: "The server's config file (/etc/pacer-cloud/pacer-cloud.conf): its database line is used unless --database is given.")
     var config: String?
@@ -78,7 +78,14 @@ struct Serve: AsyncParsableCommand {
     var database: String?
     @Option(help: "Base URL of alert page links, e.g. https://cloud.example.org: the only one (a request's Host is never used). Required unless --host is a loopback address, where links name it.")
     var publicURL: String?
-    @Option(help: "SMTP relay for alert e-mails, host:port (no TLS, no authentication).") var smtp: String?
+    @Option(help: "SMTP relay for alert e-mails, host:port (plain SMTP unless --smtp-starttls).") var smtp: String?
+    @Flag(help: "Require STARTTLS on --smtp, its certificate checked: a server without it gets nothing.")
+    var smtpStarttls = false
+    @Option(help: "PEM file of the CAs --smtp's certificate must chain to (default: the system's).") var smtpCa: String?
+    @Option(help: "User name for SMTP AUTH (PLAIN or LOGIN); needs --smtp-starttls and --smtp-password-file.")
+    var smtpUser: String?
+    @Option(help: "File whose first line is the SMTP AUTH password (not an option: options show in ps).")
+    var smtpPasswordFile: String?
     @Option(help: "From address of alert e-mails.") var mailFrom = "pacer-cloud@localhost"
     @Option(help: "A reverse proxy's address whose X-Forwarded-For names the client (repeatable); from any other peer the header is ignored.")
     var trustedProxy: [String] = []
@@ -122,7 +129,11 @@ struct Serve: AsyncParsableCommand {
             guard parts.count == 2, let smtpPort = Int(parts[1]) else {
                 throw ValidationError("--smtp '\(smtp)' is not host:port")
             }
-            configuration.mail = MailSettings(host: String(parts[0]), port: smtpPort, from: mailFrom)
+            configuration.mail = MailSettings(host: String(parts[0]), port: smtpPort, from: mailFrom,
+                                              security: smtpStarttls ? .starttls : .plain, credentials: try smtpCredentials(),
+                                              trustRoots: smtpCa)
+        } else if smtpStarttls || smtpUser != nil || smtpPasswordFile != nil || smtpCa != nil {
+            throw ValidationError("--smtp-starttls, --smtp-user, --smtp-password-file and --smtp-ca need --smtp host:port")
         }
         do {
             _ = try configuration.linkBase(host: host, port: port)
@@ -136,6 +147,27 @@ struct Serve: AsyncParsableCommand {
     }
 }
 
+extension Serve {
+    /// --smtp-user with the password from --smtp-password-file; refused without STARTTLS.
+    func smtpCredentials() throws -> MailSettings.Credentials? {
+        guard let smtpUser else {
+            if smtpPasswordFile != nil { throw ValidationError("--smtp-password-file needs --smtp-user") }
+            return nil
+        }
+        guard smtpStarttls else { throw ValidationError("--smtp-user needs --smtp-starttls: the password never goes out in plain text") }
+        guard let smtpPasswordFile else { throw ValidationError("--smtp-user needs --smtp-password-file") }
+        let text: String
+        do {
+            text = try String(contentsOfFile: smtpPasswordFile, encoding: .utf8)
+        } catch {
+            throw ValidationError("cannot read --smtp-password-file \(smtpPasswordFile): \(error.localizedDescription)")
+        }
+        let password = String(text.prefix(while: { !$0.isNewline }))
+        guard !password.isEmpty else { throw ValidationError("--smtp-password-file \(smtpPasswordFile) is empty") }
+        return MailSettings.Credentials(username: smtpUser, password: password)
+    }
+}
+
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device", abstract: "Manage the devices allowed to upload.", subcommands: [Add.self, List.self, Revoke.self, Remove.self])
@@ -144,16 +176,21 @@ struct DeviceCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Register a device and print its bearer token (shown only once).")
         @Argument(help: "The device's name (unique).") var name: String
         @Option(help: "E-mail address its alerts are sent to.") var email: String?
-        @Option(help: "URL its alerts are POSTed to as JSON.") var webhook: String?
+        @Option(help: "URL its alerts are POSTed to as JSON, signed with a secret printed once (Pacer-Signature, see README).")
+        var webhook: String?
         @OptionGroup var database: DatabaseOption
 
         func run() async throws {
             let (name, email, webhook) = (name, email, webhook)
-            let (device, token) = try await database.withStore { store in
+            let (device, token, webhookSecret) = try await database.withStore { store in
                 try await CloudApplication.addDevice(store: store, name: name, email: email, webhook: webhook)
             }
             FileHandle.standardError.write(Data("device \(device.name) added (id \(device.id)); its token, shown only now:\n".utf8))
             print(token)
+            if let webhookSecret {
+                FileHandle.standardError.write(Data("the secret its webhooks are signed with (Pacer-Signature), shown only now:\n".utf8))
+                print(webhookSecret)
+            }
         }
     }
 

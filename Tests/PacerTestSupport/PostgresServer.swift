@@ -20,15 +20,29 @@ public final class PostgresServer: Sendable {
     /// "postgres://postgres@127.0.0.1:PORT/DATABASE".
     public func url(database: String = "postgres") -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
 
-    /// `settings`: more `name=value` server settings (`-c`), e.g. a larger max_connections for a
-    /// server many tests share.
-    public init(timeout: Duration = .seconds(30), settings: [String] = []) throws(ChildProcessError) {
+    /// With `tls`, its certificate (for 127.0.0.1 and localhost) and the throwaway CA that signed it.
+    public let certificates: HTTPSSink.Certificates?
+
+    /// With `tls`, ssl=on with a certificate from a throwaway CA (`certificates`): clients may
+    /// then connect with TLS or without. `settings`: more `name=value` server settings (`-c`),
+    /// e.g. a larger max_connections for a server many tests share.
+    public init(tls: Bool = false, timeout: Duration = .seconds(30), settings extraSettings: [String] = []) throws(ChildProcessError) {
         let template = try Self.template.get()
         directory = try TemporaryDirectory(prefix: "pacer-postgres")
         let data = directory.file("data")
         try Self.handToPostgres(directory.path)
         try Self.asPostgres("/bin/cp", ["-a", template.file("data"), data]).check()
         port = try FreePort.tcp()
+        var settings: [String] = []
+        if tls {
+            let made = try HTTPSSink.Certificates.make(in: directory, name: "server")
+            // postgres refuses a key that others can read; it reads it as user postgres.
+            for file in [made.certificateFile, made.keyFile] { try Self.handToPostgres(file, mode: 0o600) }
+            settings = ["-c", "ssl=on", "-c", "ssl_cert_file=" + made.certificateFile, "-c", "ssl_key_file=" + made.keyFile]
+            certificates = made
+        } else {
+            certificates = nil
+        }
         let stderr = directory.file("postgres.log")
         process = try ChildProcess(
             Self.runAsPostgres.first ?? Self.binDirectory + "/postgres",
@@ -36,7 +50,7 @@ public final class PostgresServer: Sendable {
                 "-D", data, "-p", String(port), "-k", directory.path, "-c", "listen_addresses=127.0.0.1",
                 // A test database needs no durability; this keeps the disk out of the timings.
                 "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-            ] + settings.flatMap { ["-c", $0] },
+            ] + settings + extraSettings.flatMap { ["-c", $0] },
             stdout: .file(stderr), stderr: .file(stderr))
         let deadline = ContinuousClock.now + timeout
         // postmaster.pid's status line says "ready" once connections are accepted (the port
@@ -106,12 +120,15 @@ public final class PostgresServer: Sendable {
         return try BlockingCommand.run(runAsPostgres[0], Array(runAsPostgres.dropFirst()) + [executable] + arguments, timeout: timeout)
     }
 
-    private static func handToPostgres(_ path: String) throws(ChildProcessError) {
-        guard getuid() == 0 else { return }
+    private static func handToPostgres(_ path: String, mode: mode_t = 0o700) throws(ChildProcessError) {
+        guard getuid() == 0 else {
+            guard chmod(path, mode) == 0 else { throw ChildProcessError(message: "cannot chmod \(path): \(String(cString: strerror(errno)))") }
+            return
+        }
         guard let user = getpwnam("postgres") else {
             throw ChildProcessError(message: "no 'postgres' system user to run PostgreSQL as: run tools/setup (Debian package postgresql)")
         }
-        guard chown(path, user.pointee.pw_uid, user.pointee.pw_gid) == 0, chmod(path, 0o700) == 0 else {
+        guard chown(path, user.pointee.pw_uid, user.pointee.pw_gid) == 0, chmod(path, mode) == 0 else {
             throw ChildProcessError(message: "cannot hand \(path) to user postgres: \(String(cString: strerror(errno)))")
         }
     }

@@ -20,10 +20,22 @@ public final class SMTPSink: Sendable {
     public static var scriptPath: String { BluetoothSimulator.repositoryRoot + "/tools/smtp-sink" }
     public var logFile: String { directory.file("messages.jsonl") }
 
-    public init(timeout: Duration = .seconds(10)) throws(ChildProcessError) {
+    /// The certificates it offers STARTTLS with (made by `init(starttls: true)`); clients trust `caFile`.
+    public let certificates: HTTPSSink.Certificates?
+
+    /// With `starttls`, a throwaway CA's certificate for 127.0.0.1 and STARTTLS; with
+    /// `credentials`, AUTH (`authMethods`) required before MAIL.
+    public init(starttls: Bool = false, credentials: (user: String, password: String)? = nil, authMethods: [String] = ["PLAIN", "LOGIN"],
+                timeout: Duration = .seconds(10)) throws(ChildProcessError) {
         directory = try TemporaryDirectory(prefix: "pacer-smtp-sink")
         let stdout = directory.file("stdout")
-        process = try ChildProcess(Self.scriptPath, ["--log", directory.file("messages.jsonl")],
+        var arguments = ["--log", directory.file("messages.jsonl")]
+        certificates = starttls ? try HTTPSSink.Certificates.make(in: directory, name: "smtp") : nil
+        if let certificates { arguments += ["--cert", certificates.certificateFile, "--key", certificates.keyFile] }
+        if let credentials {
+            arguments += ["--user", credentials.user, "--password", credentials.password, "--auth-methods", authMethods.joined(separator: ",")]
+        }
+        process = try ChildProcess(Self.scriptPath, arguments,
                                    stdout: .file(stdout), stderr: .file(directory.file("stderr")))
         let deadline = ContinuousClock.now + timeout
         var listening: UInt16?
@@ -68,6 +80,22 @@ public final class SMTPSink: Sendable {
     /// messages' own lines are not commands.
     public func commands() -> [String] {
         Self.read(logFile).split(separator: "\n").compactMap { line in (try? JSON(parsing: String(line)))?["command"]?.string }
+    }
+
+    /// Every command line with whether it came over TLS, in order.
+    public func commandsWithTLS() -> [(command: String, tls: Bool)] {
+        Self.read(logFile).split(separator: "\n").compactMap { line in
+            guard let json = try? JSON(parsing: String(line)), let command = json["command"]?.string else { return nil }
+            return (command, json["tls"]?.bool ?? false)
+        }
+    }
+
+    /// Each AUTH: the name given, whether it was right, whether it came over TLS.
+    public func authentications() -> [(user: String, ok: Bool, tls: Bool)] {
+        Self.read(logFile).split(separator: "\n").compactMap { line in
+            guard let json = try? JSON(parsing: String(line)), let user = json["auth"]?.string else { return nil }
+            return (user, json["ok"]?.bool ?? false, json["tls"]?.bool ?? false)
+        }
     }
 
     /// Polls until at least `count` messages are recorded or `timeout` passes.

@@ -52,14 +52,14 @@ struct AlertMessage: Codable, Equatable, Sendable {
         let times: [(String, String?)] = [("time", time), ("raised_at", raised_at), ("first_out_of_range", first_out_of_range),
                                           ("position.time", position?.time)]
         for (field, value) in times {
-            try DeviceInput.text(value, field, maxBytes: 64)
+            try DeviceInput.text(value, field, maxLength: 64)
         }
-        try DeviceInput.text(device, "device", maxBytes: 256)
-        try DeviceInput.text(run_id, "run_id", maxBytes: 64)
+        try DeviceInput.text(device, "device", maxLength: 256)
+        try DeviceInput.text(run_id, "run_id", maxLength: 64)
         try DeviceInput.text(sms, "sms")
         if let heart_rate {
             try DeviceInput.integer(heart_rate.bpm, "heart_rate.bpm", DeviceInput.heartRate)
-            try DeviceInput.text(heart_rate.trend, "heart_rate.trend", maxBytes: 64)
+            try DeviceInput.text(heart_rate.trend, "heart_rate.trend", maxLength: 64)
             try DeviceInput.number(heart_rate.trend_bpm_per_min, "heart_rate.trend_bpm_per_min", DeviceInput.trendBpmPerMin)
             try DeviceInput.integer(heart_rate.min_30s, "heart_rate.min_30s", DeviceInput.heartRate)
             try DeviceInput.integer(heart_rate.max_30s, "heart_rate.max_30s", DeviceInput.heartRate)

@@ -87,6 +87,10 @@ public final class Forwarder: Service {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "User-Agent", value: "pacer-cloud")
+        if let secret = item.signingSecret {
+            request.headers.add(name: WebhookSignature.header, value: WebhookSignature.value(
+                secret: secret, timestamp: Timestamp.nowMilliseconds() / 1000, body: Array(item.payload.utf8)))
+        }
         request.body = .bytes(ByteBuffer(string: item.payload))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         _ = try? await response.body.collect(upTo: 64 * 1024)
@@ -96,6 +100,6 @@ public final class Forwarder: Service {
     private func sendEmail(_ item: OutboxItem) async throws {
         guard let mail = configuration.mail else { throw StoreError("no --smtp server configured") }
         let email = try JSONDecoder().decode(Forwarding.Email.self, from: Data(item.payload.utf8))
-        try await SMTPClient(host: mail.host, port: mail.port).send(from: email.from, to: email.to, subject: email.subject, text: email.text)
+        try await SMTPClient(mail).send(from: email.from, to: email.to, subject: email.subject, text: email.text)
     }
 }

@@ -1,13 +1,35 @@
 import Foundation
-import Glibc
+import NIOCore
+import NIOPosix
+import NIOSSL
 
-/// A minimal SMTP client (RFC 5321) for alert e-mails to a relay: EHLO, MAIL, RCPT, DATA,
-/// QUIT over plain TCP, no authentication or TLS (use a local relay). Blocking sockets on a
-/// thread of its own, with 10 s timeouts, so the async pool never waits on the network.
+/// A minimal SMTP client (RFC 5321) for alert e-mails to a relay: EHLO, [STARTTLS (RFC 3207),
+/// EHLO, AUTH PLAIN or LOGIN (RFC 4954),] MAIL, RCPT, DATA, QUIT, on SwiftNIO with NIOSSL.
+/// With `security` .starttls, a server that does not offer STARTTLS, or whose certificate does
+/// not verify, gets nothing: no password and no message go out in plain text (a man in the
+/// middle can strip STARTTLS from the EHLO answer). The whole session has one deadline.
 struct SMTPClient: Sendable {
     var host: String
     var port: Int
-    var timeoutSeconds = 10
+    var security: MailSettings.Security = .plain
+    var credentials: MailSettings.Credentials?
+    /// PEM file of the CAs the server's certificate is checked against; nil: the system's.
+    var trustRoots: String?
+    var timeout: Duration = .seconds(30)
+
+    init(host: String, port: Int, security: MailSettings.Security = .plain, credentials: MailSettings.Credentials? = nil,
+         trustRoots: String? = nil) {
+        self.host = host
+        self.port = port
+        self.security = security
+        self.credentials = credentials
+        self.trustRoots = trustRoots
+    }
+
+    init(_ settings: MailSettings) {
+        self.init(host: settings.host, port: settings.port, security: settings.security, credentials: settings.credentials,
+                  trustRoots: settings.trustRoots)
+    }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -17,11 +39,18 @@ struct SMTPClient: Sendable {
         for address in [from, to] where !address.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x3C && $0 != 0x3E }) {
             throw Failure(description: "the address \(DeviceInput.quoted(address)) has characters SMTP cannot carry")
         }
+        if credentials != nil, security == .plain {
+            throw Failure(description: "refusing to send the SMTP password to \(host):\(port) without TLS: use STARTTLS")
+        }
         let message = try Self.message(from: from, to: to, subject: subject, text: text)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try self.sendBlocking(from: from, to: to, message: message) })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.session(from: from, to: to, message: message) }
+            group.addTask {
+                try await Task.sleep(for: self.timeout)
+                throw Failure(description: "the SMTP session with \(self.host):\(self.port) took longer than \(self.timeout)")
             }
+            defer { group.cancelAll() }
+            try await group.next()
         }
     }
 
@@ -86,94 +115,157 @@ struct SMTPClient: Sendable {
         return out
     }
 
-    private func sendBlocking(from: String, to: String, message: [UInt8]) throws {
-        let fd = try connect()
-        defer { close(fd) }
-        var reader = ReplyReader(fd: fd)
-        try reader.expect(220, after: "connecting")
-        try command(fd, "EHLO pacer-cloud", &reader, expect: 250)
-        try command(fd, "MAIL FROM:<\(from)>", &reader, expect: 250)
-        try command(fd, "RCPT TO:<\(to)>", &reader, expect: 250)
-        try command(fd, "DATA", &reader, expect: 354)
-        try write(fd, message + Array("\r\n.\r\n".utf8))
-        try reader.expect(250, after: "the message")
-        try? command(fd, "QUIT", &reader, expect: 221)
-    }
-
-    private func command(_ fd: Int32, _ line: String, _ reader: inout ReplyReader, expect code: Int) throws {
-        try write(fd, line + "\r\n")
-        try reader.expect(code, after: String(line.prefix(while: { $0 != ":" && $0 != " " })))
-    }
-
-    private func write(_ fd: Int32, _ text: String) throws {
-        try write(fd, Array(text.utf8))
-    }
-
-    private func write(_ fd: Int32, _ data: [UInt8]) throws {
-        var bytes = data[...]
-        while !bytes.isEmpty {
-            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { throw Failure(description: "sending to \(host):\(port) failed: \(String(cString: strerror(errno)))") }
-            bytes = bytes.dropFirst(sent)
+    private func session(from: String, to: String, message: [UInt8]) async throws {
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(10))
+                .connect(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
+        } catch {
+            throw Failure(description: "cannot connect to SMTP server \(host):\(port): \(error)")
+        }
+        try await channel.executeThenClose { inbound, outbound in
+            var conversation = Conversation(server: "\(host):\(port)", replies: inbound.makeAsyncIterator(), outbound: outbound)
+            try await conversation.expect(220, after: "connecting")
+            var capabilities = try await conversation.command("EHLO pacer-cloud", expect: 250)
+            if security == .starttls {
+                guard capabilities.contains(where: { $0.uppercased() == "STARTTLS" }) else {
+                    throw Failure(description: "the SMTP server \(host):\(port) does not offer STARTTLS; refusing to send in plain text")
+                }
+                try await conversation.command("STARTTLS", expect: 220)
+                try await startTLS(on: channel.channel)
+                capabilities = try await conversation.command("EHLO pacer-cloud", expect: 250)
+            }
+            if let credentials { try await conversation.authenticate(credentials, capabilities: capabilities) }
+            try await conversation.command("MAIL FROM:<\(from)>", expect: 250)
+            try await conversation.command("RCPT TO:<\(to)>", expect: 250)
+            try await conversation.command("DATA", expect: 354)
+            try await conversation.write(message + Array("\r\n.\r\n".utf8), before: "the message")
+            try await conversation.expect(250, after: "the message")
+            _ = try? await conversation.command("QUIT", expect: 221)
         }
     }
 
-    private func connect() throws -> Int32 {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let first = list else {
-            throw Failure(description: "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+    /// Puts TLS under the conversation (after the server's 220 to STARTTLS): the certificate is
+    /// checked against `trustRoots` and the host name (or IP address) connected to.
+    private func startTLS(on channel: any Channel) async throws {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let trustRoots { configuration.trustRoots = .file(trustRoots) }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw Failure(description: "cannot set up TLS for \(host):\(port): \(error)")
         }
-        defer { freeaddrinfo(list) }
-        var lastError = "no address"
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let info = entry {
-            entry = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { continue }
-            var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return fd }
-            lastError = String(cString: strerror(errno))
-            close(fd)
-        }
-        throw Failure(description: "cannot connect to SMTP server \(host):\(port): \(lastError)")
+        // An IP address is checked against the certificate's IP entries, and is no SNI name.
+        let serverHostname = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
+        // The handler is made and added on the channel's event loop (it is not Sendable).
+        try await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverHostname), position: .first)
+        }.get()
     }
 
-    /// Reads SMTP replies ("250-…" continuation lines, then "250 …").
-    private struct ReplyReader {
-        let fd: Int32
+    /// Commands and replies ("250-..." continuation lines, then "250 ...").
+    private struct Conversation {
+        let server: String
+        var replies: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+        let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
         var buffer: [UInt8] = []
 
-        mutating func expect(_ code: Int, after what: String) throws {
+        /// Sends `line`; the reply's text lines (after the code) when its code is `code`.
+        @discardableResult
+        mutating func command(_ line: String, expect code: Int) async throws -> [String] {
+            let verb = String(line.prefix(while: { $0 != ":" && $0 != " " }))
+            try await write(Array((line + "\r\n").utf8), before: verb)
+            return try await expect(code, after: verb)
+        }
+
+        /// Sends bytes; when the connection is gone, the error says why (a failed TLS
+        /// handshake arrives on the read side, the write only sees a closed channel).
+        mutating func write(_ bytes: [UInt8], before what: String) async throws {
+            do {
+                try await outbound.write(ByteBuffer(bytes: bytes))
+            } catch {
+                var cause = String(describing: error)
+                do {
+                    _ = try await replies.next()
+                } catch let readError {
+                    cause = String(describing: readError)
+                }
+                throw Failure(description: "the connection to SMTP server \(server) failed before \(what): \(cause)")
+            }
+        }
+
+        @discardableResult
+        mutating func expect(_ code: Int, after what: String) async throws -> [String] {
+            let (received, lines) = try await reply(after: what)
+            guard received == code else {
+                throw Failure(description: "SMTP server \(server) answered '\(lines.joined(separator: " / "))' to \(what); expected \(code)")
+            }
+            return lines.map { String($0.dropFirst(4)) }
+        }
+
+        /// AUTH PLAIN when offered, else AUTH LOGIN. Neither the password nor its base64 is
+        /// ever part of an error.
+        mutating func authenticate(_ credentials: MailSettings.Credentials, capabilities: [String]) async throws {
+            let offered = capabilities.filter { $0.uppercased().hasPrefix("AUTH ") }
+                .flatMap { $0.dropFirst(5).split(separator: " ").map { $0.uppercased() } }
+            let user = Data(credentials.username.utf8).base64EncodedString()
+            let password = Data(credentials.password.utf8).base64EncodedString()
+            var steps: [(String, Int)]
+            if offered.contains("PLAIN") {
+                steps = [("AUTH PLAIN " + Data([0] + Array(credentials.username.utf8) + [0] + Array(credentials.password.utf8)).base64EncodedString(), 235)]
+            } else if offered.contains("LOGIN") {
+                steps = [("AUTH LOGIN", 334), (user, 334), (password, 235)]
+            } else {
+                throw Failure(description: "the SMTP server \(server) offers no AUTH PLAIN or LOGIN (it offers: \(offered.joined(separator: " ")))")
+            }
+            for (line, code) in steps {
+                let (received, lines) = try await send(line, after: "AUTH")
+                guard received == code else {
+                    if received == 535 || received == 454 || received == 534 {
+                        throw Failure(description: "the SMTP server \(server) refused the user name or password of '\(credentials.username)': \(lines.joined(separator: " / "))")
+                    }
+                    throw Failure(description: "SMTP server \(server) answered '\(lines.joined(separator: " / "))' to AUTH; expected \(code)")
+                }
+            }
+        }
+
+        private mutating func send(_ line: String, after what: String) async throws -> (Int, [String]) {
+            try await write(Array((line + "\r\n").utf8), before: what)
+            return try await reply(after: what)
+        }
+
+        private mutating func reply(after what: String) async throws -> (Int, [String]) {
             var lines: [String] = []
             while true {
-                let line = try readLine()
+                let line = try await readLine(after: what)
                 lines.append(line)
                 let bytes = Array(line.utf8)
                 if bytes.count < 4 || bytes[3] != UInt8(ascii: "-") { break }
             }
-            guard let last = lines.last, Int(last.prefix(3)) == code else {
-                throw Failure(description: "SMTP server answered '\(lines.joined(separator: " / "))' to \(what); expected \(code)")
-            }
+            return (Int(lines.last?.prefix(3) ?? "") ?? 0, lines)
         }
 
-        private mutating func readLine() throws -> String {
+        private mutating func readLine(after what: String) async throws -> String {
             while true {
                 if let newline = buffer.firstIndex(of: 0x0A) {
                     let line = buffer[..<newline]
-                    buffer.removeSubrange(...newline)
+                    defer { buffer.removeSubrange(...newline) }
                     return String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self)
                 }
-                var chunk = [UInt8](repeating: 0, count: 1024)
-                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                guard count > 0 else {
-                    throw Failure(description: count == 0 ? "the SMTP server closed the connection" : "reading from the SMTP server failed: \(String(cString: strerror(errno)))")
+                // A server that talks without end is not an SMTP server.
+                guard buffer.count < 64 * 1024 else { throw Failure(description: "SMTP server \(server) sent a line longer than 64 KiB") }
+                let chunk: ByteBuffer?
+                do {
+                    chunk = try await replies.next()
+                } catch {
+                    throw Failure(description: "the connection to SMTP server \(server) failed after \(what): \(error)")
                 }
-                buffer += chunk[..<count]
+                guard let chunk else { throw Failure(description: "the SMTP server \(server) closed the connection after \(what)") }
+                buffer += chunk.readableBytesView
             }
         }
     }

@@ -20,8 +20,9 @@ enum DeviceInput {
     static let paceSPerKm = 0.0...1_000_000_000.0
     static let trendBpmPerMin = -10_000.0...10_000.0
     static let ageS = 0.0...10_000_000_000.0
-    /// Longest free text (UTF-8 bytes): the SMS text and any other string field.
-    static let maxTextBytes = 4_096
+    /// Longest free text in Unicode scalars (what JSON Schema's maxLength counts, so the spec
+    /// can say it exactly): the SMS text and any other string field.
+    static let maxTextLength = 4_096
 
     /// An ISO-8601 time from 1980 to 2200, in milliseconds.
     static func time(_ text: String, _ field: String) throws(APIError) -> Int64 {
@@ -45,9 +46,9 @@ enum DeviceInput {
 
     /// Text the server stores or shows: no NUL (PostgreSQL's TEXT cannot hold it), bounded.
     /// (It is valid UTF-8 already: the body was checked before decoding.)
-    static func text(_ value: String?, _ field: String, maxBytes: Int = maxTextBytes) throws(APIError) {
+    static func text(_ value: String?, _ field: String, maxLength: Int = maxTextLength) throws(APIError) {
         guard let value else { return }
-        guard value.utf8.count <= maxBytes else { throw JSONInput.invalid(field, "is longer than \(maxBytes) bytes") }
+        guard value.unicodeScalars.count <= maxLength else { throw JSONInput.invalid(field, "is longer than \(maxLength) characters") }
         guard !value.utf8.contains(0) else { throw JSONInput.invalid(field, "contains a NUL character") }
     }
 

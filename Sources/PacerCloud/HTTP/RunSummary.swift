@@ -15,8 +15,9 @@ struct RunSummary: Codable, Equatable, Sendable {
     /// Checks what decoding cannot; returns start_time in milliseconds.
     func validate() throws(APIError) -> Int64 {
         let start = try DeviceInput.time(start_time, "start_time")
-        let end = try DeviceInput.time(end_time, "end_time")
-        guard end >= start else { throw JSONInput.invalid("end_time", "is before start_time") }
+        // An end before the start is kept as sent: a Pi without a real-time clock can step its
+        // clock back mid-run, and a refused summary would leave the run incomplete for good.
+        _ = try DeviceInput.time(end_time, "end_time")
         try DeviceInput.number(distance_m, "distance_m", DeviceInput.distanceM)
         try DeviceInput.number(moving_time_s, "moving_time_s", DeviceInput.durationS)
         try DeviceInput.number(elapsed_time_s, "elapsed_time_s", DeviceInput.durationS)

@@ -6,7 +6,8 @@ public protocol CloudStore: Sendable {
     func migrate() async throws
 
     // Devices.
-    func addDevice(_ device: Device, tokenHash: String) async throws
+    /// `webhookSecret` signs the device's webhooks (nil: it has none).
+    func addDevice(_ device: Device, tokenHash: String, webhookSecret: String?) async throws
     func devices() async throws -> [Device]
     func device(tokenHash: String) async throws -> Device?
     /// Replaces the device's token hash with one no token has (`Device.revokedTokenMark`): its

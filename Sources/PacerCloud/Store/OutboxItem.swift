@@ -7,8 +7,11 @@ public struct OutboxItem: Sendable, Equatable {
     public var attempts: Int
     public var deliveredMs: Int64?
     public var lastError: String?
+    /// The webhook secret of the item's device: webhooks are signed with it (`WebhookSignature`).
+    public var signingSecret: String?
 
-    public init(id: Int64, channel: String, target: String, payload: String, attempts: Int, deliveredMs: Int64?, lastError: String?) {
+    public init(id: Int64, channel: String, target: String, payload: String, attempts: Int, deliveredMs: Int64?, lastError: String?,
+                signingSecret: String? = nil) {
         self.id = id
         self.channel = channel
         self.target = target
@@ -16,5 +19,6 @@ public struct OutboxItem: Sendable, Equatable {
         self.attempts = attempts
         self.deliveredMs = deliveredMs
         self.lastError = lastError
+        self.signingSecret = signingSecret
     }
 }

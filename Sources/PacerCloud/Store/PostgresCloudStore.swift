@@ -15,9 +15,39 @@ public final class PostgresCloudStore: CloudStore, Service {
     /// pool and runs the migration concurrently.
     private let running = Atomic<Bool>(false)
 
-    public init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "pacer-cloud.postgres")) {
+    /// A single connection made before migrating, so that a server that cannot be reached, has
+    /// no TLS, or whose certificate does not verify is one clear error at once.
+    private let probe: PostgresConnection.Configuration?
+    /// "user@host:port/database (sslmode=...)" for messages; never the password.
+    private let describedAs: String
+
+    public init(configuration: PostgresClient.Configuration, probe: PostgresConnection.Configuration? = nil,
+                describedAs: String = "PostgreSQL", logger: Logger = Logger(label: "pacer-cloud.postgres")) {
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.probe = probe
+        self.describedAs = describedAs
         self.logger = logger
+    }
+
+    private func checkConnection() async throws {
+        guard let probe else { return }
+        do {
+            let connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
+            try await connection.close()
+        } catch {
+            let detail = String(reflecting: error)
+            let why: String
+            if let error = error as? PSQLError, error.code == .sslUnsupported {
+                why = "the server does not offer TLS, which the URL's sslmode requires"
+            } else if detail.contains("CERTIFICATE_VERIFY_FAILED") {
+                why = "its TLS certificate does not verify (not signed by sslrootcert, or the system's CAs, or not for this host)"
+            } else if let error = error as? PSQLError, let underlying = error.underlying {
+                why = String(describing: underlying)
+            } else {
+                why = detail
+            }
+            throw StoreError("cannot connect to PostgreSQL \(describedAs): \(why)")
+        }
     }
 
     /// Runs the connection pool until cancelled or shut down gracefully (the HTTP server and
@@ -37,6 +67,7 @@ public final class PostgresCloudStore: CloudStore, Service {
     }
 
     public func migrate() async throws {
+        try await checkConnection()
         let deadline = ContinuousClock.now + .seconds(10)
         while !running.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         try await client.withTransaction(logger: logger) { connection in
@@ -82,11 +113,11 @@ public final class PostgresCloudStore: CloudStore, Service {
         }
     }
 
-    public func addDevice(_ device: Device, tokenHash: String) async throws {
+    public func addDevice(_ device: Device, tokenHash: String, webhookSecret: String?) async throws {
         let rows = try await client.query(
             """
-            INSERT INTO device (id, name, token_sha256, email, webhook, created_at)
-            VALUES (\(device.id), \(device.name), \(tokenHash), \(device.email), \(device.webhook), \(device.createdAt))
+            INSERT INTO device (id, name, token_sha256, email, webhook, created_at, webhook_secret)
+            VALUES (\(device.id), \(device.name), \(tokenHash), \(device.email), \(device.webhook), \(device.createdAt), \(webhookSecret))
             ON CONFLICT DO NOTHING RETURNING id
             """, logger: logger)
         if try await Self.first(rows, as: String.self) == nil {
@@ -306,8 +337,8 @@ public final class PostgresCloudStore: CloudStore, Service {
             for target in message.forward {
                 try await connection.query(
                     """
-                    INSERT INTO outbox (channel, target, payload, next_attempt_ms)
-                    VALUES (\(target.channel), \(target.target), \(target.payload(secret)), \(message.receivedMs))
+                    INSERT INTO outbox (channel, target, payload, next_attempt_ms, device_id)
+                    VALUES (\(target.channel), \(target.target), \(target.payload(secret)), \(message.receivedMs), \(message.device))
                     """, logger: logger)
             }
             return AlertRecordResult.created(secret: secret)
@@ -348,7 +379,11 @@ public final class PostgresCloudStore: CloudStore, Service {
         return alerts
     }
 
-    private static let outboxColumns = "id, channel, target, payload, attempts, delivered_ms, last_error"
+    /// With the webhook secret of the item's device (gone with the device: unsigned).
+    private static let outboxColumns = """
+        id, channel, target, payload, attempts, delivered_ms, last_error,
+        (SELECT webhook_secret FROM device WHERE device.id = outbox.device_id)
+        """
 
     public func claimOutbox(nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [OutboxItem] {
         // SKIP LOCKED: instances polling at once each take different items.
@@ -380,10 +415,10 @@ public final class PostgresCloudStore: CloudStore, Service {
 
     private static func outboxItems(_ rows: PostgresRowSequence) async throws -> [OutboxItem] {
         var items: [OutboxItem] = []
-        for try await (id, channel, target, payload, attempts, delivered, error)
-            in rows.decode((Int64, String, String, String, Int, Int64?, String?).self) {
+        for try await (id, channel, target, payload, attempts, delivered, error, signingSecret)
+            in rows.decode((Int64, String, String, String, Int, Int64?, String?, String?).self) {
             items.append(OutboxItem(id: id, channel: channel, target: target, payload: payload, attempts: attempts,
-                                    deliveredMs: delivered, lastError: error))
+                                    deliveredMs: delivered, lastError: error, signingSecret: signingSecret))
         }
         return items
     }

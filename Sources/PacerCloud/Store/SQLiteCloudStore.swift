@@ -19,8 +19,8 @@ public final class SQLiteCloudStore: CloudStore {
             if let version, version > Schema.version {
                 throw StoreError("the database has schema version \(version); this pacer-cloud knows up to \(Schema.version)")
             }
-            if try !db.columns(in: "chunk").contains(where: { $0.name == "samples" }) {
-                try db.execute(sql: "ALTER TABLE chunk ADD COLUMN samples INTEGER")
+            for (table, column, type) in Schema.sqliteAddedColumns where try !db.columns(in: table).contains(where: { $0.name == column }) {
+                try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
             }
             if version != Schema.version {
                 try db.execute(sql: "DELETE FROM schema_version")
@@ -47,14 +47,14 @@ public final class SQLiteCloudStore: CloudStore {
         }
     }
 
-    public func addDevice(_ device: Device, tokenHash: String) async throws {
+    public func addDevice(_ device: Device, tokenHash: String, webhookSecret: String?) async throws {
         try await pool.write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE name = ?", arguments: [device.name]) != nil {
                 throw StoreError("a device named \(device.name) exists already")
             }
             try db.execute(
-                sql: "INSERT INTO device (id, name, token_sha256, email, webhook, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [device.id, device.name, tokenHash, device.email, device.webhook, device.createdAt])
+                sql: "INSERT INTO device (id, name, token_sha256, email, webhook, created_at, webhook_secret) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [device.id, device.name, tokenHash, device.email, device.webhook, device.createdAt, webhookSecret])
         }
     }
 
@@ -263,8 +263,8 @@ public final class SQLiteCloudStore: CloudStore {
             }
             for target in message.forward {
                 try db.execute(
-                    sql: "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES (?, ?, ?, ?)",
-                    arguments: [target.channel, target.target, target.payload(secret), message.receivedMs])
+                    sql: "INSERT INTO outbox (channel, target, payload, next_attempt_ms, device_id) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [target.channel, target.target, target.payload(secret), message.receivedMs, message.device])
             }
             return .created(secret: secret)
         }
@@ -303,7 +303,7 @@ public final class SQLiteCloudStore: CloudStore {
         try await pool.write { db in
             let items = try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM outbox WHERE delivered_ms IS NULL AND next_attempt_ms <= ? ORDER BY id LIMIT ?",
+                sql: "\(Self.outboxSelect) WHERE delivered_ms IS NULL AND next_attempt_ms <= ? ORDER BY id LIMIT ?",
                 arguments: [nowMs, limit]
             ).map(Self.outboxItem)
             for item in items {
@@ -329,13 +329,19 @@ public final class SQLiteCloudStore: CloudStore {
 
     public func outbox() async throws -> [OutboxItem] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY id").map(Self.outboxItem)
+            try Row.fetchAll(db, sql: "\(Self.outboxSelect) ORDER BY id").map(Self.outboxItem)
         }
     }
 
+    /// Outbox rows with the webhook secret of their device (gone with the device: unsigned).
+    private static let outboxSelect = """
+        SELECT outbox.*, (SELECT webhook_secret FROM device WHERE device.id = outbox.device_id) AS signing_secret FROM outbox
+        """
+
     private static func outboxItem(_ row: Row) -> OutboxItem {
         OutboxItem(id: row["id"], channel: row["channel"], target: row["target"], payload: row["payload"],
-                   attempts: row["attempts"], deliveredMs: row["delivered_ms"], lastError: row["last_error"])
+                   attempts: row["attempts"], deliveredMs: row["delivered_ms"], lastError: row["last_error"],
+                   signingSecret: row["signing_secret"])
     }
 
     public func counts() async throws -> StoreCounts {

@@ -3,8 +3,9 @@
 enum Schema {
     /// Bumped with every change; a store refuses a database newer than it knows.
     /// 2: alert sequences 64-bit in PostgreSQL too; chunk.samples (the run's cap is checked
-    /// without reading bodies).
-    static let version = 2
+    /// without reading bodies). 3: device.webhook_secret (webhooks are signed with it) and
+    /// outbox.device_id (whose secret signs an item).
+    static let version = 3
 
     static func statements(postgres: Bool) -> [String] {
         let blob = postgres ? "BYTEA" : "BLOB"
@@ -14,7 +15,7 @@ enum Schema {
             """
             CREATE TABLE IF NOT EXISTS device (
                 id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, token_sha256 TEXT NOT NULL UNIQUE,
-                email TEXT, webhook TEXT, created_at TEXT NOT NULL)
+                email TEXT, webhook TEXT, created_at TEXT NOT NULL, webhook_secret TEXT)
             """,
             """
             CREATE TABLE IF NOT EXISTS chunk (
@@ -42,19 +43,28 @@ enum Schema {
             """
             CREATE TABLE IF NOT EXISTS outbox (
                 id \(serial), channel TEXT NOT NULL, target TEXT NOT NULL, payload TEXT NOT NULL,
-                attempts INTEGER NOT NULL DEFAULT 0, next_attempt_ms BIGINT NOT NULL, delivered_ms BIGINT, last_error TEXT)
+                attempts INTEGER NOT NULL DEFAULT 0, next_attempt_ms BIGINT NOT NULL, delivered_ms BIGINT, last_error TEXT,
+                device_id TEXT)
             """,
             "CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_attempt_ms) WHERE delivered_ms IS NULL",
         ]
     }
 
-    /// What takes a version 1 database to version 2 in PostgreSQL (in the migration's
+    /// What takes a version 1 or 2 database to version 3 in PostgreSQL (in the migration's
     /// transaction, so it is all or nothing). Harmless on a new database. SQLite's INTEGER is
-    /// 64-bit already; its new column is added by the store (it has no ADD COLUMN IF NOT EXISTS).
+    /// 64-bit already; its new columns are `sqliteAddedColumns`.
     static let postgresUpgrades = [
         "ALTER TABLE alert ALTER COLUMN latest_sequence TYPE BIGINT",
         "ALTER TABLE alert_message ALTER COLUMN sequence TYPE BIGINT",
         "ALTER TABLE chunk ADD COLUMN IF NOT EXISTS samples BIGINT",
+        "ALTER TABLE device ADD COLUMN IF NOT EXISTS webhook_secret TEXT",
+        "ALTER TABLE outbox ADD COLUMN IF NOT EXISTS device_id TEXT",
+    ]
+
+    /// Columns SQLite adds to older databases (table, column, type): it has no ADD COLUMN IF
+    /// NOT EXISTS, so the store checks each first.
+    static let sqliteAddedColumns = [
+        ("chunk", "samples", "INTEGER"), ("device", "webhook_secret", "TEXT"), ("outbox", "device_id", "TEXT"),
     ]
 
     /// Chunks counted in a migration at a time (their bodies are read to count the samples).
