@@ -963,7 +963,7 @@ class Strap:
             self.stats['skipped'] += 1
             fate = FATE_SKIPPED
             at = time.monotonic()
-        self.log_played(due, at, seq, bpm, flags, fate)
+        self.log_played(due, at, seq, bpm, value[0], fate)
 
     def log_played(self, due, at, seq, bpm, flags, fate):
         self.played.append((at if due is None else due, at, seq, bpm, flags, fate))
