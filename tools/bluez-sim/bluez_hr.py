@@ -80,6 +80,14 @@ CONTROL_ERROR = 'org.pacer.BluezSim1.Error.'
 
 ADAPTER_PATH = '/org/bluez/hci0'
 
+# PlaySchedule: what each entry says about skin contact (2A37 flag bits 1-2) and
+# what becomes of it. The played log's fates add SKIPPED (a measurement made
+# while no client was connected and notifying).
+CONTACT_FLAGS = {0: 0x00, 1: 0x06, 2: 0x04}  # not supported, detected, not detected
+FATE_DELIVERED, FATE_LOST, FATE_SILENT, FATE_SKIPPED = 0, 1, 2, 3
+# Entries the played log keeps per strap (older ones are dropped; indices go on).
+PLAYED_KEEP = 100_000
+
 
 def uuid16(short):
     return f'0000{short:04x}-0000-1000-8000-00805f9b34fb'
@@ -469,8 +477,12 @@ class Strap:
         # The strap's measurement counter; a restarted simulator is told where
         # it had got to, so numbers never repeat.
         self.next_seq = int(spec.get('next_seq', 0))
-        self.stats = dict(sent=0, stream_sent=0, raw_sent=0, skipped=0, connects=0,
+        self.stats = dict(sent=0, stream_sent=0, raw_sent=0, skipped=0, lost=0, connects=0,
                           connect_calls=0, refused=0, disconnects=0)
+        # Every measurement's fate with its due and actual CLOCK_MONOTONIC times
+        # (Played); `played_base` is the index of played[0].
+        self.played = []
+        self.played_base = 0
 
     # Device object -----------------------------------------------------------
 
@@ -922,21 +934,43 @@ class Strap:
             self.stream.stop()
             self.stream = None
 
-    def stream_tick(self, bpm):
+    def stream_tick(self, bpm, contact=0, fate=FATE_DELIVERED, due=None):
         '''One measurement the strap makes: it takes the next sequence number
-        and reaches the client only while connected and notifying.'''
+        and reaches the client only while connected and notifying. A lost one
+        (a schedule's radio loss) takes its number and is never sent; a silent
+        one is no measurement at all (no number), only logged.'''
+        if fate == FATE_SILENT:
+            self.log_played(due, time.monotonic(), -1, bpm, 0, FATE_SILENT)
+            return
         seq = self.next_seq
         self.next_seq += 1
+        flags = 0x10 | CONTACT_FLAGS[contact]
         if bpm <= 0xFF:
-            value = [0x10, bpm, seq & 0xFF, (seq >> 8) & 0xFF]
+            value = [flags, bpm, seq & 0xFF, (seq >> 8) & 0xFF]
         else:
             # A rate that does not fit in a byte needs the 16-bit format.
-            value = [0x11, bpm & 0xFF, bpm >> 8, seq & 0xFF, (seq >> 8) & 0xFF]
-        if self.notifying(HR_MEASUREMENT):
+            value = [flags | 0x01, bpm & 0xFF, bpm >> 8, seq & 0xFF, (seq >> 8) & 0xFF]
+        if fate == FATE_LOST:
+            self.stats['skipped'] += 1
+            self.stats['lost'] += 1
+            at = time.monotonic()
+        elif self.notifying(HR_MEASUREMENT):
+            # Stamped as it goes to the bus: the send time a latency is measured from.
+            at = time.monotonic()
             self.notify(HR_MEASUREMENT, value)
             self.stats['stream_sent'] += 1
         else:
             self.stats['skipped'] += 1
+            fate = FATE_SKIPPED
+            at = time.monotonic()
+        self.log_played(due, at, seq, bpm, value[0], fate)
+
+    def log_played(self, due, at, seq, bpm, flags, fate):
+        self.played.append((at if due is None else due, at, seq, bpm, flags, fate))
+        if len(self.played) > PLAYED_KEEP:
+            drop = len(self.played) - PLAYED_KEEP
+            del self.played[:drop]
+            self.played_base += drop
 
 
 class Stream:
@@ -973,11 +1007,7 @@ class Stream:
         while self.deadline(self.ticks + 1) <= now + 500 and made < 10_000:
             self.ticks += 1
             made += 1
-            if self.once:
-                bpm = self.bpm_values[self.ticks - 1]
-            else:
-                bpm = self.bpm_values[self.strap.next_seq % len(self.bpm_values)]
-            self.strap.stream_tick(bpm)
+            self.measure(self.ticks)
             if self.strap.stream is not self:
                 return False
             if self.once and self.ticks == len(self.bpm_values):
@@ -986,9 +1016,32 @@ class Stream:
         self._arm()
         return False
 
+    def measure(self, tick):
+        if self.once:
+            bpm = self.bpm_values[tick - 1]
+        else:
+            bpm = self.bpm_values[self.strap.next_seq % len(self.bpm_values)]
+        self.strap.stream_tick(bpm, due=self.deadline(tick) / 1e6)
+
     def stop(self):
         cancel(self.source)
         self.source = None
+
+
+class Schedule(Stream):
+    '''PlaySchedule: entries (at_s, bpm, contact, fate) each measured at its own
+    offset from the start, on the same absolute clock as a stream, then ends.'''
+
+    def __init__(self, strap, entries):
+        self.entries = entries
+        super().__init__(strap, 0.0, [e[1] for e in entries], once=True)
+
+    def deadline(self, tick):
+        return self.start + int(round(self.entries[tick - 1][0] * 1_000_000)) if tick > 0 else self.start
+
+    def measure(self, tick):
+        at_s, bpm, contact, fate = self.entries[tick - 1]
+        self.strap.stream_tick(bpm, contact, fate, due=self.deadline(tick) / 1e6)
 
 
 # --- The simulator -------------------------------------------------------------
@@ -1100,6 +1153,8 @@ class Simulator:
             ('StartStream', 'sdaq', '', self.control_start_stream),
             ('StopStream', 's', '', self.control_stop_stream),
             ('PlayOnce', 'sdaq', '', self.control_play_once),
+            ('PlaySchedule', 'sa(dqyy)', 'd', self.control_play_schedule),
+            ('Played', 'su', 'ua(ddiqyy)', self.control_played),
             ('SendRaw', 'say', '', self.control_send_raw),
             ('GetStats', 's', 'a{sv}', self.control_get_stats),
             ('ListStraps', '', 'as', self.control_list_straps),
@@ -1438,6 +1493,49 @@ class Simulator:
         call, and then stops; streaming is false once the last has gone.
         Timed by the simulator, so a test's own scheduling cannot delay it.'''
         self.strap(address).start_stream(*stream_arguments(rate_hz, bpm_values), once=True)
+
+    def control_play_schedule(self, address, entries):
+        '''PlaySchedule(s address, a(dqyy) entries) -> d start: a stream of
+        irregular measurements, each entry (at_s, bpm, contact, fate) measured
+        at start + at_s on the monotonic clock (at_s non-decreasing, >= 0).
+        contact: 0 not supported (flags 0x10, as StartStream), 1 detected
+        (0x16), 2 not detected (0x14). fate: 0 sent (skipped while not
+        notifying, as a stream), 1 lost on the radio (takes its sequence number,
+        never sent: counted in skipped and lost), 2 silent (no measurement and
+        no number: the strap says nothing; logged with its due time). Replaces a
+        running stream, the numbers go on; streaming is false once the last
+        entry is done. Returns start, CLOCK_MONOTONIC seconds.'''
+        strap = self.strap(address)
+        parsed = []
+        previous = 0.0
+        for entry in entries:
+            at_s, bpm, contact, fate = float(entry[0]), int(entry[1]), int(entry[2]), int(entry[3])
+            if not (math.isfinite(at_s) and at_s >= previous):
+                raise control_error('InvalidArguments', 'at_s must be finite, >= 0 and non-decreasing')
+            if contact not in CONTACT_FLAGS or fate not in (FATE_DELIVERED, FATE_LOST, FATE_SILENT):
+                raise control_error('InvalidArguments', 'contact must be 0-2 and fate 0-2')
+            previous = at_s
+            parsed.append((at_s, bpm, contact, fate))
+        if not parsed:
+            raise control_error('InvalidArguments', 'entries is empty')
+        strap.stop_stream()
+        strap.stream = Schedule(strap, parsed)
+        return dbus.Double(strap.stream.start / 1e6)
+
+    def control_played(self, address, first):
+        '''Played(s address, u from) -> (u index, a(ddiqyy) entries): the strap's
+        measurements from index `from` on (0 is its first; the newest 100,000
+        are kept, `index` is that of the first returned), each (due, at, seq,
+        bpm, flags, fate): due and at CLOCK_MONOTONIC seconds (at: when it was
+        sent, lost, skipped or, for a silent entry, passed), seq -1 for silent
+        ones, fate 0 delivered, 1 lost, 2 silent, 3 skipped (not connected or
+        not notifying).'''
+        strap = self.strap(address)
+        start = max(int(first), strap.played_base)
+        rows = strap.played[start - strap.played_base:]
+        return (dbus.UInt32(start), dbus.Array(
+            [dbus.Struct((dbus.Double(d), dbus.Double(a), dbus.Int32(q), dbus.UInt16(b), dbus.Byte(f), dbus.Byte(x)),
+                         signature='ddiqyy') for d, a, q, b, f, x in rows], signature='(ddiqyy)'))
 
     def control_send_raw(self, address, value):
         '''SendRaw(s address, ay value): one 2A37 notification with exactly

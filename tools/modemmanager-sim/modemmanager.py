@@ -392,6 +392,7 @@ class Sms:
         sim.next_sms_index += 1
         self.path = SMS_PREFIX + str(self.index)
         self.sending = False
+        self.created_at = time.monotonic()
         self.node = Node(sim, self.path)
         validity = spec.get('validity')
         if validity is not None and int(validity[0]) == VALIDITY_RELATIVE:
@@ -450,6 +451,8 @@ class Sms:
         sim = self.sim
         state = self.state
         sim.stats['send_calls'] += 1
+        # When the modem heard of it: where a sender's latency is measured to.
+        sim.send_log.append((self.path, self.number(), self.text(), self.created_at, time.monotonic()))
         if state in (SMS_STATE_RECEIVED, SMS_STATE_RECEIVING):
             raise core_error('Failed', 'This SMS was received, cannot send it')
         if state == SMS_STATE_SENT:
@@ -881,6 +884,7 @@ class Simulator:
         self.failures = []
         self.pending = 0
         self.sent = []
+        self.send_log = []
         self.logging = 'INFO'
         self.stats = dict(created=0, send_calls=0, sent=0, failed=0, hung=0, deleted=0,
                           modems_added=0, modems_removed=0, calls_created=0, calls_started=0, hangups=0,
@@ -912,6 +916,7 @@ class Simulator:
              self.control_set_call_timing),
             ('RemoteHangup', [], [('count', 'u')], self.control_remote_hangup),
             ('Calls', [], [('calls', 'a(soassdd)')], self.control_calls),
+            ('SendLog', [('first', 'u')], [('calls', 'a(ossdd)')], self.control_send_log),
             ('GetStats', [], [('stats', 'a{sv}')], self.control_get_stats),
         ]
         for name, in_args, out_args, impl in controls:
@@ -1048,6 +1053,14 @@ class Simulator:
         return dbus.Array([dbus.Struct((dbus.String(c['number']), dbus.ObjectPath(c['path']), strings(c['states']),
                                         dbus.String(c['ended_by']), dbus.Double(c['created']), dbus.Double(c['active_at'])),
                                        signature='soassdd') for c in self.calls], signature='(soassdd)')
+    def control_send_log(self, first):
+        '''SendLog(u first) -> a(ossdd): every Sms.Send call received (refused,
+        failed and hung ones too), from the first-th on, in order: (path,
+        number, text, created, received), created the message's Create and
+        received the Send call's arrival, CLOCK_MONOTONIC seconds.'''
+        return dbus.Array([dbus.Struct((dbus.ObjectPath(p), dbus.String(n), dbus.String(t), dbus.Double(c), dbus.Double(r)),
+                                       signature='ossdd') for p, n, t, c, r in self.send_log[int(first):]],
+                          signature='(ossdd)')
 
     def control_get_stats(self):
         '''GetStats() -> a{sv}: counters and settings (README.md).'''
