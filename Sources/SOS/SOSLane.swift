@@ -53,8 +53,24 @@ public final class SOSLane: Sendable {
                     }
                     lane.handle(input)
                 }
-                let now = MonotonicTime.nanoseconds()
+                var now = MonotonicTime.nanoseconds()
                 if now >= nextTick {
+                    // What already waits in the queue (samples that arrived during a long input,
+                    // a cancel's store write) goes in before the tick judges silence: else those
+                    // on-time notifications look missing (found by tools/bench-sos-path). Bounded,
+                    // so a flood cannot hold the tick off.
+                    var drained = 0
+                    while drained < 256, let waiting = queue.take(until: 0) {
+                        if case .shutdown(let done) = waiting {
+                            self.heartbeatNs.store(0, ordering: .relaxed)
+                            lane.shutDown()
+                            done()
+                            return
+                        }
+                        lane.handle(waiting)
+                        drained += 1
+                    }
+                    now = MonotonicTime.nanoseconds()
                     lane.tick(nowNs: now)
                     nextTick = now + Self.tickNs
                 } else if let due = lane.buttonDeadlineNs, now >= due {

@@ -55,9 +55,11 @@ public struct SOSRules: Sendable, Equatable {
     /// A lost signal must last this long (no valid reading since) before it counts as lost: one
     /// missed beat of contact is not an arrest.
     public static let lossConfirmSeconds = 2.0
-    /// No notification for this long is a silent strap: three missed beats at 1 Hz, more than two
-    /// lost in a row on a jittery link (1.4 s + 1.4 s).
-    public static let silenceSeconds = 3.0
+    /// No notification for this long is a silent strap: more than two lost in a row on a jittery
+    /// link (three intervals of up to 1.4 s: 4.2 s; at 3 s tools/bench-sos-path saw such gaps
+    /// raise false alarms after a fall). The loss is still timed from the notification that was
+    /// due next, so at 1 Hz it is raised 3.5 s after the first missing one.
+    public static let silenceSeconds = 4.5
     /// After monitoring starts, a strap has this long to be heard before the warning that none is.
     public static let noStrapGraceSeconds = 30.0
     /// `hr_insufficient` looks at the valid samples of this many seconds.
