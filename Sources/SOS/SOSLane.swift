@@ -41,18 +41,21 @@ public final class SOSLane: Sendable {
                                  onTiming: onTiming, onAsking: { self.asking.store($0, ordering: .releasing) })
             lane.resumeOwedDeliveries()
             var nextTick = MonotonicTime.nanoseconds() + Self.tickNs
+            /// Hands one input to the lane; false once it was the shutdown.
+            func carryOut(_ input: LaneInput) -> Bool {
+                guard case .shutdown(let done) = input else {
+                    lane.handle(input)
+                    return true
+                }
+                self.heartbeatNs.store(0, ordering: .relaxed)
+                lane.shutDown()
+                done()
+                return false
+            }
             while true {
                 self.heartbeatNs.store(MonotonicTime.nanoseconds(), ordering: .relaxed)
                 // A held button may be due before the tick: its very long press is not late by up to a tick.
-                if let input = queue.take(until: min(nextTick, lane.buttonDeadlineNs ?? .max)) {
-                    if case .shutdown(let done) = input {
-                        self.heartbeatNs.store(0, ordering: .relaxed)
-                        lane.shutDown()
-                        done()
-                        return
-                    }
-                    lane.handle(input)
-                }
+                if let input = queue.take(until: min(nextTick, lane.buttonDeadlineNs ?? .max)), !carryOut(input) { return }
                 var now = MonotonicTime.nanoseconds()
                 if now >= nextTick {
                     // What already waits in the queue (samples that arrived during a long input,
@@ -61,13 +64,7 @@ public final class SOSLane: Sendable {
                     // so a flood cannot hold the tick off.
                     var drained = 0
                     while drained < 256, let waiting = queue.take(until: 0) {
-                        if case .shutdown(let done) = waiting {
-                            self.heartbeatNs.store(0, ordering: .relaxed)
-                            lane.shutDown()
-                            done()
-                            return
-                        }
-                        lane.handle(waiting)
+                        guard carryOut(waiting) else { return }
                         drained += 1
                     }
                     now = MonotonicTime.nanoseconds()
