@@ -39,7 +39,8 @@ let package = Package(
             pkgConfig: "libgps",
             providers: [.apt(["libgps-dev"])]
         ),
-        // Plain threads for blocking C calls, their wake-up channel and the monotonic clock.
+        // Plain threads for blocking C calls, their wake-up channel, and the two clocks (monotonic and
+        // wall): the only place that reads one.
         .target(name: "Threads"),
         .target(name: "GPSD", dependencies: ["CGPS", "PacerCore", "Threads"]),
 
@@ -167,13 +168,14 @@ let package = Package(
                 "RunViews",
                 "Control",
                 "Speech",
+                "Threads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
         // Test fixtures: gpsfake on a free port, pacerd and pacer-cloud (the built binaries of the
         // test targets that depend on them) and simulators as child processes, stopped by PID.
-        .target(name: "PacerTestSupport", path: "Tests/PacerTestSupport"),
+        .target(name: "PacerTestSupport", dependencies: ["Threads"], path: "Tests/PacerTestSupport"),
 
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"]),
         .testTarget(name: "PacerConfigTests", dependencies: ["PacerConfig", "PacerCore"]),
@@ -181,7 +183,7 @@ let package = Package(
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Store", "PacerReplay", "GPSD", "PacerCore"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore", "PacerTestSupport"]),
-        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "PacerTestSupport"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "Threads", "PacerTestSupport"]),
         // The BlueZ client against tools/bluez-sim (a simulated bluetoothd) on a private dbus-daemon.
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "Systemd", "PacerCore", "PacerTestSupport"]),
         // The SMS sender against tools/modemmanager-sim (a simulated ModemManager) on a private dbus-daemon.
@@ -189,7 +191,7 @@ let package = Package(
         // espeak-ng to WAV (checked with sox), the arbiter, the speech thread.
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "ControlTests", dependencies: ["Control", "PacerTestSupport"]),
-        .testTarget(name: "ButtonsTests", dependencies: ["Buttons", "PacerCore", "PacerTestSupport"]),
+        .testTarget(name: "ButtonsTests", dependencies: ["Buttons", "PacerCore", "Threads", "PacerTestSupport"]),
         // The HTTP client against tools/https-sink (HTTPS with a throwaway CA) on 127.0.0.1.
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "PacerTestSupport"]),
         // Runs the built pacerd under gpsfake: lifecycle, notify, control, faults.
@@ -209,7 +211,7 @@ let package = Package(
         .testTarget(name: "UplinkTests", dependencies: ["Uplink", "Store", "PacerCore", "HTTPClient", "PacerTestSupport"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),
         // The SOS lane in-process: its alert store, the hook channel, the lane with fake channels.
-        .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "PacerTestSupport"]),
+        .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "Threads", "PacerTestSupport"]),
         // pacer-cloud's API, each case against SQLite and against a PostgreSQL the test starts; its CLI as the built binary.
         .testTarget(
             name: "PacerCloudTests",

@@ -5,7 +5,7 @@ public struct EvdevKeyEvent: Sendable, Equatable {
     /// evdev's value: 1 pressed, 0 released. Autorepeats (2) are not passed on: they say nothing
     /// about when a press began or ended.
     public var value: Int32
-    /// CLOCK_MONOTONIC (see `MonotonicClock`): the kernel's timestamp of the event when the
+    /// CLOCK_MONOTONIC (see `MonotonicTime.now()`): the kernel's timestamp of the event when the
     /// device accepted EVIOCSCLOCKID, otherwise the time it was read.
     public var time: Duration
 

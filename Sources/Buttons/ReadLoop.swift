@@ -111,7 +111,7 @@ final class ReadLoop {
                 let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
                 if count > 0 {
                     readSomething = true
-                    let readTime = MonotonicClock.now()
+                    let readTime = MonotonicTime.now()
                     let inputs = buffer.withUnsafeBytes {
                         decoder.decode(UnsafeRawBufferPointer(rebasing: $0[0..<count]), readTime: readTime, kernelTimestamps: kernelTimestamps)
                     }

@@ -125,7 +125,7 @@ struct ControlService: Service {
         guard case .object(var fields) = reply else { return reply }
         if let counts = try? reader.outboxCounts() {
             let uplinkStatus = uplink.status
-            let retryIn = uplinkStatus.nextAttemptNs.map { Double($0 &- min($0, Monotonic.nanoseconds())) / 1e9 }
+            let retryIn = uplinkStatus.nextAttemptNs.map { Double($0 &- min($0, MonotonicTime.nanoseconds())) / 1e9 }
             fields["uploads"] = .object([
                 "enabled": .bool(uplinkStatus.enabled),
                 "runs": .number(Double(counts.runs)), "items": .number(Double(counts.items)),

@@ -3,11 +3,8 @@ import ServiceLifecycle
 import SOS
 import Uplink
 import Systemd
+import Threads
 import UnixSignals
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// SIGHUP (`systemctl reload pacerd`): the config file is read again and, if valid, handed to
 /// the pipeline. An invalid file changes nothing; the journal says why (file:line: key: problem).
@@ -25,9 +22,7 @@ struct ReloadService: Service {
 
     func run() async throws {
         for await _ in signals.cancelOnGracefulShutdown() {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            notifier.send(.reloading(monotonicMicroseconds: UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000))
+            notifier.send(.reloading(monotonicMicroseconds: MonotonicTime.microseconds()))
             do {
                 let configuration = try PacerConfiguration.load(path: configPath)
                 pipeline.queue.put(.reload(configuration))

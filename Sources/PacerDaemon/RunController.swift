@@ -9,6 +9,7 @@ import SOS
 import Uplink
 import Store
 import Systemd
+import Threads
 
 /// The live pipeline: gpsd lines, commands and ticks in; the run recorded, the status kept.
 ///
@@ -36,7 +37,7 @@ final class RunController {
     /// CLOCK_MONOTONIC after which the candidate can no longer be continued even without a fix:
     /// GPS time runs at least as fast, so any later first fix is past the window. Until it is
     /// decided, the uplink holds the run back (`Uplink.start(holding:)`); this bounds the hold.
-    private let resumeDeadlineNs = Monotonic.nanoseconds() + UInt64(RunRecording.resumeWindowSeconds * 1e9)
+    private let resumeDeadlineNs = MonotonicTime.nanoseconds() + UInt64(RunRecording.resumeWindowSeconds * 1e9)
 
     /// The heart-rate strap. Its clock is CLOCK_MONOTONIC (as a Timestamp), which exists before
     /// the first fix and never jumps; what goes into a run is stamped on the timebase instead.
@@ -360,7 +361,7 @@ final class RunController {
             heartRateNotification(value, receivedNs: receivedNs)
         case .battery(let address, let percent):
             sensor.battery(percent)
-            if recording != nil, let time = timebase.time(atMonotonic: Monotonic.nanoseconds()) {
+            if recording != nil, let time = timebase.time(atMonotonic: MonotonicTime.nanoseconds()) {
                 recording!.coach { $0.strapBattery(percent, at: time) }
             }
             if percent <= configuration.coach.lowBatteryPercent, !lowBatteryReported {
@@ -456,7 +457,7 @@ final class RunController {
             + (workout.map { " with the workout \"\($0.name)\"" } ?? ""))
         if !timebase.isSynchronized, configuration.voice.enabled {
             // The coach speaks from the first fix, which sets the run's clock; say now why it waits.
-            onCue(Cue(time: Self.monotonicTime(Monotonic.nanoseconds()), kind: .runState, text: "Run started. Waiting for GPS."), Monotonic.nanoseconds())
+            onCue(Cue(time: Self.monotonicTime(MonotonicTime.nanoseconds()), kind: .runState, text: "Run started. Waiting for GPS."), MonotonicTime.nanoseconds())
         }
         return nil
     }
@@ -568,7 +569,7 @@ final class RunController {
                     log(.notice, "run", "run stopped before any GPS fix: nothing to store")
                 }
                 storeRecovered()
-                speakCues(triggeredAt: Monotonic.nanoseconds())
+                speakCues(triggeredAt: MonotonicTime.nanoseconds())
                 if let runID = recording!.runID { toUplink(.wake(reason: "run \(runID) finished")) }
                 recording = nil
                 stopPending = false
@@ -585,7 +586,7 @@ final class RunController {
 
     private func storeFailed(_ error: StoreError, doing what: String) {
         let text = "\(error)"
-        if recording != nil, let time = timebase.time(atMonotonic: Monotonic.nanoseconds()) {
+        if recording != nil, let time = timebase.time(atMonotonic: MonotonicTime.nanoseconds()) {
             recording!.coach { $0.storage(full: true, at: time) }
         }
         if storeProblem != text {
@@ -597,7 +598,7 @@ final class RunController {
     private func storeRecovered() {
         guard storeProblem != nil else { return }
         storeProblem = nil
-        if recording != nil, let time = timebase.time(atMonotonic: Monotonic.nanoseconds()) {
+        if recording != nil, let time = timebase.time(atMonotonic: MonotonicTime.nanoseconds()) {
             recording!.coach { $0.storage(full: false, at: time) }
         }
         log(.notice, "store", "the store takes writes again; recording resumed with nothing lost", runID: recording?.runID)

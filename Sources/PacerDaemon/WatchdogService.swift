@@ -1,6 +1,7 @@
 import ServiceLifecycle
 import SOS
 import Systemd
+import Threads
 
 /// WATCHDOG=1 at half of WatchdogSec, but only while the pipeline loop and the SOS lane's loop
 /// keep turning (the pipeline at least once a second, the lane four times a second, inputs or
@@ -39,7 +40,7 @@ struct WatchdogService: Service {
         }
         var reportedStuck = false
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            if let stuck = Self.stuck(nowNs: Monotonic.nanoseconds(), pipelineTurnNs: pipeline.lastTurnNs, laneTurnNs: sos?.lastTurnNs) {
+            if let stuck = Self.stuck(nowNs: MonotonicTime.nanoseconds(), pipelineTurnNs: pipeline.lastTurnNs, laneTurnNs: sos?.lastTurnNs) {
                 if !reportedStuck {
                     reportedStuck = true
                     log(.critical, "daemon", "\(stuck); withholding the watchdog ping so systemd restarts pacerd")

@@ -1,4 +1,5 @@
 internal import CSystemd
+import Threads
 
 #if canImport(Glibc)
 import Glibc
@@ -40,12 +41,6 @@ public struct ServiceNotifier: Sendable {
 
     /// Call `ready()` when the reload is done.
     public func reloading() throws(SystemdError) {
-        try notify(.reloading(monotonicMicroseconds: Self.monotonicMicroseconds()))
-    }
-
-    static func monotonicMicroseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+        try notify(.reloading(monotonicMicroseconds: MonotonicTime.microseconds()))
     }
 }

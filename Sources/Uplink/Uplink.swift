@@ -324,11 +324,7 @@ struct UplinkEngine {
         return text.isEmpty ? "" : ": \(text)"
     }
 
-    private static func wallNow() -> Timestamp {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Timestamp(milliseconds: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
-    }
+    private static func wallNow() -> Timestamp { Timestamp(milliseconds: WallClock.milliseconds()) }
 }
 
 public enum UplinkLogLevel: Sendable {

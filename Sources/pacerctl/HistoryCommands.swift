@@ -2,6 +2,7 @@ import ArgumentParser
 import PacerCore
 import PacerReplay
 import Store
+import Threads
 
 #if canImport(Glibc)
 import Glibc
@@ -111,7 +112,7 @@ struct GoalsCommand: ParsableCommand {
         func run() throws {
             let runs = store.open(readOnly: true)
             let zone = ZoneOffsets(zone: tz ?? store.configuration.timeZone)
-            let now = Timestamp(milliseconds: Int64(time(nil)) * 1000)
+            let now = Timestamp(milliseconds: WallClock.milliseconds())
             let history = orFail { try runs.historyRuns() }
             let goals = orFail { try runs.goals() }
             if goals.isEmpty { print("No goals. Add one: pacerctl goals add --period month --km 100"); return }
@@ -135,7 +136,7 @@ struct GoalsCommand: ParsableCommand {
             guard let goal = DistanceGoal(period: period, target: km * 1000) else {
                 throw ValidationError("--km must be a positive number")
             }
-            let id = orFail { try store.open(readOnly: false).addGoal(goal, at: Timestamp(milliseconds: Int64(time(nil)) * 1000)) }
+            let id = orFail { try store.open(readOnly: false).addGoal(goal, at: Timestamp(milliseconds: WallClock.milliseconds())) }
             print("Added goal \(id): \(JSONWriter.fixed(km, digits: 1)) km per \(period.rawValue).")
         }
     }

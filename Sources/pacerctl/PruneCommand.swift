@@ -1,10 +1,7 @@
 import ArgumentParser
 import PacerCore
 import Store
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import Threads
 
 /// `pacerctl runs prune`: retention by hand (the daemon applies `[storage] keep_raw_days` itself).
 struct PruneCommand: ParsableCommand {
@@ -23,7 +20,7 @@ struct PruneCommand: ParsableCommand {
             print("Raw gpsd lines are kept for ever ([storage] keep_raw_days = 0): nothing to prune.")
             return
         }
-        let now = Int64(time(nil)) * 1000
+        let now = WallClock.milliseconds()
         let cutoff = Timestamp(milliseconds: now - Int64(days) * 86_400_000)
         let pruned = orFail { try store.open(readOnly: false).pruneRawLines(endedBefore: cutoff) }
         print(pruned.isEmpty ? "Nothing to prune." : "Removed the raw gpsd lines of \(pruned.count) run(s): \(pruned.map(String.init).joined(separator: ", ")).")

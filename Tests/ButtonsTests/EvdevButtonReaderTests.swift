@@ -2,6 +2,7 @@ import Glibc
 import PacerCore
 import PacerTestSupport
 import Testing
+import Threads
 @testable import Buttons
 
 /// The reader against a FIFO standing in for /dev/input/eventN (no uinput in the test container):
@@ -31,12 +32,12 @@ import Testing
         #expect(collector.inputs == [.deviceOpened(path: fifo.path, kernelTimestamps: false)])
 
         try fifo.openWriter()
-        let before = MonotonicClock.now()
+        let before = MonotonicTime.now()
         var bytes = R.key(28, 1) + R.synReport + R.key(30, 1) + R.record(type: 2, code: 28, value: 1) + R.key(28, 2)
         bytes += R.key(28, 0) + R.synReport + R.key(256, 1) + R.key(256, 0) + R.synReport
         try fifo.write(bytes)
         try #require(await collector.wait { $0.keys.count == 4 })
-        let after = MonotonicClock.now()
+        let after = MonotonicTime.now()
 
         let keys = collector.keys
         #expect(keys.map(\.code) == [28, 28, 256, 256])

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import Threads
 
 /// Real gpsd (Debian 12: gpsd 3.22) fed a receiver log by gpsd's own test harness, gpsfake, on a
 /// free port of 127.0.0.1; for tests of anything that reads gpsd.
@@ -144,7 +145,7 @@ public final class GPSFake: Sendable {
             }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        let now = Self.monotonicNs()
+        let now = MonotonicTime.nanoseconds()
         state.withLock { $0.readyAtNs = now }
     }
 
@@ -244,11 +245,5 @@ public final class GPSFake: Sendable {
     /// gpsfake's stdin while it is held: our end of a socket pair.
     private final class Gate: Sendable {
         let socket = Mutex<Int32?>(nil)
-    }
-
-    static func monotonicNs() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import PacerCore
 import PacerTestSupport
 import Testing
+import Threads
 @testable import SOS
 
 /// A real SOSLane on its own thread, with fake channels and what it reports collected.
@@ -12,7 +13,7 @@ final class LaneHarness: Sendable {
     let cues = Shared<[String]>([])
     /// The synthetic clock of the samples (ms): far ahead of CLOCK_MONOTONIC, so the lane's ticks
     /// (on the real clock) never see silence between samples that are 1 s apart on it.
-    let clockMs = Shared<Int64>(Int64(monotonicNs() / 1_000_000) + 1_000_000_000)
+    let clockMs = Shared<Int64>(Int64(MonotonicTime.nanoseconds() / 1_000_000) + 1_000_000_000)
 
     init(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel]) throws {
         let (timings, logs, cues) = (self.timings, self.logs, self.cues)
@@ -29,7 +30,7 @@ final class LaneHarness: Sendable {
             clock += 1000
             return clock
         }
-        let received = monotonicNs()
+        let received = MonotonicTime.nanoseconds()
         lane.put(.sample(HeartRateSample(time: Timestamp(milliseconds: ms), bpm: bpm, rrIntervalsMs: [60_000 / Double(bpm)], contact: true),
                          receivedNs: received))
         return received
@@ -507,7 +508,7 @@ final class LaneHarness: Sendable {
         let h = try LaneHarness(settings: settings, store: nil, channels: [hook])
         // Strap notifications (flags: contact supported and detected; uint8 bpm) at receipt time:
         // the follow-ups' clock, unlike the harness's synthetic sample clock.
-        func notify(_ bpm: UInt8) { h.lane.put(.heartRate(bytes: [0x06, bpm], receivedNs: monotonicNs())) }
+        func notify(_ bpm: UInt8) { h.lane.put(.heartRate(bytes: [0x06, bpm], receivedNs: MonotonicTime.nanoseconds())) }
         notify(150)
         // Older than a period by the first follow-up, whatever the ticks.
         try await Task.sleep(for: .milliseconds(500))

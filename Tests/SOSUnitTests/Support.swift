@@ -6,13 +6,6 @@ import Synchronization
 import Testing
 @testable import SOS
 
-/// CLOCK_MONOTONIC in nanoseconds: the clock the lane's `receivedNs`, ticks and timings are on.
-func monotonicNs() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-}
-
 /// A value shared between the test and the lane's thread or a channel's task.
 final class Shared<Value: Sendable>: Sendable {
     private let state: Mutex<Value>

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Threads
 
 @testable import Systemd
 
@@ -37,7 +38,7 @@ struct ServiceNotifierTests {
         let listener = try DatagramSocket(path: directory + "/notify")
         defer { listener.remove() }
 
-        let before = Support.monotonicMicroseconds()
+        let before = MonotonicTime.microseconds()
         await #expect(processExitsWith: .success) { [path = listener.path as String] in
             setenv("NOTIFY_SOCKET", path, 1)
             let notifier = ServiceNotifier()
@@ -51,7 +52,7 @@ struct ServiceNotifierTests {
             // unset_environment is 0: the variable survives for the next notification.
             guard getenv("NOTIFY_SOCKET") != nil else { exit(3) }
         }
-        let after = Support.monotonicMicroseconds()
+        let after = MonotonicTime.microseconds()
 
         let received = listener.pendingDatagrams().map { String(decoding: $0, as: UTF8.self) }
         try #require(received.count == 6, "\(received)")

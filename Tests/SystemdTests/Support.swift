@@ -81,13 +81,6 @@ enum Support {
     static func tool(_ name: String) -> String? {
         ["/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/"].map { $0 + name }.first(where: isExecutable)
     }
-
-    /// CLOCK_MONOTONIC, the clock sd_notify's MONOTONIC_USEC uses (shared by all processes).
-    static func monotonicMicroseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
-    }
 }
 
 /// What a child process (an exit test) wrote, as text.
