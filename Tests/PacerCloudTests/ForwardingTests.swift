@@ -104,7 +104,7 @@ struct ForwardingTests {
     }
 
     static func verify(secret: String, signature: String, body: String, now: Int? = nil) async throws -> CommandResult {
-        let script = BluetoothSimulator.repositoryRoot + "/tools/verify-webhook"
+        let script = DaemonFixture.repositoryRoot + "/tools/verify-webhook"
         let arguments = ["--secret", secret, "--signature", signature, "--body", body] + (now.map { ["--now", String($0)] } ?? [])
         return try await offPool { try BlockingCommand.run(script, arguments) }
     }

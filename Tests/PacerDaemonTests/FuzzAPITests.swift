@@ -10,7 +10,7 @@ import Testing
     @Test("schemathesis finds no server error and no spec violation on either store")
     func fuzz() async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-fuzz-api")
-        let script = BluetoothSimulator.repositoryRoot + "/tools/fuzz-api"
+        let script = DaemonFixture.repositoryRoot + "/tools/fuzz-api"
         let result = try await offPool {
             // The coverage phase alone makes some 800 cases: CI's share is the other three.
             try BlockingCommand.run(script, ["--max-examples", "15", "--phases", "examples,fuzzing,stateful",

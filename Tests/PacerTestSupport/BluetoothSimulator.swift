@@ -124,17 +124,6 @@ public final class BluetoothSimulator: Sendable {
             case advertDelay = "advert_delay"
             case temporaryTimeout = "temporary_timeout"
         }
-
-        /// The `-p` argument.
-        public func parametersJSON() throws(ChildProcessError) -> String {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            do {
-                return String(decoding: try encoder.encode(self), as: UTF8.self)
-            } catch {
-                throw ChildProcessError(message: "cannot encode the scenario: \(error)")
-            }
-        }
     }
 
     /// GetStats, typed.
@@ -186,29 +175,18 @@ public final class BluetoothSimulator: Sendable {
         devicePath(address) + "/service0010/char0011"
     }
 
-    /// The repository's root, from this file's place in it (Tests/PacerTestSupport/).
-    public static let repositoryRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
+    static let kind = DBusMockProcess.Kind(
+        description: "the Bluetooth simulator", service: "org.bluez",
+        templatePath: DaemonFixture.repositoryRoot + "/tools/bluez-sim/bluez_hr.py",
+        controlPath: "/org/bluez", controlInterface: "org.pacer.BluezSim1")
 
-    public static var templatePath: String { repositoryRoot + "/tools/bluez-sim/bluez_hr.py" }
-
-    public let bus: PrivateBus
+    /// The process: PID, bus, unique name, controls and logs.
+    public let process: DBusMockProcess
+    public var bus: PrivateBus { process.bus }
     /// The bus's address (DBUS_SYSTEM_BUS_ADDRESS for a client under test).
     public var address: String { bus.address }
-    public let directory: TemporaryDirectory
-    private let python: String
-    private let ownsBus: Bool
-    private let state: Mutex<State>
-
-    private struct State {
-        var scenario: Scenario
-        var process: ChildProcess?
-        var runs = 0
-        var owner: String?
-    }
+    public var directory: TemporaryDirectory { process.directory }
+    private let scenarioState: Mutex<Scenario>
 
     /// Starts the simulator on `bus`, or on a private bus of its own, and returns once it owns
     /// org.bluez.
@@ -218,83 +196,28 @@ public final class BluetoothSimulator: Sendable {
         python: String = "/usr/bin/python3",
         timeout: Duration = .seconds(20)
     ) throws(ChildProcessError) {
-        if let bus {
-            self.bus = bus
-            ownsBus = false
-        } else {
-            self.bus = try PrivateBus()
-            ownsBus = true
-        }
-        self.python = python
-        directory = try TemporaryDirectory(prefix: "pacer-bluez-sim")
-        state = Mutex(State(scenario: scenario))
+        process = try DBusMockProcess(Self.kind, bus: bus, python: python, directoryPrefix: "pacer-bluez-sim")
+        scenarioState = Mutex(scenario)
         try start(timeout: timeout)
-    }
-
-    deinit {
-        state.withLock { $0.process }?.killAndReap()
-        if ownsBus { bus.stop() }
     }
 
     /// The scenario a (re)start uses: the one given, kept up to date by the controls that change
     /// the simulated world and, on `restart()`, by what the running simulator reports.
-    public var scenario: Scenario { state.withLock { $0.scenario } }
+    public var scenario: Scenario { scenarioState.withLock { $0 } }
 
-    public var pid: pid_t? { state.withLock { $0.process?.pid } }
+    public var pid: pid_t? { process.pid }
 
-    public var isRunning: Bool { state.withLock { $0.process }?.isRunning ?? false }
+    public var isRunning: Bool { process.isRunning }
 
     /// Starts the simulator (when stopped) and waits until it owns org.bluez.
     public func start(timeout: Duration = .seconds(20)) throws(ChildProcessError) {
-        let (scenario, run, previousOwner) = try state.withLock { state throws(ChildProcessError) in
-            if state.process?.isRunning == true {
-                throw ChildProcessError(message: "the Bluetooth simulator is running already")
-            }
-            state.runs += 1
-            return (state.scenario, state.runs, state.owner)
-        }
-        guard FileManager.default.isReadableFile(atPath: Self.templatePath) else {
-            throw ChildProcessError(message: "no simulator template at \(Self.templatePath)")
-        }
-        var environment = ProcessInfo.processInfo.environment
-        // Debian's Python with Debian's dbusmock: nothing from a pyenv or virtualenv may leak in.
-        for name in ["PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV"] { environment[name] = nil }
-        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
-        environment["PYTHONDONTWRITEBYTECODE"] = "1"  // no __pycache__ in tools/bluez-sim
-        environment["PYTHONUNBUFFERED"] = "1"
-        let process = try ChildProcess(
-            python,
-            ["-m", "dbusmock", "--system", "--template", Self.templatePath, "-p", try scenario.parametersJSON()],
-            environment: environment,
-            stdout: .file(directory.file("simulator-\(run).log")),
-            stderr: .file(directory.file("simulator-\(run).err")))
-        state.withLock { $0.process = process }
-
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            // A previous instance's name lingers until the daemon has seen its socket close.
-            if let owner = busOwner(), owner != previousOwner {
-                state.withLock { $0.owner = owner }
-                return
-            }
-            if let status = process.status {
-                throw ChildProcessError(
-                    message: "the Bluetooth simulator exited (\(status)) before owning org.bluez: \(standardError())")
-            }
-            if ContinuousClock.now >= deadline {
-                process.blockingTerminate()
-                throw ChildProcessError(
-                    message: "the Bluetooth simulator did not own org.bluez within \(timeout): \(standardError())")
-            }
-            usleep(20_000)
-        }
+        try process.start(scenario, timeout: timeout)
     }
 
     /// Stops the simulator by PID (SIGTERM, then SIGKILL after `grace`); org.bluez loses its
     /// owner. A bus the fixture made itself is stopped by `close()` or deinit, not here.
     public func stop(grace: Duration = .seconds(3)) {
-        guard let process = state.withLock({ $0.process }) else { return }
-        process.blockingTerminate(grace: grace)
+        process.stop(grace: grace)
     }
 
     /// Kills the simulator by PID and starts it again with the same straps, disconnected (as
@@ -308,26 +231,14 @@ public final class BluetoothSimulator: Sendable {
 
     /// Stops the simulator and, when the fixture made it, the bus.
     public func close() {
-        stop()
-        if ownsBus { bus.stop() }
+        process.close()
     }
 
     /// The unique name owning org.bluez now, nil when nobody does.
-    public func busOwner() -> String? {
-        guard
-            let result = try? BlockingCommand.run(
-                "busctl",
-                ["--address=" + bus.address, "--json=short", "--", "call", "org.freedesktop.DBus",
-                 "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", "s", "org.bluez"],
-                timeout: .seconds(10)),
-            result.succeeded,
-            let reply = try? JSON(parsing: result.standardOutput)
-        else { return nil }
-        return reply["data"]?[0]?.string
-    }
+    public func busOwner() -> String? { process.busOwner() }
 
     /// The unique name the simulator got when it last started.
-    public var uniqueName: String? { state.withLock { $0.owner } }
+    public var uniqueName: String? { process.uniqueName }
 
     // MARK: Controls
 
@@ -434,36 +345,21 @@ public final class BluetoothSimulator: Sendable {
     /// JSON reply ({"type", "data"}), or an error with busctl's message.
     @discardableResult
     public func control(_ method: String, _ signature: String, _ arguments: [String]) throws(ChildProcessError) -> JSON {
-        var command = ["--address=" + bus.address, "--json=short", "--timeout=15", "--", "call",
-                       "org.bluez", "/org/bluez", "org.pacer.BluezSim1", method]
-        if !signature.isEmpty { command += [signature] + arguments }
-        let result = try BlockingCommand.run("busctl", command, timeout: .seconds(20))
-        guard result.succeeded else {
-            throw ChildProcessError(
-                message: "org.pacer.BluezSim1.\(method) \(arguments) failed: \(result.standardError.trimmingCharacters(in: .whitespacesAndNewlines))")
-        }
-        let output = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        return output.isEmpty ? .null : try JSON(parsing: output)
+        try process.control(method, signature, arguments)
     }
 
     // MARK: Diagnostics
 
     /// What the current (or last) simulator wrote to stderr.
-    public func standardError() -> String {
-        let run = state.withLock { $0.runs }
-        return (try? String(contentsOfFile: directory.file("simulator-\(run).err"), encoding: .utf8)) ?? ""
-    }
+    public func standardError() -> String { process.standardError() }
 
     /// The current (or last) simulator's log: one line per event (connects, controls, sessions).
-    public func log() -> String {
-        let run = state.withLock { $0.runs }
-        return (try? String(contentsOfFile: directory.file("simulator-\(run).log"), encoding: .utf8)) ?? ""
-    }
+    public func log() -> String { process.log() }
 
     // MARK: Scenario bookkeeping
 
     private func updateScenario(_ change: (inout Scenario) -> Void) {
-        state.withLock { change(&$0.scenario) }
+        scenarioState.withLock { change(&$0) }
     }
 
     private func updateStrap(_ address: String, _ change: (inout Strap) -> Void) {

@@ -185,7 +185,7 @@ public final class HTTPSSink: Sendable {
     }
 
     /// tools/https-sink in this repository.
-    public static var scriptPath: String { BluetoothSimulator.repositoryRoot + "/tools/https-sink" }
+    public static var scriptPath: String { DaemonFixture.repositoryRoot + "/tools/https-sink" }
 
     /// "https://127.0.0.1:PORT" ("http://…" without TLS), no trailing slash.
     public let url: String

@@ -8,7 +8,7 @@ import Glibc
 /// Stopped by its master's PID on `stop()` or when the last reference goes.
 public final class NginxProxy: Sendable {
     public static let binary = "/usr/sbin/nginx"
-    public static var configPath: String { BluetoothSimulator.repositoryRoot + "/config/nginx/pacer-cloud.conf" }
+    public static var configPath: String { DaemonFixture.repositoryRoot + "/config/nginx/pacer-cloud.conf" }
 
     public let directory: TemporaryDirectory
     public let httpsPort: UInt16

@@ -17,7 +17,7 @@ public final class SMTPSink: Sendable {
     public let directory: TemporaryDirectory
     private let process: ChildProcess
 
-    public static var scriptPath: String { BluetoothSimulator.repositoryRoot + "/tools/smtp-sink" }
+    public static var scriptPath: String { DaemonFixture.repositoryRoot + "/tools/smtp-sink" }
     public var logFile: String { directory.file("messages.jsonl") }
 
     /// The certificates it offers STARTTLS with (made by `init(starttls: true)`); clients trust `caFile`.
