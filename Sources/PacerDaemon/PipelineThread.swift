@@ -1,5 +1,6 @@
 import PacerConfig
 import PacerCore
+import PacerSession
 import SOS
 import Uplink
 import Store
@@ -30,26 +31,28 @@ final class PipelineThread: Sendable {
                sosIsAsking: @escaping @Sendable () -> Bool = { false },
                toUplink: @escaping @Sendable (Uplink.Input) -> Void = { _ in },
                onStatus: @escaping @Sendable (DaemonStatus) -> Void) {
-        heartbeatNs.store(Monotonic.nanoseconds(), ordering: .relaxed)
+        heartbeatNs.store(MonotonicTime.nanoseconds(), ordering: .relaxed)
         let queue = self.queue
         let heartbeat = self
         // Without its pipeline thread pacerd is nothing: failing to start it is fatal.
         try! DetachedThread.start {
-            let controller = RunController(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate)
+            // The clock is read here, in the loop, and nowhere in the controller.
+            let controller = RunController(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
+                                           startedNs: MonotonicTime.nanoseconds())
             controller.onStatusChange = onStatus
             controller.onCue = onCue
             controller.toSOS = toSOS
             controller.sosIsAsking = sosIsAsking
             controller.toUplink = toUplink
-            controller.tick(nowNs: Monotonic.nanoseconds())
-            var nextTick = Monotonic.nanoseconds() + Self.tickNs
+            controller.tick(nowNs: MonotonicTime.nanoseconds())
+            var nextTick = MonotonicTime.nanoseconds() + Self.tickNs
             var running = true
             while running {
                 if let input = queue.take(until: min(nextTick, controller.buttonDeadlineNs ?? .max)) {
                     if case .shutdown = input { running = false }
-                    controller.handle(input, nowNs: Monotonic.nanoseconds())
+                    controller.handle(input, nowNs: MonotonicTime.nanoseconds())
                 }
-                let now = Monotonic.nanoseconds()
+                let now = MonotonicTime.nanoseconds()
                 controller.advanceButtons(nowNs: now)
                 if now >= nextTick {
                     controller.tick(nowNs: now)
