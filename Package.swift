@@ -124,11 +124,15 @@ let package = Package(
         // batches. The daemon and `pacerctl replay --record` share it, so live equals replay.
         .target(name: "Recording", dependencies: ["PacerCore", "GPSD", "PacerReplay", "Store"]),
 
+        // The run session's pure parts: strap state, resume policy, status wording. Inputs and
+        // time in, decisions and journal notes out; no I/O, no clocks, no Foundation.
+        .target(name: "PacerSession", dependencies: ["PacerCore", "PacerConfig"]),
+
         // The daemon: live services composed with swift-service-lifecycle.
         .target(
             name: "PacerDaemon",
             dependencies: [
-                "PacerCore", "PacerConfig", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "BlueZ", "Control", "Buttons", "Threads", "Speech",
+                "PacerCore", "PacerConfig", "PacerSession", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "BlueZ", "Control", "Buttons", "Threads", "Speech",
                 "SOS", "ModemManager", "HTTPClient", "Uplink", "CLoadedObjects",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -179,6 +183,7 @@ let package = Package(
 
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"]),
         .testTarget(name: "PacerConfigTests", dependencies: ["PacerConfig", "PacerCore"]),
+        .testTarget(name: "PacerSessionTests", dependencies: ["PacerSession", "PacerConfig", "PacerCore"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "PacerCore"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Store", "PacerReplay", "GPSD", "PacerCore"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore", "PacerTestSupport"]),

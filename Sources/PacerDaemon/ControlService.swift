@@ -2,6 +2,7 @@ import BlueZ
 import Control
 import PacerConfig
 import PacerCore
+import PacerSession
 import RunViews
 import ServiceLifecycle
 import SOS

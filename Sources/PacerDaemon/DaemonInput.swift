@@ -1,6 +1,7 @@
 import BlueZ
 import PacerConfig
 import PacerCore
+import PacerSession
 
 /// Everything the pipeline thread reacts to, in the order it arrived.
 enum DaemonInput: Sendable {
@@ -20,13 +21,6 @@ enum DaemonInput: Sendable {
     case reload(PacerConfiguration)
     /// Close the run and stop; `done` is called once everything is written.
     case shutdown(done: @Sendable () -> Void)
-}
-
-/// The connection to gpsd, as the live client reports it.
-enum GPSLink: Sendable, Equatable {
-    case connecting
-    case connected
-    case lost(reason: String)
 }
 
 /// What a person can ask of the run (control socket, buttons).

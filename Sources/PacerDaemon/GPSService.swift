@@ -1,4 +1,5 @@
 import GPSD
+import PacerSession
 import ServiceLifecycle
 
 /// gpsd's lines into the pipeline. The client's own thread owns libgps and reconnects; this only

@@ -1,5 +1,6 @@
 import PacerConfig
 import PacerCore
+import PacerSession
 import SOS
 import Uplink
 import Store
@@ -35,7 +36,9 @@ final class PipelineThread: Sendable {
         let heartbeat = self
         // Without its pipeline thread pacerd is nothing: failing to start it is fatal.
         try! DetachedThread.start {
-            let controller = RunController(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate)
+            // The clock is read here, in the loop, and nowhere in the controller.
+            let controller = RunController(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
+                                           startedNs: MonotonicTime.nanoseconds())
             controller.onStatusChange = onStatus
             controller.onCue = onCue
             controller.toSOS = toSOS

@@ -4,6 +4,7 @@ import GPSD
 import PacerConfig
 import PacerCore
 import PacerReplay
+import PacerSession
 import Recording
 import SOS
 import Uplink
@@ -22,33 +23,52 @@ final class RunController {
     private let log: DaemonLog
     private let decoder = GPSDecoder()
     private var timebase = Timebase()
-    private var recording: RunRecording?
-    private var stopPending = false
+    /// Where the run is. A stopped run stays `closing` while the store refuses its last writes.
+    private enum RunState {
+        case idle
+        case recording(RunRecording)
+        case closing(RunRecording)
+    }
 
-    private var link: GPSLink = .connecting
-    private var lastFixMode: GPSFix.Mode = .notSeen
-    private var lastFixNs: UInt64?
+    private var run: RunState = .idle
+
+    /// The run being recorded or closed, for reading.
+    private var recording: RunRecording? {
+        switch run {
+        case .idle: nil
+        case .recording(let recording), .closing(let recording): recording
+        }
+    }
+
+    /// Lets `change` work on the run's recording in place: it is taken out of `run` meanwhile,
+    /// so that its batch is not copied on every line. `change` must not read `run`.
+    private func changeRecording<T>(_ change: (inout RunRecording) -> T) -> T? {
+        switch run {
+        case .idle:
+            return nil
+        case .recording(var recording):
+            run = .idle
+            defer { run = .recording(recording) }
+            return change(&recording)
+        case .closing(var recording):
+            run = .idle
+            defer { run = .closing(recording) }
+            return change(&recording)
+        }
+    }
+
+    private var gps = GPSStatus()
     private var malformedLines = 0
     private var storeProblem: String?
 
-    /// The run that was interrupted when pacerd last stopped, if it can be continued: it is, when
-    /// the first fix comes within `RunRecording.resumeWindowSeconds` of its last stored sample.
-    private var resumeCandidate: StoredRun?
-    /// CLOCK_MONOTONIC after which the candidate can no longer be continued even without a fix:
-    /// GPS time runs at least as fast, so any later first fix is past the window. Until it is
-    /// decided, the uplink holds the run back (`Uplink.start(holding:)`); this bounds the hold.
-    private let resumeDeadlineNs = MonotonicTime.nanoseconds() + UInt64(RunRecording.resumeWindowSeconds * 1e9)
+    /// The run that was interrupted when pacerd last stopped, while it may still be continued.
+    /// Until that is decided, the uplink holds it back (`Uplink.start(holding:)`).
+    private var resumable: (run: StoredRun, policy: ResumePolicy)?
 
-    /// The heart-rate strap. Its clock is CLOCK_MONOTONIC (as a Timestamp), which exists before
-    /// the first fix and never jumps; what goes into a run is stamped on the timebase instead.
-    private var sensor = HeartRateSensor()
-    private var strapChoice = StrapChoice(straps: [], source: .none, adapter: nil)
-    private var strapLink: StrapStatus.Link = .notPaired
-    private var strapProblem: String?
-    private var lastBpm: (bpm: Int, receivedNs: UInt64)?
+    /// The heart-rate strap, on CLOCK_MONOTONIC; what goes into a run is stamped on the timebase instead.
+    private var strap = StrapState()
     /// Notifications during a run before its first fix: they cannot be placed on its timeline.
     private var heartRateWithoutTime = 0
-    private var lowBatteryReported = false
 
     private var buttons: ButtonGestureClassifier
     private var autoStart: AutoStartDetector
@@ -72,14 +92,15 @@ final class RunController {
     private var powerSupply: PowerSupply?
     private var lastStatus: DaemonStatus?
 
-    /// A fix older than this no longer counts for the status line.
-    static let fixStaleNs: UInt64 = 5_000_000_000
-
-    init(configuration: PacerConfiguration, store: RunStore, log: DaemonLog, resumeCandidate: StoredRun? = nil) {
+    /// `startedNs` is CLOCK_MONOTONIC now: the resume candidate's window closes from it.
+    init(configuration: PacerConfiguration, store: RunStore, log: DaemonLog, resumeCandidate: StoredRun? = nil, startedNs: UInt64) {
         self.configuration = configuration
         self.store = store
         self.log = log
-        self.resumeCandidate = resumeCandidate
+        resumable = resumeCandidate.map { run in
+            (run, ResumePolicy(runID: run.id, lastSampleTime: run.endTime ?? run.startTime,
+                               windowSeconds: RunRecording.resumeWindowSeconds, startedNs: startedNs))
+        }
         powerSupply = PowerSupply(configuration.battery)
         buttons = ButtonGestureClassifier(configuration: Self.gestures(configuration))
         autoStart = AutoStartDetector(configuration: Self.autoStartSettings(configuration))
@@ -101,11 +122,16 @@ final class RunController {
         case .gpsLine(let line, let receivedNs):
             ingest(line: line, receivedNs: receivedNs)
         case .gpsLink(let newLink):
-            linkChanged(newLink)
+            note(gps.linkChanged(to: newLink, server: "\(configuration.gpsHost):\(configuration.gpsPort)", runID: recording?.runID))
         case .strap(let event):
-            strapEvent(event)
+            strapEvent(event, nowNs: nowNs)
         case .strapChoice(let choice):
-            strapChoiceChanged(choice)
+            let source: StrapSelection.Source = switch choice.source {
+            case .config: .config
+            case .paired: .paired
+            case .none: .none
+            }
+            note(strap.select(StrapSelection(straps: choice.straps.map(\.text), source: source, adapter: choice.adapter)))
         case .command(let command, let reply):
             reply(perform(command, nowNs: nowNs))
         case .buttonKey(let key):
@@ -115,7 +141,7 @@ final class RunController {
         case .reload(let newConfiguration):
             reload(newConfiguration)
         case .shutdown(let done):
-            shutDown()
+            shutDown(nowNs: nowNs)
             done()
         }
         tellSOSTheRun()
@@ -169,14 +195,14 @@ final class RunController {
 
     /// Once a second, whatever arrives: GPS loss is noticed, a refused write is retried.
     func tick(nowNs: UInt64) {
-        if let candidate = resumeCandidate, nowNs >= resumeDeadlineNs {
-            leaveInterrupted(candidate, .notice, "run \(candidate.id) stays interrupted: no GPS fix within \(Int(RunRecording.resumeWindowSeconds)) s of the start")
+        if let resumable, case .stayInterrupted(let reason)? = resumable.policy.tick(nowNs: nowNs) {
+            leaveInterrupted(resumable.run, resumable.policy.note(leaving: reason))
         }
         if recording != nil {
             if let now = timebase.time(atMonotonic: nowNs) {
-                tellSOS(recording!.advance(to: now), fixTime: now, receivedNs: nowNs)
+                tellSOS(changeRecording { $0.advance(to: now) } ?? [], fixTime: now, receivedNs: nowNs)
             }
-            if storeProblem != nil || stopPending { commit(force: true) }
+            if case .closing = run { commit(force: true, nowNs: nowNs) } else if storeProblem != nil { commit(force: true, nowNs: nowNs) }
         }
         if nowNs >= nextBatteryCheckNs {
             nextBatteryCheckNs = nowNs + Self.batteryCheckNs
@@ -202,42 +228,49 @@ final class RunController {
             return
         }
         if case .fix(let fix) = message {
+            var timedFixNs: UInt64?
             if fix.mode == .twoD || fix.mode == .threeD, let time = fix.time, fix.status != .simulated {
                 timebase.synchronize(gps: time, monotonicNs: receivedNs)
-                lastFixNs = receivedNs
+                timedFixNs = receivedNs
                 if var position = AlertPosition(fix) {
                     // The lane runs on the monotonic clock; the offset turns it back into GPS time.
-                    position.time = Self.monotonicTime(receivedNs)
+                    position.time = StrapState.monotonicTime(receivedNs)
                     toSOS(.position(position, wallMinusMonotonicMs: time.milliseconds - Int64(receivedNs / 1_000_000)))
                 }
                 if let uuid = recording?.uuid, let latitude = fix.latitude, let longitude = fix.longitude {
                     toUplink(.position(LivePosition(time: time, latitude: latitude, longitude: longitude, accuracyMeters: fix.eph,
-                                                    speed: fix.speed, heartRate: lastBpm.map(\.bpm), runUUID: uuid),
+                                                    speed: fix.speed, heartRate: strap.lastBpm, runUUID: uuid),
                                        latitude: latitude, longitude: longitude))
                 }
             }
-            lastFixMode = fix.mode
-            if let candidate = resumeCandidate, let time = fix.time, fix.mode == .twoD || fix.mode == .threeD {
-                resume(candidate, at: time)
+            gps.fix(mode: fix.mode, timedFixAtNs: timedFixNs)
+            if let resumable, let time = fix.time, fix.mode == .twoD || fix.mode == .threeD {
+                switch resumable.policy.firstFix(at: time) {
+                case .resume(let gap): resume(resumable.run, gapSeconds: gap)
+                case .stayInterrupted(let reason): leaveInterrupted(resumable.run, resumable.policy.note(leaving: reason))
+                }
             }
             if recording == nil, configuration.autoStart, let start = autoStart.ingest(fix) {
                 log(.notice, "run", "moving since \(start.movingSince.iso8601): starting a run by itself ([run] auto_start)")
                 _ = perform(.start, nowNs: receivedNs)
             }
         }
-        // In place (`recording!`): a copy would duplicate the batch on every line.
-        guard recording != nil, !stopPending else { return }
-        recording!.record(rawLine: line)
-        if case .fix(let fix) = message {
-            do {
-                let events = try recording!.ingest(.fix(fix))
-                report(events, runID: recording!.runID)
-                tellSOS(events, fixTime: fix.time, receivedNs: receivedNs)
-            } catch {
-                storeFailed(error, doing: "starting the run")
-            }
+        guard case .recording = run else { return }
+        let ingested = changeRecording { recording -> Result<[TrackerEvent], StoreError>? in
+            recording.record(rawLine: line)
+            guard case .fix(let fix) = message else { return nil }
+            do throws(StoreError) { return .success(try recording.ingest(.fix(fix))) } catch { return .failure(error) }
         }
-        commit(force: false)
+        switch ingested {
+        case .success(let events)??:
+            report(events, runID: recording?.runID)
+            if case .fix(let fix) = message { tellSOS(events, fixTime: fix.time, receivedNs: receivedNs) }
+        case .failure(let error)??:
+            storeFailed(error, doing: "starting the run", nowNs: receivedNs)
+        default:
+            break
+        }
+        commit(force: false, nowNs: receivedNs)
         speakCues(triggeredAt: receivedNs)
     }
 
@@ -258,17 +291,13 @@ final class RunController {
         }
     }
 
-    private func resume(_ run: StoredRun, at time: Timestamp) {
-        let gap = time.seconds(since: run.endTime ?? run.startTime)
-        guard abs(gap) <= RunRecording.resumeWindowSeconds else {
-            return leaveInterrupted(run, .notice, "run \(run.id) stays interrupted: the first fix came \(Int(gap)) s after its last sample")
-        }
+    private func resume(_ run: StoredRun, gapSeconds gap: Double) {
         do {
-            recording = try RunRecording.resuming(run, store: store, configuration: configuration.tracking, coach: newCoach(workout: nil))
+            self.run = .recording(try RunRecording.resuming(run, store: store, configuration: configuration.tracking, coach: newCoach(workout: nil)))
         } catch {
-            return leaveInterrupted(run, .error, "cannot continue run \(run.id) (\(error)); it stays interrupted")
+            return leaveInterrupted(run, SessionNote(.error, "run", "cannot continue run \(run.id) (\(error)); it stays interrupted", runID: run.id))
         }
-        resumeCandidate = nil
+        resumable = nil
         log(.notice, "run", "continuing run \(run.id), interrupted \(Int(gap)) s before this fix", runID: run.id)
         // It records again, so it is not packaged; the uplink held it back until now.
         toUplink(.releaseHeldRun(reason: "run \(run.id) continued"))
@@ -276,21 +305,10 @@ final class RunController {
 
     /// The interrupted run will not be continued: it is uploaded like a finished run, so the
     /// uplink, which held it back until this was decided, may now send it.
-    private func leaveInterrupted(_ run: StoredRun, _ priority: JournalPriority, _ message: String) {
-        resumeCandidate = nil
-        log(priority, "run", message, runID: run.id)
+    private func leaveInterrupted(_ run: StoredRun, _ why: SessionNote) {
+        resumable = nil
+        note(why)
         toUplink(.releaseHeldRun(reason: "run \(run.id) stays interrupted"))
-    }
-
-    private func linkChanged(_ newLink: GPSLink) {
-        guard newLink != link else { return }
-        switch newLink {
-        case .connected: log(.info, "gps", "connected to gpsd at \(configuration.gpsHost):\(configuration.gpsPort)")
-        case .lost(let reason):
-            log(.warning, "gps", "lost gpsd at \(configuration.gpsHost):\(configuration.gpsPort) (\(reason)); reconnecting", runID: recording?.runID)
-        case .connecting: break
-        }
-        link = newLink
     }
 
     private func report(_ events: [TrackerEvent], runID: Int64?) {
@@ -314,113 +332,61 @@ final class RunController {
 
     // MARK: Heart rate
 
-    private static func monotonicTime(_ ns: UInt64) -> Timestamp {
-        Timestamp(milliseconds: Int64(ns / 1_000_000))
-    }
-
-    private func strapChoiceChanged(_ choice: StrapChoice) {
-        guard choice != strapChoice else { return }
-        strapChoice = choice
-        sensor.disconnected()
-        strapProblem = nil
-        lastBpm = nil
-        if choice.straps.isEmpty {
-            strapLink = .notPaired
-            log(.notice, "hr", "no heart-rate strap paired: pair one with `pacerctl strap pair ADDRESS` or set [hr] strap")
-        } else {
-            strapLink = .searching
-            let which = choice.straps.map(\.text).joined(separator: ", then ")
-            log(.info, "hr", "looking for the heart-rate strap \(which) (\(choice.source == .config ? "[hr] in the config" : "paired with pacerctl"))")
-        }
-    }
-
-    private func strapEvent(_ event: StrapEvent) {
+    private func strapEvent(_ event: StrapEvent, nowNs: UInt64) {
+        let runID = recording?.runID
+        let lowBattery = configuration.coach.lowBatteryPercent
         switch event {
-        case .unavailable(let reason):
-            if strapLink == .connected { sensor.disconnected() }
-            // Retried every second or so: the journal hears of each new problem once.
-            if strapProblem != reason { log(.warning, "hr", "heart rate unavailable: \(reason); retrying", runID: recording?.runID) }
-            strapLink = .bluetoothUnavailable
-            strapProblem = reason
-        case .searching(let address):
-            if strapProblem != "not in range" { log(.info, "hr", "heart-rate strap \(address) is not in range; discovering", runID: recording?.runID) }
-            if strapLink != .lost { strapLink = .searching }
-            strapProblem = "not in range"
+        case .unavailable(let reason): note(strap.handle(.unavailable(reason: reason), runID: runID, lowBatteryPercent: lowBattery))
+        case .searching(let address): note(strap.handle(.searching(address: address.text), runID: runID, lowBatteryPercent: lowBattery))
         case .connectFailed(let address, let reason):
-            if strapProblem != reason { log(.info, "hr", "cannot connect to the heart-rate strap \(address): \(reason); retrying", runID: recording?.runID) }
-            if strapLink != .lost { strapLink = .searching }
-            strapProblem = reason
-        case .connected(let address, let name):
-            sensor.connected(name: name, address: address.text)
-            let after = strapLink == .lost ? " again" : ""
-            strapLink = .connected
-            strapProblem = nil
-            lowBatteryReported = false
-            log(.notice, "hr", "heart-rate strap \(name) (\(address)) connected\(after)", runID: recording?.runID)
+            note(strap.handle(.connectFailed(address: address.text, reason: reason), runID: runID, lowBatteryPercent: lowBattery))
+        case .connected(let address, let name): note(strap.handle(.connected(address: address.text, name: name), runID: runID, lowBatteryPercent: lowBattery))
         case .notification(_, let value, let receivedNs):
             heartRateNotification(value, receivedNs: receivedNs)
         case .battery(let address, let percent):
-            sensor.battery(percent)
-            if recording != nil, let time = timebase.time(atMonotonic: MonotonicTime.nanoseconds()) {
-                recording!.coach { $0.strapBattery(percent, at: time) }
+            if let time = timebase.time(atMonotonic: nowNs) {
+                changeRecording { $0.coach { $0.strapBattery(percent, at: time) } }
             }
-            if percent <= configuration.coach.lowBatteryPercent, !lowBatteryReported {
-                lowBatteryReported = true
-                log(.warning, "hr", "heart-rate strap \(address) battery low: \(percent) %", runID: recording?.runID)
-            }
+            note(strap.handle(.battery(address: address.text, percent: percent), runID: runID, lowBatteryPercent: lowBattery))
         case .disconnected(let address, let reason):
-            sensor.disconnected()
-            strapLink = .lost
-            strapProblem = reason
-            log(.warning, "hr", "heart-rate strap \(address) disconnected (\(reason)); reconnecting", runID: recording?.runID)
+            note(strap.handle(.disconnected(address: address.text, reason: reason), runID: runID, lowBatteryPercent: lowBattery))
         }
     }
 
     private func heartRateNotification(_ value: [UInt8], receivedNs: UInt64) {
-        let result = sensor.notification(value, at: Self.monotonicTime(receivedNs))
-        switch result {
-        case .success(let measurement):
-            if measurement.sample(at: Self.monotonicTime(receivedNs)).isValid { lastBpm = (measurement.bpm, receivedNs) }
-        case .failure(let error):
-            // Counted, and logged the first time and then every 100th: a faulty strap must not flood the journal.
-            if sensor.malformedCount == 1 || sensor.malformedCount % 100 == 0 {
-                log(.warning, "hr", "the strap sent a malformed heart-rate packet (\(error)); ignored (\(sensor.malformedCount) so far): \(HexBytes.string(value))", runID: recording?.runID)
-            }
-        }
-        guard recording != nil, !stopPending else { return }
+        let (result, malformed) = strap.notification(value, receivedNs: receivedNs, runID: recording?.runID)
+        note(malformed)
+        guard case .recording = run else { return }
         guard let time = timebase.time(atMonotonic: receivedNs) else {
             heartRateWithoutTime += 1
             if heartRateWithoutTime == 1 { log(.info, "hr", "heart rate is recorded from the run's first GPS fix, which sets its clock") }
             return
         }
         // Every packet, malformed too, goes into the raw log: a replay then decodes what the daemon decoded.
-        recording!.record(rawLine: HeartRateLine.line(value, time: time))
-        if case .success(let measurement) = result {
-            do {
-                let events = try recording!.ingest(.heartRate(measurement.sample(at: time)))
-                report(events, runID: recording!.runID)
-            } catch {
-                storeFailed(error, doing: "recording heart rate")
-            }
+        let ingested = changeRecording { recording -> Result<[TrackerEvent], StoreError>? in
+            recording.record(rawLine: HeartRateLine.line(value, time: time))
+            guard case .success(let measurement) = result else { return nil }
+            do throws(StoreError) { return .success(try recording.ingest(.heartRate(measurement.sample(at: time)))) } catch { return .failure(error) }
         }
-        commit(force: false)
+        switch ingested {
+        case .success(let events)??: report(events, runID: recording?.runID)
+        case .failure(let error)??: storeFailed(error, doing: "recording heart rate", nowNs: receivedNs)
+        default: break
+        }
+        commit(force: false, nowNs: receivedNs)
         speakCues(triggeredAt: receivedNs)
     }
 
-    private func strapStatus(nowNs: UInt64) -> StrapStatus {
-        var status = StrapStatus()
-        status.link = strapChoice.straps.isEmpty ? .notPaired : strapLink
-        status.address = sensor.address ?? strapChoice.straps.first?.text
-        status.name = sensor.name
-        status.batteryPercent = sensor.batteryPercent
-        status.reading = sensor.reading(at: Self.monotonicTime(nowNs))
-        if let lastBpm {
-            status.lastBpm = lastBpm.bpm
-            status.lastBpmAge = Double(nowNs &- lastBpm.receivedNs) / 1e9
+    private func note(_ note: SessionNote?) {
+        guard let note else { return }
+        let priority: JournalPriority = switch note.level {
+        case .critical: .critical
+        case .error: .error
+        case .warning: .warning
+        case .notice: .notice
+        case .info: .info
         }
-        status.problem = status.link == .connected ? nil : strapProblem
-        status.malformedPackets = sensor.malformedCount
-        return status
+        log(priority, note.component, note.message, runID: note.runID, fields: note.fields)
     }
 
     // MARK: Commands
@@ -428,9 +394,9 @@ final class RunController {
     private func perform(_ command: RunCommand, nowNs: UInt64) -> Result<DaemonStatus, CommandFailure> {
         let refusal: CommandFailure? = switch command {
         case .status: nil
-        case .start: startRun(workout: nil)
-        case .startWorkout(let workout): startRun(workout: workout)
-        case .stop: stopRun()
+        case .start: startRun(workout: nil, nowNs: nowNs)
+        case .startWorkout(let workout): startRun(workout: workout, nowNs: nowNs)
+        case .stop: stopRun(nowNs: nowNs)
         case .say(let text): say(text, nowNs: nowNs)
         case .readiness: readiness(nowNs: nowNs)
         case .control(let control): apply(control, nowNs: nowNs)
@@ -441,48 +407,49 @@ final class RunController {
         return .success(status(nowNs: nowNs))
     }
 
-    private func startRun(workout: Workout?) -> CommandFailure? {
+    private func startRun(workout: Workout?, nowNs: UInt64) -> CommandFailure? {
         if recording != nil {
             let message: String
             if let runID = recording?.runID { message = "run \(runID) is already being recorded" } else { message = "a run is already started (waiting for a GPS fix)" }
             return CommandFailure(code: .conflict, message: message)
         }
-        recording = RunRecording(store: store, configuration: configuration.tracking, coach: newCoach(workout: workout),
-                                 uuid: UUID().uuidString.lowercased())
-        stopPending = false
-        if let candidate = resumeCandidate {
-            leaveInterrupted(candidate, .notice, "run \(candidate.id) stays interrupted: a new run was started")
+        run = .recording(RunRecording(store: store, configuration: configuration.tracking, coach: newCoach(workout: workout),
+                                      uuid: UUID().uuidString.lowercased()))
+        if let resumable, case .stayInterrupted(let reason) = ResumePolicy.newRunStarted {
+            leaveInterrupted(resumable.run, resumable.policy.note(leaving: reason))
         }
         log(.notice, "run", (timebase.isSynchronized ? "run started" : "run started; it is recorded from the first GPS fix")
             + (workout.map { " with the workout \"\($0.name)\"" } ?? ""))
         if !timebase.isSynchronized, configuration.voice.enabled {
             // The coach speaks from the first fix, which sets the run's clock; say now why it waits.
-            onCue(Cue(time: Self.monotonicTime(MonotonicTime.nanoseconds()), kind: .runState, text: "Run started. Waiting for GPS."), MonotonicTime.nanoseconds())
+            onCue(Cue(time: StrapState.monotonicTime(nowNs), kind: .runState, text: "Run started. Waiting for GPS."), nowNs)
         }
         return nil
     }
 
-    private func stopRun() -> CommandFailure? {
-        guard recording != nil, !stopPending else { return CommandFailure(code: .conflict, message: "no run in progress") }
-        stopPending = true
-        commit(force: true)
+    private func stopRun(nowNs: UInt64) -> CommandFailure? {
+        guard case .recording(let recording) = run else { return CommandFailure(code: .conflict, message: "no run in progress") }
+        run = .closing(recording)
+        commit(force: true, nowNs: nowNs)
         return nil
     }
 
     private func apply(_ control: RunControl, nowNs: UInt64) -> CommandFailure? {
-        guard recording != nil, !stopPending else { return CommandFailure(code: .conflict, message: "no run in progress") }
-        let runID = recording!.runID
-        let paused = recording!.isPaused
-        if control == .pause, paused { return CommandFailure(code: .conflict, message: "the run is already paused") }
-        if control == .resume, !paused { return CommandFailure(code: .conflict, message: "the run is not paused") }
-        // Recorded in the raw log where it happened, so a replay applies it at the same place.
-        recording!.record(rawLine: ControlLine.line(control, time: timebase.time(atMonotonic: nowNs)))
-        let events: [TrackerEvent]
-        do {
-            events = try recording!.ingest(.control(control))
-        } catch {
-            storeFailed(error, doing: "recording a \(control.rawValue)")
-            events = []
+        guard case .recording(let active) = run else { return CommandFailure(code: .conflict, message: "no run in progress") }
+        let runID = active.runID
+        if control == .pause, active.isPaused { return CommandFailure(code: .conflict, message: "the run is already paused") }
+        if control == .resume, !active.isPaused { return CommandFailure(code: .conflict, message: "the run is not paused") }
+        let line = ControlLine.line(control, time: timebase.time(atMonotonic: nowNs))
+        let ingested = changeRecording { recording -> Result<[TrackerEvent], StoreError> in
+            // Recorded in the raw log where it happened, so a replay applies it at the same place.
+            recording.record(rawLine: line)
+            do throws(StoreError) { return .success(try recording.ingest(.control(control))) } catch { return .failure(error) }
+        }
+        var events: [TrackerEvent] = []
+        switch ingested {
+        case .success(let decided)?: events = decided
+        case .failure(let error)?: storeFailed(error, doing: "recording a \(control.rawValue)", nowNs: nowNs)
+        case nil: break
         }
         report(events, runID: runID)
         log(.info, "run", "\(control.rawValue) by the runner", runID: runID)
@@ -512,25 +479,18 @@ final class RunController {
     }
 
     private func speakCues(triggeredAt ns: UInt64) {
-        guard recording != nil else { return }
-        for cue in recording!.takeCues() { onCue(cue, ns) }
+        for cue in changeRecording({ $0.takeCues() }) ?? [] { onCue(cue, ns) }
     }
 
     private func say(_ text: String, nowNs: UInt64) -> CommandFailure? {
-        onCue(Cue(time: Self.monotonicTime(nowNs), kind: .message, text: text), nowNs)
+        onCue(Cue(time: StrapState.monotonicTime(nowNs), kind: .message, text: text), nowNs)
         return nil
     }
 
     /// "GPS 3D fix. Heart rate 72. Battery 80 percent. 3 runs waiting for upload."
     private func readiness(nowNs: UInt64) -> CommandFailure? {
-        let gps: String = switch status(nowNs: nowNs).gps {
-        case .fix3D: "GPS 3D fix"
-        case .fix2D: "GPS 2D fix"
-        case .noFix: "No GPS fix yet"
-        case .gpsdUnreachable: "GPS receiver not available"
-        }
         let waiting = try? store.runsWaitingForUpload()
-        let cue = Coach.readiness(at: Self.monotonicTime(nowNs), gps: gps, heartRate: sensor.reading(at: Self.monotonicTime(nowNs)),
+        let cue = Coach.readiness(at: StrapState.monotonicTime(nowNs), gps: gps.state(nowNs: nowNs).spoken, heartRate: strap.sensor.reading(at: StrapState.monotonicTime(nowNs)),
                                   batteryPercent: powerSupply?.capacityPercent(), runsWaiting: waiting)
         lastReadiness = cue.text
         onCue(cue, nowNs)
@@ -546,8 +506,8 @@ final class RunController {
         guard let percent = powerSupply?.capacityPercent() else { return }
         if percent != deviceBatteryPercent { toSOS(.deviceBattery(percent)) }
         deviceBatteryPercent = percent
-        if recording != nil, let time = timebase.time(atMonotonic: nowNs) {
-            recording!.coach { $0.deviceBattery(percent, at: time) }
+        if let time = timebase.time(atMonotonic: nowNs) {
+            changeRecording { $0.coach { $0.deviceBattery(percent, at: time) } }
         }
     }
 
@@ -555,39 +515,56 @@ final class RunController {
 
     // MARK: Store
 
-    /// Commits what is due (or everything, when forced), and closes the run once a stop is
-    /// pending. A refused write keeps the data in memory and is retried every tick.
-    private func commit(force: Bool) {
-        guard recording != nil else { return }
-        do {
-            if stopPending {
-                try recording!.finish()
-                let summary = recording!.summary
-                if let runID = recording!.runID {
+    /// Commits what is due (or everything, when forced), and closes a stopped run. A refused
+    /// write keeps the data in memory and is retried every tick.
+    private func commit(force: Bool, nowNs: UInt64) {
+        switch run {
+        case .idle:
+            return
+        case .closing:
+            let finished = changeRecording { recording -> Result<(summary: RunSummary, runID: Int64?), StoreError> in
+                do throws(StoreError) {
+                    try recording.finish()
+                    return .success((recording.summary, recording.runID))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch finished {
+            case .success(let (summary, runID))?:
+                if let runID {
                     log(.notice, "run", "run \(runID) stopped: \(FixedDecimal.format(summary.distance / 1000, decimals: 2) ?? "?") km, moving \(FixedDecimal.format(summary.movingTime, decimals: 0) ?? "?") s", runID: runID)
                 } else {
                     log(.notice, "run", "run stopped before any GPS fix: nothing to store")
                 }
-                storeRecovered()
-                speakCues(triggeredAt: MonotonicTime.nanoseconds())
-                if let runID = recording!.runID { toUplink(.wake(reason: "run \(runID) finished")) }
-                recording = nil
-                stopPending = false
+                storeRecovered(nowNs: nowNs)
+                speakCues(triggeredAt: nowNs)
+                if let runID { toUplink(.wake(reason: "run \(runID) finished")) }
+                run = .idle
                 // A runner still moving when the run stops must not have a new one start by itself.
                 autoStart.reset(untilStill: true)
-                return
+            case .failure(let error)?:
+                storeFailed(error, doing: "closing the run", nowNs: nowNs)
+            case nil:
+                break
             }
-            if force { try recording!.commit() } else { try recording!.commitIfDue() }
-            storeRecovered()
-        } catch {
-            storeFailed(error, doing: stopPending ? "closing the run" : "saving the run")
+        case .recording:
+            let refused = changeRecording { recording -> StoreError? in
+                do throws(StoreError) {
+                    if force { try recording.commit() } else { try recording.commitIfDue() }
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let refused = refused ?? nil { storeFailed(refused, doing: "saving the run", nowNs: nowNs) } else { storeRecovered(nowNs: nowNs) }
         }
     }
 
-    private func storeFailed(_ error: StoreError, doing what: String) {
+    private func storeFailed(_ error: StoreError, doing what: String, nowNs: UInt64) {
         let text = "\(error)"
-        if recording != nil, let time = timebase.time(atMonotonic: MonotonicTime.nanoseconds()) {
-            recording!.coach { $0.storage(full: true, at: time) }
+        if let time = timebase.time(atMonotonic: nowNs) {
+            changeRecording { $0.coach { $0.storage(full: true, at: time) } }
         }
         if storeProblem != text {
             log(.error, "store", "\(what) failed: \(text). The run goes on and what it records is kept in memory until the store takes writes again.", runID: recording?.runID)
@@ -595,11 +572,11 @@ final class RunController {
         storeProblem = text
     }
 
-    private func storeRecovered() {
+    private func storeRecovered(nowNs: UInt64) {
         guard storeProblem != nil else { return }
         storeProblem = nil
-        if recording != nil, let time = timebase.time(atMonotonic: MonotonicTime.nanoseconds()) {
-            recording!.coach { $0.storage(full: false, at: time) }
+        if let time = timebase.time(atMonotonic: nowNs) {
+            changeRecording { $0.coach { $0.storage(full: false, at: time) } }
         }
         log(.notice, "store", "the store takes writes again; recording resumed with nothing lost", runID: recording?.runID)
     }
@@ -622,10 +599,13 @@ final class RunController {
         }
     }
 
-    private func shutDown() {
-        guard recording != nil else { return }
-        stopPending = true
-        commit(force: true)
+    private func shutDown(nowNs: UInt64) {
+        switch run {
+        case .idle: return
+        case .recording(let recording): run = .closing(recording)
+        case .closing: break
+        }
+        commit(force: true, nowNs: nowNs)
         if recording != nil {
             log(.critical, "store", "stopping with run data not saved: \(storeProblem ?? "unknown error"). It is lost.", runID: recording?.runID)
         }
@@ -643,14 +623,9 @@ final class RunController {
             status.movingTime = active.summary.movingTime
             status.lastSampleTime = active.lastSample?.time
         }
-        switch link {
-        case .connecting, .lost: status.gps = .gpsdUnreachable
-        case .connected:
-            let fresh = lastFixNs.map { nowNs &- $0 < Self.fixStaleNs } ?? false
-            status.gps = !fresh ? .noFix : lastFixMode == .threeD ? .fix3D : lastFixMode == .twoD ? .fix2D : .noFix
-        }
+        status.gps = gps.state(nowNs: nowNs)
         status.storeProblem = storeProblem
-        status.strap = strapStatus(nowNs: nowNs)
+        status.strap = strap.status(nowNs: nowNs)
         status.readiness = lastReadiness
         status.deviceBatteryPercent = deviceBatteryPercent
         return status

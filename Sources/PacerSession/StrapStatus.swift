@@ -2,8 +2,8 @@ import PacerCore
 
 /// The heart-rate strap as `pacerctl status` and STATUS= show it. A heart rate appears only
 /// while it is live; no data and no skin contact are states of the sensor, not readings.
-struct StrapStatus: Sendable, Equatable {
-    enum Link: String, Sendable {
+public struct StrapStatus: Sendable, Equatable {
+    public enum Link: String, Sendable {
         case notPaired = "not_paired"
         case bluetoothUnavailable = "bluetooth_unavailable"
         /// Paired, not in range (discovering), or connects failing.
@@ -13,19 +13,21 @@ struct StrapStatus: Sendable, Equatable {
         case lost
     }
 
-    var link: Link = .notPaired
-    var address: String?
-    var name: String?
-    var batteryPercent: Int?
-    var reading: HeartRateReading = .disconnected
+    public var link: Link = .notPaired
+    public var address: String?
+    public var name: String?
+    public var batteryPercent: Int?
+    public var reading: HeartRateReading = .disconnected
     /// The last bpm the strap gave and its age in seconds, whatever it is now.
-    var lastBpm: Int?
-    var lastBpmAge: Double?
+    public var lastBpm: Int?
+    public var lastBpmAge: Double?
     /// Why it is not connected, in BlueZ's words.
-    var problem: String?
-    var malformedPackets = 0
+    public var problem: String?
+    public var malformedPackets = 0
 
-    var readingName: String {
+    public init() {}
+
+    public var readingName: String {
         switch reading {
         case .disconnected: "disconnected"
         case .noData: "no_data"
@@ -35,18 +37,18 @@ struct StrapStatus: Sendable, Equatable {
         }
     }
 
-    var liveBpm: Int? {
+    public var liveBpm: Int? {
         if case .live(let bpm, _, _) = reading { return bpm }
         return nil
     }
 
     /// Equal but for the figures that change with every notification.
-    func sameState(as other: StrapStatus) -> Bool {
+    public func sameState(as other: StrapStatus) -> Bool {
         link == other.link && address == other.address && readingName == other.readingName && batteryPercent == other.batteryPercent
     }
 
     /// The status line's part, e.g. "HR 142", "HR strap not paired", "HR no skin contact".
-    var text: String {
+    public var text: String {
         switch link {
         case .notPaired: return "HR strap not paired"
         case .bluetoothUnavailable: return "HR: Bluetooth unavailable"

@@ -2,8 +2,8 @@ import PacerConfig
 import PacerCore
 
 /// The daemon's state as `pacerctl status` and STATUS= show it.
-struct DaemonStatus: Sendable, Equatable {
-    enum RunPhase: String, Sendable {
+public struct DaemonStatus: Sendable, Equatable {
+    public enum RunPhase: String, Sendable {
         case idle
         /// Started, but no fix yet: the run's row appears with its first fix.
         case waitingForFix = "waiting_for_fix"
@@ -11,37 +11,49 @@ struct DaemonStatus: Sendable, Equatable {
         case paused
     }
 
-    enum GPSState: String, Sendable {
+    public enum GPSState: String, Sendable {
         case gpsdUnreachable = "gpsd_unreachable"
         case noFix = "no_fix"
         case fix2D = "2d_fix"
         case fix3D = "3d_fix"
+
+        /// The readiness check's words for it: "GPS 3D fix. Heart rate 72. ..."
+        public var spoken: String {
+            switch self {
+            case .fix3D: "GPS 3D fix"
+            case .fix2D: "GPS 2D fix"
+            case .noFix: "No GPS fix yet"
+            case .gpsdUnreachable: "GPS receiver not available"
+            }
+        }
     }
 
-    var phase: RunPhase = .idle
-    var runID: Int64?
-    var distance = 0.0
-    var movingTime = 0.0
+    public var phase: RunPhase = .idle
+    public var runID: Int64?
+    public var distance = 0.0
+    public var movingTime = 0.0
     /// GPS time of the run's newest sample: how far the run has got.
-    var lastSampleTime: Timestamp?
-    var gps: GPSState = .gpsdUnreachable
+    public var lastSampleTime: Timestamp?
+    public var gps: GPSState = .gpsdUnreachable
     /// Set while the store refuses writes (full disk): the pipeline runs on, the data waits in memory.
-    var storeProblem: String?
-    var units: PacerConfiguration.UnitSystem = .metric
-    var strap = StrapStatus()
+    public var storeProblem: String?
+    public var units: PacerConfiguration.UnitSystem = .metric
+    public var strap = StrapStatus()
     /// The sentence of the last spoken readiness check (the reply to `readiness`).
-    var readiness: String?
+    public var readiness: String?
     /// The wearable's own battery, when it has one ([power] battery).
-    var deviceBatteryPercent: Int?
+    public var deviceBatteryPercent: Int?
+
+    public init() {}
 
     /// Equal but for the figures that move with every fix.
-    func sameState(as other: DaemonStatus) -> Bool {
+    public func sameState(as other: DaemonStatus) -> Bool {
         phase == other.phase && runID == other.runID && gps == other.gps && storeProblem == other.storeProblem && units == other.units
             && strap.sameState(as: other.strap)
     }
 
     /// One line for `systemctl status`, e.g. "Recording run 12: 5.21 km, GPS 3D fix".
-    var line: String {
+    public var line: String {
         let gpsText = switch gps {
         case .gpsdUnreachable: "gpsd not reachable"
         case .noFix: "GPS no fix"
@@ -58,7 +70,7 @@ struct DaemonStatus: Sendable, Equatable {
         return "\(runText), \(gpsText), \(strap.text)"
     }
 
-    var distanceText: String {
+    public var distanceText: String {
         switch units {
         case .metric: FixedDecimal.format(distance / 1000, decimals: 2).map { "\($0) km" } ?? "? km"
         case .imperial: FixedDecimal.format(distance / 1609.344, decimals: 2).map { "\($0) mi" } ?? "? mi"
