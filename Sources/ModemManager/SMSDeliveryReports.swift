@@ -50,8 +50,9 @@ public final class SMSDeliveryReports: Sendable {
     static let callTimeout: Duration = .seconds(5)
 
     /// The daemon passes `BusConnection.system`. `idleKept`: how long the connection outlives the
-    /// last watch (a send follows its listen within an attempt's timeout).
-    public init(openBus: @escaping @Sendable () throws(BusError) -> BusConnection, idleKept: Duration = .seconds(120)) {
+    /// last listen with nothing watched; longer than a send may take (`[sos] attempt_timeout_s`
+    /// is at most 300 s), else a watch starts without a connection and has to reconnect.
+    public init(openBus: @escaping @Sendable () throws(BusError) -> BusConnection, idleKept: Duration = .seconds(360)) {
         self.openBus = openBus
         self.idleKept = idleKept
     }
