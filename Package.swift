@@ -216,7 +216,7 @@ let package = Package(
         .testTarget(name: "UplinkTests", dependencies: ["Uplink", "Store", "PacerCore", "HTTPClient", "PacerTestSupport"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),
         // The SOS lane in-process: its alert store, the hook channel, the lane with fake channels.
-        .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "Threads", "PacerTestSupport"]),
+        .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "ModemManager", "Threads", "PacerTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // pacer-cloud's API, each case against SQLite and against a PostgreSQL the test starts; its CLI as the built binary.
         .testTarget(
             name: "PacerCloudTests",

@@ -14,6 +14,8 @@ enum ModemManagerNames {
     /// MMSmsState.
     static let smsStateNames = ["unknown", "stored", "receiving", "received", "sending", "sent"]
     static let smsStateSent: UInt32 = 5
+    /// MMSmsPduType of a status report.
+    static let smsPduTypeStatusReport = 3
 
     /// MMModemAccessTechnology bits, by the names mmcli shows.
     static let accessTechnologies: [(bit: UInt32, name: String)] = [

@@ -29,16 +29,19 @@ public struct SMSSender: Sendable {
     }
 
     /// Sends `text` to `number` and returns once ModemManager reports it SENT. `timeout` bounds
-    /// the whole operation, most of which is Sms.Send waiting for the network.
-    public func send(text: String, to number: String, timeout: Duration) async throws(SMSError) -> SMSReceipt {
+    /// the whole operation, most of which is Sms.Send waiting for the network. `deliveryReport`
+    /// asks the network for a status report (`SMSDeliveryReports` hears it).
+    public func send(text: String, to number: String, timeout: Duration, deliveryReport: Bool = false) async throws(SMSError) -> SMSReceipt {
         let deadline = Deadline(limit: timeout)
         return try await withBus { bus throws(SMSError) in
             let objects = try await managedObjects(bus, deadline)
             guard let modem = ModemManagerObjects(objects: objects).messagingModem() else { throw .noModem }
+            var fields: [String: BusValue] = ["number": .string(number), "text": .string(text)]
+            if deliveryReport { fields["delivery-report-request"] = .bool(true) }
 
             let created = try await call(bus, deadline, BusMethodCall(
                 destination: ModemManagerNames.service, path: modem.path, interface: ModemManagerNames.messaging,
-                member: "Create", arguments: [.dictionary(["number": .string(number), "text": .string(text)])])
+                member: "Create", arguments: [.dictionary(fields)])
             ) { .createFailed(name: $0.name, message: $0.message) }
             guard let message = created.first?.stringValue else {
                 throw .createFailed(name: "pacer.Bus.UnexpectedReply", message: "Messaging.Create returned \(created)")

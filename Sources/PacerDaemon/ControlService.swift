@@ -1,5 +1,6 @@
 import BlueZ
 import Control
+import ModemManager
 import PacerConfig
 import PacerCore
 import PacerSession
@@ -169,15 +170,7 @@ struct ControlService: Service {
             .object([
                 "alert_id": .string(alert.uuid), "kind": .string(alert.kind), "test": .bool(alert.test), "state": .string(alert.state),
                 "raised": .string(Timestamp(milliseconds: alert.raisedMs).iso8601), "heart_rate": optional(alert.heartRate),
-                "deliveries": .array(alert.deliveries.map { d in
-                    .object([
-                        "sequence": .number(Double(d.sequence)), "type": .string(d.type), "channel": .string(d.key.channel.rawValue),
-                        "target": .string(d.key.target), "attempts": .number(Double(d.attempts)),
-                        "acknowledged": d.acknowledgedMs.map { .string(Timestamp(milliseconds: $0).iso8601) } ?? .null,
-                        "last_error": d.lastError.map { .string($0) } ?? .null,
-                        "replaced": d.replacedMs.map { .string(Timestamp(milliseconds: $0).iso8601) } ?? .null,
-                    ])
-                }),
+                "deliveries": .array(alert.deliveries.map(deliveryJSON)),
             ])
         }
         return .object([
@@ -191,6 +184,18 @@ struct ControlService: Service {
             "store_problem": status.storeProblem.map { .string($0) } ?? .null,
             "server_rejects": optional(status.serverRejects),
             "server_problem": status.serverProblem.map { .string($0) } ?? .null,
+        ])
+    }
+
+    /// One delivery in `sos.status`.
+    static func deliveryJSON(_ d: Delivery) -> JSONValue {
+        func time(_ ms: Int64?) -> JSONValue { ms.map { .string(Timestamp(milliseconds: $0).iso8601) } ?? .null }
+        let report: JSONValue = d.reportState.map { .object(["state": .string(SMSDeliveryState(rawValue: $0).description), "time": time(d.reportedMs)]) } ?? .null
+        return .object([
+            "sequence": .number(Double(d.sequence)), "type": .string(d.type), "channel": .string(d.key.channel.rawValue),
+            "target": .string(d.key.target), "attempts": .number(Double(d.attempts)),
+            "acknowledged": time(d.acknowledgedMs), "last_error": d.lastError.map { .string($0) } ?? .null, "replaced": time(d.replacedMs),
+            "status": .string(DeliveryReportText.status(d)), "delivery_report": report,
         ])
     }
 

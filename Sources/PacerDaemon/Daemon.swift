@@ -77,7 +77,7 @@ public enum Daemon {
             alertStore = nil
         }
         do {
-            try sos.start(settings: LaneSettings(configuration), store: alertStore, channels: Self.alertChannels(configuration),
+            try sos.start(settings: LaneSettings(configuration), store: alertStore, channels: Self.alertChannels(configuration, lane: sos),
                           caller: Self.alertCaller(configuration, log: log),
                           log: { level, message, fields in log(Self.priority(level), "sos", message, fields: fields) },
                           onCue: speak)
@@ -166,9 +166,12 @@ public enum Daemon {
 
     /// SMS, HTTPS and the hook, each only when configured. Channels are fixed at start; a reload
     /// changes targets (contacts, URL) but adds no channel that was not there.
-    static func alertChannels(_ configuration: PacerConfiguration) -> [any AlertChannel] {
+    static func alertChannels(_ configuration: PacerConfiguration, lane: SOSLane) -> [any AlertChannel] {
         var channels: [any AlertChannel] = []
-        channels.append(SMSChannel(sender: SMSSender(openBus: { () throws(BusError) in try BusConnection.system() })))
+        let openBus: @Sendable () throws(BusError) -> BusConnection = { () throws(BusError) in try BusConnection.system() }
+        // Every text asks for a status report; each report reaches the lane as an input of its own.
+        channels.append(SMSChannel(sender: SMSSender(openBus: openBus), reports: SMSDeliveryReports(openBus: openBus),
+                                   onReport: { lane.put(.smsReport($0, $1)) }))
         // The uplink's client settings and credentials: one cloud, one way in.
         let client = HTTPClient(configuration: UplinkSettings(configuration).client)
         channels.append(HTTPSChannel(client: client, token: configuration.upload.token))

@@ -60,6 +60,15 @@ enum AlertSchema {
                 ALTER TABLE alert ADD COLUMN call_state TEXT;
                 """)
         }
+        migrator.registerMigration("v4 sms delivery reports") { db in
+            // An SMS asks for a status report: its MMSmsDeliveryState (0 completed-received, 0x40…
+            // permanent errors…) and when it came. Only shown: a text is never sent again, nor
+            // held back, for want of a report.
+            try db.execute(sql: """
+                ALTER TABLE delivery ADD COLUMN report_state INTEGER;
+                ALTER TABLE delivery ADD COLUMN reported_ms INTEGER;
+                """)
+        }
         return migrator
     }
 }

@@ -160,6 +160,14 @@ public final class AlertStore: Sendable {
         }
     }
 
+    /// An SMS's status report came (`SMSDeliveryState` raw value): shown by status, nothing more.
+    public func reported(_ key: Delivery.Key, state: UInt32, atMs: Int64) throws(AlertStoreError) {
+        try write("noting the status report of \(key)") { db in
+            try db.execute(sql: "UPDATE delivery SET report_state = ?, reported_ms = ? WHERE message_id = ? AND channel = ? AND target = ?",
+                           arguments: [state, atMs, key.messageID, key.channel.rawValue, key.target])
+        }
+    }
+
     /// A newer follow-up replaced it before it was sent: no longer owed.
     public func replaced(_ key: Delivery.Key, atMs: Int64) throws(AlertStoreError) {
         try write("noting that \(key) was replaced") { db in
@@ -213,7 +221,7 @@ public final class AlertStore: Sendable {
 
     private static func deliveries(_ db: Database, where condition: String, _ arguments: StatementArguments = []) throws -> [Delivery] {
         let rows = try Row.fetchAll(db, sql: """
-            SELECT d.message_id, d.channel, d.target, d.attempts, d.last_error, d.acknowledged_ms, d.replaced_ms,
+            SELECT d.message_id, d.channel, d.target, d.attempts, d.last_error, d.acknowledged_ms, d.replaced_ms, d.report_state, d.reported_ms,
                    m.sequence, m.type, m.sms, m.body, a.uuid, a.kind, a.test
             FROM delivery d JOIN message m ON m.id = d.message_id JOIN alert a ON a.id = m.alert_id
             WHERE \(condition) ORDER BY d.message_id, d.channel, d.target
@@ -223,7 +231,7 @@ public final class AlertStore: Sendable {
             return Delivery(key: .init(messageID: row["message_id"], channel: channel, target: row["target"]), alertUUID: row["uuid"],
                             kind: row["kind"], test: row["test"], sequence: row["sequence"], type: row["type"], sms: row["sms"],
                             body: row["body"], attempts: row["attempts"], lastError: row["last_error"], acknowledgedMs: row["acknowledged_ms"],
-                            replacedMs: row["replaced_ms"])
+                            replacedMs: row["replaced_ms"], reportState: row["report_state"], reportedMs: row["reported_ms"])
         }
     }
 

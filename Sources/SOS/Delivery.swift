@@ -27,4 +27,8 @@ public struct Delivery: Sendable, Equatable, Hashable {
     public var acknowledgedMs: Int64?
     /// A newer follow-up took its place before it was sent: it never will be.
     public var replacedMs: Int64? = nil
+    /// SMS only: the MMSmsDeliveryState of the newest status report (`SMSDeliveryState`), and
+    /// when it came. Information only: the outbox never sees it.
+    public var reportState: UInt32? = nil
+    public var reportedMs: Int64? = nil
 }

@@ -34,6 +34,8 @@ public enum LaneInput: Sendable {
     case retryNow(reason: String)
     /// The outcome of one attempt (numbered by the lane's outbox), started at `startedNs`.
     case delivered(Delivery.Key, attempt: Int, Result<String, ChannelFailure>, startedNs: UInt64)
+    /// An SMS's status report came (information only: never retried or held back for one).
+    case smsReport(Delivery, SMSStatusReport)
     /// An alert's commit that outlasted the lane's wait is done (the id its deliveries were sent
     /// under from memory).
     case committed(messageID: Int64, Result<[Delivery], AlertStoreError>)

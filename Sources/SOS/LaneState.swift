@@ -158,6 +158,8 @@ final class LaneState {
             perform(outbox.handle(.finished(key, attempt: attempt, result), now: MonotonicTime.nanoseconds()), attemptStartedNs: startedNs)
         case .committed(let messageID, let result):
             committed(messageID, result)
+        case .smsReport(let delivery, let report):
+            smsReported(delivery, report)
         case .rehearse(let reply):
             reply(rehearse())
         case .callPlaced(let uuid, let result):
@@ -728,6 +730,15 @@ final class LaneState {
         if delivery.attempts <= 3 || delivery.attempts % 10 == 0 {
             log(.warning, "SOS \(delivery.type) \(delivery.alertUUID) by \(key.channel.rawValue) \(Self.redacted(key)) failed (attempt \(delivery.attempts)): \(message); retrying in \(Int(backoff)) s", failed)
         }
+    }
+
+    /// Recorded and logged; the outbox never hears of it.
+    private func smsReported(_ delivery: Delivery, _ report: SMSStatusReport) {
+        let state = report.state.rawValue
+        let entry = record(delivery, stage: "sms_report", unrecorded: "") { try $0.reported($1, state: state, atMs: $2) }
+        let level: LaneLogLevel = report.state.outcome == .notDelivered ? .warning : .info
+        log(level, "SOS \(delivery.type) \(delivery.alertUUID) to sms \(Self.redacted(delivery.key)): \(DeliveryReportText.summary(report.state))",
+            entry.merging(["SOS_SMS_DELIVERY_STATE": report.state.description]) { $1 })
     }
 
     private func replaced(_ delivery: Delivery, bySequence newer: Int) {

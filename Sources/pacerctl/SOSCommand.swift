@@ -131,7 +131,15 @@ enum SOSText {
 
     static func delivery(_ d: JSONValue) -> String {
         let what = "\(d["type"]?.stringValue ?? "?") #\(Int(d["sequence"]?.doubleValue ?? 0)) \(d["channel"]?.stringValue ?? "?") \(d["target"]?.stringValue ?? "?")"
-        if let acknowledged = d["acknowledged"]?.stringValue { return "\(what): acknowledged \(acknowledged)" }
+        if let acknowledged = d["acknowledged"]?.stringValue {
+            guard d["channel"]?.stringValue == "sms" else { return "\(what): acknowledged \(acknowledged)" }
+            // A text: sent, then what its status report said, if one came.
+            let status = d["status"]?.stringValue ?? "sent"
+            let reported = d["delivery_report"]?["time"]?.stringValue
+            if status == "sent" { return "\(what): sent \(acknowledged)" }
+            let when = reported ?? "?"
+            return "\(what): sent \(acknowledged), " + (status == "delivered" ? "delivered \(when)" : "\(status) (reported \(when))")
+        }
         if let replaced = d["replaced"]?.stringValue { return "\(what): not sent, replaced by a newer follow-up \(replaced)" }
         let attempts = Int(d["attempts"]?.doubleValue ?? 0)
         return "\(what): pending after \(attempts) attempt\(attempts == 1 ? "" : "s")" + (d["last_error"]?.stringValue.map { " (\($0))" } ?? "")

@@ -299,4 +299,54 @@ import Testing
         #expect(world.hookLines.first?.hasPrefix("alert test 0 ") == true)
         #expect(await world.daemon.stop() == .exited(0))
     }
+
+    /// Every text asks for a status report. `pacerctl sos` (and sos.status) shows "delivered" when
+    /// the report says so, "not delivered: <reason>" for a permanent error, and "sent" while none
+    /// came; a text without a report is never sent again, and nothing else waits for it.
+    @Test func textsAskForAStatusReportAndStatusShowsWhatItSays() async throws {
+        let world = try await offPool { try World(modem: .init(sendDelay: 0.3, reportDelay: 0.5)) }
+        defer { world.close() }
+        try await world.start()
+
+        /// `sos test`, then the statuses of its two texts in `pacerctl sos --json` once `done` holds.
+        func test(until done: @escaping @Sendable ([String]) -> Bool) async throws -> (id: String, statuses: [String], text: String) {
+            let test = try await world.daemon.ctl("sos", "test", "--wait", "20")
+            #expect(test.status == 0, "\(test.stdout)\n\(test.stderr)")
+            let id = try #require(test.stdout.split(separator: " ").dropFirst(2).first.map(String.init))
+            try await waitOffPool(timeout: .seconds(20), every: .milliseconds(100)) {
+                done(try Self.smsStatuses(socket: world.daemon.socketPath, alert: id))
+            }
+            let statuses = try await offPool { try Self.smsStatuses(socket: world.daemon.socketPath, alert: id) }
+            return (id, statuses, try await world.daemon.ctl("sos").stdout)
+        }
+
+        let delivered = try await test { $0.count == 2 && $0.allSatisfy { $0 == "delivered" } }
+        #expect(delivered.text.contains(", delivered 20"), "with the time the report came: \(delivered.text)")
+        #expect(try world.modem.stats().reports == 2)
+        #expect(world.daemon.stderr.contains("to sms …567: delivered"), "journalled, the number redacted")
+
+        try await offPool { try world.modem.setDeliveryReports(delay: 0.3, state: 0x43) }
+        let failed = try await test { $0.count == 2 && $0.allSatisfy { $0.hasPrefix("not delivered") } }
+        #expect(failed.statuses == ["not delivered: error-not-obtainable", "not delivered: error-not-obtainable"])
+        #expect(failed.text.contains("not delivered: error-not-obtainable"), "\(failed.text)")
+
+        try await offPool { try world.modem.setDeliveryReports(delay: nil) }
+        let silent = try await test { $0.count == 2 && $0.allSatisfy { $0 == "sent" } }
+        try await Task.sleep(for: .seconds(4))
+        #expect(try Self.smsStatuses(socket: world.daemon.socketPath, alert: silent.id) == ["sent", "sent"])
+        // Acknowledged at SENT: no report is no reason to send again (retry_max_s is 2 s here).
+        let texts = try await world.sentTexts()
+        #expect(texts.count == 6, "three tests to two contacts, each text once: \(texts.map(\.number))")
+        #expect(try world.modem.stats().reports == 4)
+        #expect(await world.daemon.stop() == .exited(0))
+    }
+
+    /// The `status` of each SMS delivery of `alert` in `pacerctl sos --json`.
+    static func smsStatuses(socket: String, alert: String) throws -> [String] {
+        let result = try DaemonFixture.runBlocking(DaemonFixture.binary("pacerctl"), ["sos", "status", "--json", "--socket", socket])
+        guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+              let alerts = object["alerts"] as? [[String: Any]],
+              let deliveries = alerts.first(where: { $0["alert_id"] as? String == alert })?["deliveries"] as? [[String: Any]] else { return [] }
+        return deliveries.filter { $0["channel"] as? String == "sms" }.compactMap { $0["status"] as? String }
+    }
 }

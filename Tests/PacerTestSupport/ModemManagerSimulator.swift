@@ -69,9 +69,16 @@ public final class ModemManagerSimulator: Sendable {
         public var answerDelay: Double?
         /// Seconds a call stays active before the other end hangs up; nil: never.
         public var remoteHangupAfter: Double?
+        /// Seconds from SENT to the status report of a message that asked for one; nil: no report.
+        public var reportDelay: Double?
+        /// The report's MMSmsDeliveryState; nil: 0 (completed-received).
+        public var reportState: UInt32?
 
         public init(modems: [Modem] = [Modem()], sendDelay: Double? = nil, sendingState: Bool? = nil, ownNumber: String? = nil,
-                    ringDelay: Double? = nil, answerDelay: Double? = nil, remoteHangupAfter: Double? = nil) {
+                    ringDelay: Double? = nil, answerDelay: Double? = nil, remoteHangupAfter: Double? = nil,
+                    reportDelay: Double? = nil, reportState: UInt32? = nil) {
+            self.reportDelay = reportDelay
+            self.reportState = reportState
             self.modems = modems
             self.sendDelay = sendDelay
             self.sendingState = sendingState
@@ -89,6 +96,8 @@ public final class ModemManagerSimulator: Sendable {
             case ringDelay = "ring_delay"
             case answerDelay = "answer_delay"
             case remoteHangupAfter = "remote_hangup_after"
+            case reportDelay = "report_delay"
+            case reportState = "report_state"
         }
     }
 
@@ -135,6 +144,8 @@ public final class ModemManagerSimulator: Sendable {
         /// Sends that will never be answered (hang mode).
         public var hung: UInt32
         public var deleted: UInt32
+        /// Status reports the modem received.
+        public var reports: UInt32
         /// Sends in flight (waiting for the send delay).
         public var pending: UInt32
         public var failRemaining: UInt32
@@ -300,6 +311,12 @@ public final class ModemManagerSimulator: Sendable {
         try control("SetCallTiming", "ddd", [String(ringDelay), String(answerDelay ?? -1), String(remoteHangupAfter ?? -1)])
     }
 
+    /// Messages sent from now on that asked for a status report get one `delay` s after SENT with
+    /// this MMSmsDeliveryState; nil delay: no report.
+    public func setDeliveryReports(delay: Double?, state: UInt32 = 0) throws(ChildProcessError) {
+        try control("SetDeliveryReports", "du", [String(delay ?? -1), String(state)])
+    }
+
     public func stats() throws(ChildProcessError) -> Stats {
         let reply = try control("GetStats", "", [])
         guard let members = reply["data"]?[0]?.object else {
@@ -309,7 +326,7 @@ public final class ModemManagerSimulator: Sendable {
         func count(_ key: String) -> UInt32 { UInt32(value(key)?.number ?? 0) }
         return Stats(
             created: count("created"), sendCalls: count("send_calls"), sent: count("sent"), failed: count("failed"),
-            hung: count("hung"), deleted: count("deleted"), pending: count("pending"),
+            hung: count("hung"), deleted: count("deleted"), reports: count("reports"), pending: count("pending"),
             failRemaining: count("fail_remaining"), modems: count("modems"), messages: count("messages"),
             sendDelay: value("send_delay")?.number ?? 0, hang: value("hang")?.bool ?? false)
     }

@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import ModemManager
 import PacerTestSupport
 import Testing
 @testable import SOS
@@ -261,5 +263,62 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.file("no-such-dir")))
         // Read-only, a file that does not exist is an error too, not an empty store.
         #expect(throws: AlertStoreError.self) { try AlertStore(path: dir.file("absent.db"), readOnly: true) }
+    }
+
+    /// A sos.db written by the previous pacerd (schema v3): opening it adds the status report's
+    /// columns and keeps every alert, message and delivery as it was.
+    @Test func aVersion3FileIsMigratedWithEveryRowKept() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("sos.db")
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try AlertSchema.migrator.migrate(queue, upTo: "v3 voice call")
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO alert (id, uuid, kind, test, state, raised_ms, heart_rate, call_placed_ms, call_state)
+                    VALUES (1, 'old-1', 'hr_high', 0, 'open', 1778398640000, 203, 1778398641000, 'terminated');
+                    INSERT INTO message (id, alert_id, sequence, type, created_ms, sms, body) VALUES (1, 1, 0, 'alert', 1778398640000, 'SOS old', '{}');
+                    INSERT INTO delivery (message_id, channel, target, attempts, acknowledged_ms) VALUES (1, 'sms', '+393470000001', 1, 1778398642000);
+                    INSERT INTO delivery (message_id, channel, target, attempts, last_error) VALUES (1, 'sms', '+393470000002', 2, 'No network');
+                    INSERT INTO delivery (message_id, channel, target, attempts, replaced_ms) VALUES (1, 'https', 'https://x/v1/alerts', 0, 1778398643000);
+                    """)
+            }
+            let applied = try queue.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+            #expect(!applied.contains("v4 sms delivery reports"))
+        }
+
+        let store = try AlertStore(path: path)
+        let alert = try #require(try store.recent(limit: 10).first)
+        #expect(alert.uuid == "old-1" && alert.state == "open" && alert.heartRate == 203 && alert.callState == "terminated")
+        #expect(alert.deliveries.map(\.key.target) == ["https://x/v1/alerts", "+393470000001", "+393470000002"])
+        #expect(alert.deliveries.map(\.attempts) == [0, 1, 2])
+        #expect(alert.deliveries.allSatisfy { $0.reportState == nil && $0.reportedMs == nil })
+        #expect(alert.deliveries.map(DeliveryReportText.status) == ["replaced", "sent", "pending"])
+        #expect(try store.pending().map(\.key.target) == ["+393470000002"], "still owed after the migration")
+
+        // The new columns work on the old rows.
+        let sent = alert.deliveries[1].key
+        try store.reported(sent, state: SMSDeliveryState.completedReceived.rawValue, atMs: 1_778_398_650_000)
+        let reported = try #require(try store.recent(limit: 10).first?.deliveries.first { $0.key == sent })
+        #expect(reported.reportState == 0 && reported.reportedMs == 1_778_398_650_000)
+        #expect(DeliveryReportText.status(reported) == "delivered")
+        try store.reported(sent, state: 0x46, atMs: 1_778_398_660_000)
+        let expired = try #require(try store.recent(limit: 10).first?.deliveries.first { $0.key == sent })
+        #expect(DeliveryReportText.status(expired) == "not delivered: error-validity-period-expired")
+        // A report changes nothing about what is owed.
+        #expect(try store.pending().map(\.key.target) == ["+393470000002"])
+    }
+
+    @Test func aTemporaryErrorOrAnUnconfirmedForwardStaysSent() {
+        var delivery = Delivery(key: .init(messageID: 1, channel: .sms, target: "+39"), alertUUID: "a", kind: "hr_high", test: false, sequence: 0,
+                                type: "alert", sms: "", body: "", attempts: 1, lastError: nil, acknowledgedMs: 1)
+        for state: UInt32 in [0x01, 0x02, 0x21, 0x100] {
+            delivery.reportState = state
+            #expect(DeliveryReportText.status(delivery) == "sent", "0x\(String(state, radix: 16))")
+        }
+        delivery.reportState = 0x62
+        #expect(DeliveryReportText.status(delivery) == "not delivered: temporary-fatal-error-no-response-from-sme")
+        delivery.key.channel = .https
+        #expect(DeliveryReportText.status(delivery) == "acknowledged")
     }
 }

@@ -96,6 +96,7 @@ SMS_STATE_SENDING = 4
 SMS_STATE_SENT = 5
 # MMSmsPduType
 SMS_PDU_TYPE_SUBMIT = 2
+SMS_PDU_TYPE_STATUS_REPORT = 3
 # MMSmsStorage and the names mm_sms_storage_get_string gives them
 SMS_STORAGE_UNKNOWN = 0
 SMS_STORAGE_SM = 1
@@ -104,7 +105,8 @@ STORAGE_NAMES = {0: 'unknown', 1: 'sm', 2: 'me', 3: 'mt', 4: 'sr', 5: 'bm', 6: '
 # MMSmsValidityType
 VALIDITY_UNKNOWN = 0
 VALIDITY_RELATIVE = 1
-# MMSmsDeliveryState
+# MMSmsDeliveryState (3GPP TS 23.040 TP-Status; 0x100 when there is none)
+DELIVERY_STATE_COMPLETED_RECEIVED = 0x00
 DELIVERY_STATE_UNKNOWN = 0x100
 
 # MMCallState, and the names mmcli gives them
@@ -151,6 +153,8 @@ DEFAULTS = {
     'ring_delay': 0.2,
     'answer_delay': 0.3,
     'remote_hangup_after': None,
+    'report_delay': None,
+    'report_state': DELIVERY_STATE_COMPLETED_RECEIVED,
     'version': '1.20.4',
     'own_number': '+15555550100',
 }
@@ -370,6 +374,11 @@ class Node:
         return '\n'.join(lines)
 
 
+def iso8601(seconds):
+    '''As ModemManager formats SMS timestamps (mm_new_iso8601_time).'''
+    return time.strftime('%Y-%m-%dT%H:%M:%S+00:00', time.gmtime(seconds))
+
+
 def escape(text):
     return text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;').replace('"', '&quot;')
 
@@ -502,6 +511,23 @@ class Sms:
         sim.sent.append((self.number(), self.text(), time.time(), self.path))
         log(f'{self.path}: sent to {self.number()}, message reference {sim.message_reference}')
         reply()
+        if bool(self.node.get(SMS, 'DeliveryReportRequest')) and sim.params['report_delay'] is not None:
+            # The SMSC's status report reaches the modem later, as a message of its own.
+            later(sim.params['report_delay'], self.modem.status_report, self.number(), sim.message_reference,
+                  sim.params['report_state'], time.time())
+
+    def received_status_report(self, reference, delivery_state, submitted, discharged):
+        '''Makes this a status report the modem received (mm-sms-part-3gpp.c
+        parses TP-RA into Number, TP-MR, TP-SCTS, TP-DT and TP-ST), before
+        anyone is told of it: no PropertiesChanged.'''
+        self.node.obj.props[SMS].update({
+            'State': dbus.UInt32(SMS_STATE_RECEIVED),
+            'PduType': dbus.UInt32(SMS_PDU_TYPE_STATUS_REPORT),
+            'MessageReference': dbus.UInt32(reference),
+            'Timestamp': dbus.String(iso8601(submitted)),
+            'DischargeTimestamp': dbus.String(iso8601(discharged)),
+            'DeliveryState': dbus.UInt32(delivery_state),
+        })
 
     def number(self):
         return str(self.node.get(SMS, 'Number'))
@@ -795,6 +821,21 @@ class Modem:
         log(f'{sms.path}: created on {self.path} for {sms.number()}')
         return dbus.ObjectPath(sms.path)
 
+    def status_report(self, number, reference, delivery_state, submitted):
+        '''A status report arrives (+CDS): ModemManager does not touch the
+        message it refers to but exports a new one, PduType STATUS_REPORT and
+        State RECEIVED, with the sent message's MessageReference, and
+        announces it with Added(path, true).'''
+        if self.node is None or self not in self.sim.modems:
+            return
+        sms = Sms(self.sim, self, number, {'text': ''})
+        sms.received_status_report(reference, delivery_state, submitted, time.time())
+        self.messages.append(sms)
+        self.sim.stats['reports'] += 1
+        self.sim.emitter.signal(self.path, MESSAGING, 'Added', 'ob', [dbus.ObjectPath(sms.path), dbus.Boolean(True)])
+        self.node.set(MESSAGING, Messages=paths([m.path for m in self.messages]))
+        log(f'{sms.path}: status report for {number} (message reference {reference}): delivery state 0x{delivery_state:02x}')
+
     def dbus_delete(self, path):
         self.require_enabled('delete SMS')
         sms = next((m for m in self.messages if m.path == str(path)), None)
@@ -869,7 +910,8 @@ class Simulator:
         self.params.update({k: v for k, v in parameters.items() if k in DEFAULTS})
         self.params['send_delay'] = float(self.params['send_delay'])
         self.params['sending_state'] = bool(self.params['sending_state'])
-        for key in ('ring_delay', 'answer_delay', 'remote_hangup_after'):
+        self.params['report_state'] = int(self.params['report_state'])
+        for key in ('ring_delay', 'answer_delay', 'remote_hangup_after', 'report_delay'):
             if self.params[key] is not None:
                 self.params[key] = float(self.params[key])
         self.emitter = Emitter(self.connection)
@@ -886,7 +928,7 @@ class Simulator:
         self.sent = []
         self.send_log = []
         self.logging = 'INFO'
-        self.stats = dict(created=0, send_calls=0, sent=0, failed=0, hung=0, deleted=0,
+        self.stats = dict(created=0, send_calls=0, sent=0, failed=0, hung=0, deleted=0, reports=0,
                           modems_added=0, modems_removed=0, calls_created=0, calls_started=0, hangups=0,
                           calls_deleted=0)
 
@@ -906,6 +948,7 @@ class Simulator:
             ('SetSendDelay', [('seconds', 'd')], [], self.control_set_send_delay),
             ('FailNextSends', [('count', 'u'), ('error_name', 's'), ('message', 's')], [], self.control_fail_next_sends),
             ('SetHang', [('hang', 'b')], [], self.control_set_hang),
+            ('SetDeliveryReports', [('delay', 'd'), ('delivery_state', 'u')], [], self.control_set_delivery_reports),
             ('AddModem', [], [('path', 'o')], self.control_add_modem),
             ('RemoveModem', [], [('path', 'o')], self.control_remove_modem),
             ('SetModemState', [('state', 'i')], [], self.control_set_modem_state),
@@ -983,6 +1026,13 @@ class Simulator:
         '''SetHang(b): true: from now on Send never replies (the message stays
         SENDING). false: sends answer again (hung ones stay hung).'''
         self.hang = bool(hang)
+
+    def control_set_delivery_reports(self, delay, delivery_state):
+        '''SetDeliveryReports(d delay, u delivery_state): messages sent from
+        now on that asked for a report get one `delay` s after SENT, with
+        this MMSmsDeliveryState; a negative delay: never.'''
+        self.params['report_delay'] = float(delay) if delay >= 0 else None
+        self.params['report_state'] = int(delivery_state)
 
     def control_add_modem(self):
         '''AddModem() -> o: a new default modem, at the next index (as a
@@ -1073,6 +1123,7 @@ class Simulator:
             'messages': dbus.UInt32(sum(len(m.messages) for m in self.modems)),
             'calls': dbus.UInt32(sum(len(m.calls) for m in self.modems)),
             'send_delay': dbus.Double(self.params['send_delay']),
+            'report_delay': dbus.Double(-1 if self.params['report_delay'] is None else self.params['report_delay']),
             'hang': dbus.Boolean(self.hang),
             'logging': dbus.String(self.logging),
         })
