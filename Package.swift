@@ -77,15 +77,17 @@ let package = Package(
         // <link.h> and <malloc.h>: pacerd trims its resident memory (PacerDaemon/ResidentMemory).
         .target(name: "CLoadedObjects"),
 
-        // zlib: run chunks are gzipped by the uplink and gunzipped by the cloud.
+        // zlib: run chunks are gzipped by the uplink and gunzipped by the cloud. Only Gzip imports it.
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // gzip (RFC 1952) over zlib, for both ends: the device compresses, the cloud inflates.
+        .target(name: "Gzip", dependencies: ["CZlib"]),
         // Store and forward: finished runs (gzipped chunks) and the live position to the cloud,
         // from the outbox in the run store, on a thread of its own.
-        .target(name: "Uplink", dependencies: ["CZlib", "HTTPClient", "Store", "PacerCore", "Threads"]),
+        .target(name: "Uplink", dependencies: ["Gzip", "HTTPClient", "Store", "PacerCore", "Threads"]),
 
         // BlueZ's D-Bus API (Adapter1, Device1, GattCharacteristic1, Battery1) over Systemd's bus:
         // the paired heart-rate strap found, connected, notifying, and held on to.
@@ -139,7 +141,7 @@ let package = Package(
         .target(
             name: "PacerCloud",
             dependencies: [
-                "CZlib",
+                "Gzip",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -206,7 +208,7 @@ let package = Package(
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
         .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore", "PacerTestSupport"]),
         // The uplink against tools/https-sink: order, retries, privacy zones, a wrong certificate.
-        .testTarget(name: "UplinkTests", dependencies: ["Uplink", "Store", "PacerCore", "HTTPClient", "PacerTestSupport"]),
+        .testTarget(name: "UplinkTests", dependencies: ["Uplink", "Gzip", "Store", "PacerCore", "HTTPClient", "PacerTestSupport"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),
         // The SOS lane in-process: its alert store, the hook channel, the lane with fake channels.
         .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "PacerTestSupport"]),
@@ -214,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "PacerCloudTests",
             dependencies: [
-                "PacerCloud", "PacerTestSupport", "pacer-cloud",
+                "PacerCloud", "Gzip", "PacerTestSupport", "pacer-cloud",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

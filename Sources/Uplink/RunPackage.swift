@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Gzip
 import PacerCore
 import Store
 

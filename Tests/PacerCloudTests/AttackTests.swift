@@ -1,4 +1,5 @@
 import Foundation
+import Gzip
 import HTTPTypes
 import HummingbirdTesting
 @testable import PacerCloud
@@ -192,7 +193,7 @@ struct AttackTests {
         try await Cloud.with(backend) { cloud in
             let token = try await cloud.addDevice("pacer-7")
             let run = Track.runID()
-            let newlines = Gzip.compress([UInt8](repeating: 0x0A, count: 63 << 20))
+            let newlines = try Gzip.compress([UInt8](repeating: 0x0A, count: 63 << 20))
             #expect(newlines.count < 1 << 20)
             let started = ContinuousClock.now
             let bomb = try await cloud.putChunk(run, 0, newlines, token: token, gzip: true)
@@ -201,7 +202,7 @@ struct AttackTests {
             #expect(bomb.errorMessage.contains("\(TrackChunkFormat.maxLinesPerChunk) lines"))
             print("pacer-cloud \(backend): 63 MiB of gzipped newlines refused in \(took)")
 
-            let field = Gzip.compress(Array("1778398200000,".utf8) + [UInt8](repeating: 0x31, count: 60 << 20))
+            let field = try Gzip.compress(Array("1778398200000,".utf8) + [UInt8](repeating: 0x31, count: 60 << 20))
             let long = try await cloud.putChunk(run, 0, field, token: token, gzip: true)
             #expect(long.status == .badRequest)
             #expect(long.body.readableBytes < 1024, "the refusal is \(long.body.readableBytes) bytes")
@@ -222,7 +223,7 @@ struct AttackTests {
             let run = Track.runID()
             let perChunk = 600, day = 86_400
             for seq in 0..<(day / perChunk) {
-                let body = Gzip.compress(Track.chunk(Track.samples(perChunk, from: seq * perChunk)))
+                let body = try Gzip.compress(Track.chunk(Track.samples(perChunk, from: seq * perChunk)))
                 let response = try await cloud.putChunk(run, seq, body, token: token, gzip: true)
                 #expect(response.status == .created, "chunk \(seq): \(response.text)")
             }
@@ -238,7 +239,7 @@ struct AttackTests {
             #expect(gpx.text.hasSuffix("</gpx>\n"))
 
             let big = Track.runID()
-            let full = Gzip.compress(Track.chunk(Track.samples(TrackChunkFormat.maxLinesPerChunk)))
+            let full = try Gzip.compress(Track.chunk(Track.samples(TrackChunkFormat.maxLinesPerChunk)))
             let allowed = TrackChunkFormat.maxSamplesPerRun / TrackChunkFormat.maxLinesPerChunk
             for seq in 0..<allowed { #expect(try await cloud.putChunk(big, seq, full, token: token, gzip: true).status == .created) }
             let over = try await cloud.putChunk(big, allowed, full, token: token, gzip: true)

@@ -1,3 +1,4 @@
+import Gzip
 import HummingbirdTesting
 import PacerCloud
 import Testing
@@ -9,7 +10,7 @@ struct RunTests {
         try await Cloud.with(backend) { cloud in
             let token = try await cloud.addDevice("pacer-7")
             let run = Track.runID()
-            let body = Gzip.compress(Track.chunk(Track.samples(10)))
+            let body = try Gzip.compress(Track.chunk(Track.samples(10)))
             let first = try await cloud.putChunk(run, 0, body, token: token, gzip: true)
             #expect(first.status == .created)
             #expect(first.object["stored"] as? Bool == true)

@@ -1,4 +1,5 @@
 import Foundation
+import Gzip
 import HTTPClient
 import PacerCore
 import PacerTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import Gzip
 import PacerCore
 import Store
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import Gzip
 import Hummingbird
 
 extension CloudRoutes {

@@ -1,3 +1,5 @@
+import Gzip
+
 /// `application/x-pacer-track`: the one place that knows the chunk format, so it can change.
 /// UTF-8 lines `time_ms,lat,lon,speed_mps,distance_m,moving,hr` (see openapi.yaml): absolute
 /// values on every line (the device's TrackUploadFormat writes them so; gzip takes the
