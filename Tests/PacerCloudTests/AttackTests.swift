@@ -3,6 +3,7 @@ import Gzip
 import HTTPTypes
 import HummingbirdTesting
 @testable import PacerCloud
+import PacerContract
 import Testing
 
 /// The attacks of issue 19 replayed, each against both stores: every one refused with a 4xx
@@ -66,7 +67,7 @@ struct AttackTests {
             let secret = Tokens.random(bytes: 24)
             _ = try await cloud.store.recordAlertMessage(AlertMessageInput(
                 device: device, alertID: message["alert_id"] as! String, sequence: 0, type: "alert", kind: "hr_high", test: false,
-                json: json, receivedMs: Timestamp.nowMilliseconds(), newSecret: secret, forward: []))
+                json: json, receivedMs: WallClock.nowMilliseconds(), newSecret: secret, forward: []))
             let page = try await cloud.request(.get, "/a/\(secret)", token: nil)
             #expect(page.status == .ok)
             #expect(page.text.contains("45.400000"))
@@ -163,7 +164,7 @@ struct AttackTests {
             // The latest time taken, then a true one: the server's clock decides, so it is stored.
             #expect(try await cloud.json(.put, "/v1/position", token: token, base.merging(["time": "2199-12-31T00:00:00.000Z"]) { $1 })
                 .object["stored"] as? Bool == true)
-            let now = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds())
+            let now = WireTime.text(milliseconds: WallClock.nowMilliseconds())
             let current = try await cloud.json(.put, "/v1/position", token: token, base.merging(["time": now, "lat": 46.0]) { $1 })
             #expect(current.object["stored"] as? Bool == true)
             #expect(try await cloud.request(.get, "/v1/position", token: token).object["lat"] as? Double == 46.0)
@@ -233,7 +234,7 @@ struct AttackTests {
             #expect(shown.status == .ok)
             let samples = shown.object["samples"] as? [[String: Any]] ?? []
             #expect(samples.count == day)
-            #expect(samples.last?["time"] as? String == Timestamp.iso8601(milliseconds: Track.start + Int64(day - 1) * 1000))
+            #expect(samples.last?["time"] as? String == WireTime.text(milliseconds: Track.start + Int64(day - 1) * 1000))
             let gpx = try await cloud.request(.get, "/v1/runs/\(run)/gpx", token: token)
             #expect(gpx.text.components(separatedBy: "<trkpt ").count - 1 == day)
             #expect(gpx.text.hasSuffix("</gpx>\n"))

@@ -1,3 +1,5 @@
+import PacerContract
+
 /// A run as GPX 1.1 (`GET /v1/runs/{run_id}/gpx`), heart rate in Garmin's TrackPointExtension
 /// as most tools read it. In three parts, so that the points can be streamed.
 enum GPXDocument {
@@ -14,9 +16,9 @@ enum GPXDocument {
         """
     }
 
-    static func point(_ sample: TrackSample) -> String {
+    static func point(_ sample: ChunkSample) -> String {
         var out = "<trkpt lat=\"\(coordinate(sample.lat))\" lon=\"\(coordinate(sample.lon))\">"
-        out += "<time>\(Timestamp.iso8601(milliseconds: sample.timeMs))</time>"
+        out += "<time>\(WireTime.text(milliseconds: sample.timeMs))</time>"
         if let hr = sample.heartRate {
             out += "<extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>\(hr)</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions>"
         }
@@ -27,7 +29,7 @@ enum GPXDocument {
 
     private static func coordinate(_ value: Double) -> String {
         // The chunk's 7 decimals, without the float noise a plain description adds.
-        let line = TrackChunkFormat.line(TrackSample(timeMs: 0, lat: value, lon: 0, speedMps: 0, distanceM: 0, moving: false, heartRate: nil))
+        let line = TrackChunkFormat.line(ChunkSample(timeMs: 0, lat: value, lon: 0, speedMps: 0, distanceM: 0, moving: false, heartRate: nil))
         return String(line.split(separator: ",")[1])
     }
 }

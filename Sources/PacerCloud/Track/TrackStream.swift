@@ -1,4 +1,5 @@
 import Hummingbird
+import PacerContract
 
 /// A run's samples written out as they are read, one chunk at a time from the store: a run
 /// read holds one chunk (at most `TrackChunkFormat.maxLinesPerChunk` lines) in memory, never
@@ -14,7 +15,7 @@ struct TrackStream: Sendable {
     var start: String
     var end: String
     var separator: String
-    var sample: @Sendable (TrackSample) -> String
+    var sample: @Sendable (ChunkSample) -> String
 
     func body(store: any CloudStore, chunks: Chunks) -> ResponseBody {
         ResponseBody { writer in
