@@ -145,7 +145,7 @@ let package = Package(
         .target(
             name: "PacerCloud",
             dependencies: [
-                "Gzip", "PacerContract",
+                "Gzip", "PacerContract", "Export",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -86,16 +86,16 @@ extension CloudRoutes {
 
     func showRun(context: CloudRequestContext) async throws -> Response {
         let (item, chunks) = try await completeRun(context: context)
-        var head = try JSONInput.canonical(item)
-        head.removeLast()
-        let json = TrackStream(start: head + #","samples":["#, end: "]}", separator: ",", sample: SampleOut.json)
+        // The item's JSON without its closing brace, then the samples.
+        let head = String(try JSONInput.canonical(item).dropLast()) + #","samples":["#
+        let json = TrackStream { SampleOut(head: head) }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: json.body(store: store, chunks: chunks))
     }
 
     func runGPX(context: CloudRequestContext) async throws -> Response {
         let (item, chunks) = try await completeRun(context: context)
-        let gpx = TrackStream(start: GPXDocument.head(runID: item.run_id, startTime: item.summary.start_time), end: GPXDocument.tail,
-                              separator: "", sample: GPXDocument.point)
+        let (runID, startTime) = (item.run_id, item.summary.start_time)
+        let gpx = TrackStream { GPXTrackDocument(runID: runID, startTime: startTime) }
         return Response(status: .ok, headers: [.contentType: "application/gpx+xml",
                                                .contentDisposition: "attachment; filename=\"run-\(item.run_id).gpx\""],
                         body: gpx.body(store: store, chunks: chunks))
@@ -162,9 +162,25 @@ struct RunList: Encodable {
     var offset: Int
 }
 
-/// One sample of `GET /v1/runs/{run_id}`, written by hand (sorted keys, as JSONEncoder
-/// would), since a run is streamed sample by sample.
-enum SampleOut {
+/// `GET /v1/runs/{run_id}`: the run's item, then its samples, each written by hand (sorted
+/// keys, as JSONEncoder would), since a run is streamed sample by sample.
+struct SampleOut: TrackDocument {
+    var head: String
+    private var first = true
+
+    init(head: String) {
+        self.head = head
+    }
+
+    func start() -> String { head }
+
+    func end() -> String { "]}" }
+
+    mutating func add(_ sample: ChunkSample) -> String {
+        defer { first = false }
+        return (first ? "" : ",") + Self.json(sample)
+    }
+
     static func json(_ sample: ChunkSample) -> String {
         var out = #"{"distance_m":\#(sample.distanceM),"#
         if let hr = sample.heartRate { out += #""hr":\#(hr),"# }
