@@ -213,6 +213,8 @@ let package = Package(
         .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore", "PacerTestSupport"]),
         // The uplink against tools/https-sink: order, retries, privacy zones, a wrong certificate.
         .testTarget(name: "UplinkTests", dependencies: ["Uplink", "Gzip", "PacerContract", "Store", "PacerCore", "HTTPClient", "PacerTestSupport"]),
+        // The contract against openapi.yaml both ways (tools/check-contract, jsonschema), and its formats.
+        .testTarget(name: "PacerContractTests", dependencies: ["PacerContract", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),
         // The SOS lane in-process: its alert store, the hook channel, the lane with fake channels.
         .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "PacerTestSupport"]),
