@@ -78,15 +78,21 @@ let package = Package(
         // <link.h> and <malloc.h>: pacerd trims its resident memory (PacerDaemon/ResidentMemory).
         .target(name: "CLoadedObjects"),
 
-        // zlib: run chunks are gzipped by the uplink and gunzipped by the cloud.
+        // zlib: run chunks are gzipped by the uplink and gunzipped by the cloud. Only Gzip imports it.
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // gzip (RFC 1952) over zlib, for both ends: the device compresses, the cloud inflates.
+        .target(name: "Gzip", dependencies: ["CZlib"]),
+        // The device-cloud contract (Sources/PacerCloud/openapi.yaml) as types, written once for
+        // both ends: the alert body, the live position, the run summary, the track chunk format,
+        // wire times and the ranges the cloud takes. Pure: no I/O, no Foundation.
+        .target(name: "PacerContract", dependencies: ["PacerCore"]),
         // Store and forward: finished runs (gzipped chunks) and the live position to the cloud,
         // from the outbox in the run store, on a thread of its own.
-        .target(name: "Uplink", dependencies: ["CZlib", "HTTPClient", "Store", "PacerCore", "Threads"]),
+        .target(name: "Uplink", dependencies: ["Gzip", "PacerContract", "HTTPClient", "Store", "PacerCore", "Threads"]),
 
         // BlueZ's D-Bus API (Adapter1, Device1, GattCharacteristic1, Battery1) over Systemd's bus:
         // the paired heart-rate strap found, connected, notifying, and held on to.
@@ -110,7 +116,7 @@ let package = Package(
         // delivered on every channel (SMS, HTTPS, hook) until acknowledged.
         .target(
             name: "SOS",
-            dependencies: ["PacerCore", "Threads", "ModemManager", "HTTPClient", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["PacerCore", "PacerContract", "Threads", "ModemManager", "HTTPClient", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // GPX 1.1 and TCX writers, streamed point by point.
         .target(name: "Export", dependencies: ["PacerCore"]),
@@ -133,7 +139,7 @@ let package = Package(
             name: "PacerDaemon",
             dependencies: [
                 "PacerCore", "PacerConfig", "PacerSession", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "BlueZ", "Control", "Buttons", "Threads", "Speech",
-                "SOS", "ModemManager", "HTTPClient", "Uplink", "CLoadedObjects",
+                "SOS", "ModemManager", "HTTPClient", "Uplink", "PacerContract", "CLoadedObjects",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -144,7 +150,7 @@ let package = Package(
         .target(
             name: "PacerCloud",
             dependencies: [
-                "CZlib",
+                "Gzip", "PacerContract", "Export",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -208,12 +214,14 @@ let package = Package(
         // ModemManager on a private dbus-daemon, espeak-ng into WAV files, pacer-cloud (SQLite).
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["pacerd", "pacerctl", "pacer-cloud", "Store", "PacerCore", "PacerTestSupport"]
+            dependencies: ["pacerd", "pacerctl", "pacer-cloud", "Store", "PacerCore", "PacerContract", "PacerTestSupport"]
         ),
         // Runs the built pacerctl binary: exit statuses and messages as an operator sees them.
         .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore", "PacerTestSupport"]),
         // The uplink against tools/https-sink: order, retries, privacy zones, a wrong certificate.
-        .testTarget(name: "UplinkTests", dependencies: ["Uplink", "Store", "PacerCore", "HTTPClient", "PacerTestSupport"]),
+        .testTarget(name: "UplinkTests", dependencies: ["Uplink", "Gzip", "PacerContract", "Store", "PacerCore", "HTTPClient", "PacerTestSupport"]),
+        // The contract against openapi.yaml both ways (tools/check-contract, jsonschema), and its formats.
+        .testTarget(name: "PacerContractTests", dependencies: ["PacerContract", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),
         // The SOS lane in-process: its alert store, the hook channel, the lane with fake channels.
         .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "ModemManager", "Threads", "PacerTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -221,7 +229,7 @@ let package = Package(
         .testTarget(
             name: "PacerCloudTests",
             dependencies: [
-                "PacerCloud", "PacerTestSupport", "pacer-cloud",
+                "PacerCloud", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

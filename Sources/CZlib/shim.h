@@ -1,4 +1,4 @@
-// zlib: run chunks are gzipped by the uplink (pacerd) and gunzipped by the cloud (PacerCloud).
+// zlib: run chunks are gzipped by pacerd and gunzipped by pacer-cloud, both through Sources/Gzip.
 #ifndef PACER_CZLIB_SHIM_H
 #define PACER_CZLIB_SHIM_H
 #include <zlib.h>

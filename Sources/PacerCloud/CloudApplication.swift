@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import PacerContract
 import ServiceLifecycle
 
 /// pacer-cloud assembled: the store (migrated before the server accepts requests), the router
@@ -45,7 +46,7 @@ public enum CloudApplication {
         }
         let token = Tokens.random()
         let device = Device(id: UUID().uuidString.lowercased(), name: name, email: email, webhook: webhook,
-                            createdAt: Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()))
+                            createdAt: WireTime.text(milliseconds: WallClock.nowMilliseconds()))
         let webhookSecret = webhook == nil ? nil : Tokens.random()
         try await store.addDevice(device, tokenHash: Tokens.hash(token), webhookSecret: webhookSecret)
         return (device, token, webhookSecret)

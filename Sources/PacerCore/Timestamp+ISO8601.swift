@@ -15,6 +15,14 @@ extension Timestamp {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff…]Z` (UTC only, as gpsd and Pacer's HR logs write it).
     /// Returns nil for anything else rather than guessing.
     public init?(iso8601 text: String) {
+        guard let ms = Self.milliseconds(iso8601: text, allowingOffset: false) else { return nil }
+        milliseconds = ms
+    }
+
+    /// Milliseconds since the epoch of `YYYY-MM-DDTHH:MM:SS[.fff…]` followed by `Z`, or with
+    /// `allowingOffset` also `±HH:MM` (what the cloud takes from a device, Sources/PacerContract).
+    /// Fractions past milliseconds are cut off; anything else is nil.
+    public static func milliseconds(iso8601 text: String, allowingOffset: Bool) -> Int64? {
         let b = Array(text.utf8)
         func digits(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= b.count else { return nil }
@@ -45,9 +53,22 @@ extension Timestamp {
             }
             guard index > start else { return nil }
         }
-        guard index == b.count - 1, b[index] == 90 || b[index] == 122 else { return nil }
+        guard index < b.count else { return nil }
+        var offsetMinutes: Int64 = 0
+        switch b[index] {
+        case 90, 122:  // Z, z
+            index += 1
+        case 43, 45:  // +, -
+            guard allowingOffset, let oh = digits(index + 1, 2), index + 3 < b.count, b[index + 3] == 58, let om = digits(index + 4, 2)
+            else { return nil }
+            offsetMinutes = (oh * 60 + om) * (b[index] == 45 ? -1 : 1)
+            index += 6
+        default:
+            return nil
+        }
+        guard index == b.count else { return nil }
         let days = Self.daysSinceEpoch(year: year, month: month, day: day)
-        milliseconds = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + fractionMs
+        return ((days * 24 + hour) * 60 + minute - offsetMinutes) * 60_000 + second * 1000 + fractionMs
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days: exact proleptic Gregorian arithmetic.

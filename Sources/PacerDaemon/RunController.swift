@@ -2,6 +2,7 @@ import BlueZ
 import FoundationEssentials
 import GPSD
 import PacerConfig
+import PacerContract
 import PacerCore
 import PacerReplay
 import PacerSession

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import ModemManager
+import PacerContract
 import PacerCore
 import Threads
 

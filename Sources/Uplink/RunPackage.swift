@@ -1,4 +1,6 @@
 import FoundationEssentials
+import Gzip
+import PacerContract
 import PacerCore
 import Store
 
@@ -11,11 +13,14 @@ public struct RunPackage: Sendable {
     public var trackBytes: Int
 
     public static func make(_ run: StoredRun, samples: [TrackSample], heartRate: [HeartRateSample], zones: [PrivacyZone]) throws(Gzip.Failure) -> RunPackage {
-        let texts = TrackUploadFormat.chunks(samples: samples, heartRate: heartRate, hiding: zones)
+        let texts = TrackChunkFormat.chunks(samples: samples, heartRate: heartRate, hiding: zones)
         var chunks: [[UInt8]] = []
         for text in texts { chunks.append(try Gzip.compress(Array(text.utf8))) }
+        // A stored run that is not recording has an end; should one lack it, the end is what its
+        // elapsed time says (the contract requires end_time, so nil would be refused for good).
+        let end = run.endTime ?? run.startTime.adding(seconds: run.elapsedTime)
         let summary = RunSummaryBody(
-            start_time: run.startTime.iso8601, end_time: run.endTime?.iso8601, distance_m: run.distance, moving_time_s: run.movingTime,
+            start_time: run.startTime.iso8601, end_time: end.iso8601, distance_m: run.distance, moving_time_s: run.movingTime,
             elapsed_time_s: run.elapsedTime, avg_pace_s_per_km: run.averagePacePerKm, max_speed_mps: run.maxSpeed,
             hr_avg: run.heartRateAverage, hr_max: run.heartRateMax, chunks: chunks.count,
             state: run.state == .interrupted ? "interrupted" : "finished")
@@ -25,19 +30,4 @@ public struct RunPackage: Sendable {
         let json = (try? encoder.encode(summary)).map { [UInt8]($0) } ?? Array("{}".utf8)
         return RunPackage(chunks: chunks, summary: json, trackBytes: texts.reduce(0) { $0 + $1.utf8.count })
     }
-}
-
-/// `PUT /v1/runs/{run_id}`: the run is complete once this and all its chunks are there.
-struct RunSummaryBody: Encodable {
-    var start_time: String
-    var end_time: String?
-    var distance_m: Double
-    var moving_time_s: Double
-    var elapsed_time_s: Double
-    var avg_pace_s_per_km: Double?
-    var max_speed_mps: Double
-    var hr_avg: Double?
-    var hr_max: Int?
-    var chunks: Int
-    var state: String
 }

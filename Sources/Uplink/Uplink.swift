@@ -1,4 +1,5 @@
 import HTTPClient
+import PacerContract
 import PacerCore
 import Store
 import Synchronization

@@ -1,4 +1,5 @@
 import HTTPClient
+import PacerContract
 import Store
 
 /// The HTTP request for an outbox item (Sources/PacerCloud/openapi.yaml). All PUTs: the same
@@ -14,7 +15,7 @@ enum UplinkRequest {
             headers.append(("Content-Type", "application/json"))
         case .chunk(let uuid, let sequence):
             path = "/v1/runs/\(uuid)/chunks/\(sequence)"
-            headers.append(("Content-Type", "application/x-pacer-track"))
+            headers.append(("Content-Type", TrackChunkFormat.contentType))
             headers.append(("Content-Encoding", "gzip"))
         case .summary(let uuid):
             path = "/v1/runs/\(uuid)"

@@ -1,4 +1,5 @@
 import Foundation
+import PacerContract
 import PacerCore
 import PacerTestSupport
 import Store
@@ -65,7 +66,7 @@ extension Scene {
         #expect(summary["end_time"]?.string == run.endTime?.iso8601)
         #expect(summary["hr_max"]?.int == run.heartRateMax)
         #expect(summary["hr_avg"]?.number == run.heartRateAverage)
-        #expect(summary["chunks"]?.int == (samples.count + TrackUploadFormat.samplesPerChunk - 1) / TrackUploadFormat.samplesPerChunk)
+        #expect(summary["chunks"]?.int == (samples.count + TrackChunkFormat.samplesPerChunk - 1) / TrackChunkFormat.samplesPerChunk)
 
         let uploaded = try #require(detail["samples"]?.array)
         #expect(uploaded.count == samples.count, "every sample")
@@ -75,9 +76,9 @@ extension Scene {
         // Every field as the device packaged it (application/x-pacer-track, heart rate merged by
         // time): the cloud's samples written back in that format are the device's lines.
         let heartRate = try store.track(run.id).heartRate
-        let packaged = TrackUploadFormat.chunks(samples: samples, heartRate: heartRate, hiding: []).joined().split(separator: "\n").map(String.init)
+        let packaged = TrackChunkFormat.chunks(samples: samples, heartRate: heartRate, hiding: []).joined().split(separator: "\n").map(String.init)
         let held = uploaded.map { sample in
-            TrackUploadFormat.line(
+            TrackChunkFormat.line(
                 TrackSample(time: sample["time"]?.string.flatMap(Timestamp.init(iso8601:)) ?? Timestamp(milliseconds: -1),
                             coordinate: Coordinate(latitude: sample["lat"]?.number ?? .nan, longitude: sample["lon"]?.number ?? .nan),
                             speed: sample["speed_mps"]?.number ?? .nan, distance: sample["distance_m"]?.number ?? .nan,
@@ -213,7 +214,7 @@ extension Scene {
         #expect(journal.count(where: { $0.hasPrefix("run 1 stopped: ") }) == 1)
 
         // The upload: queued, failing while the cloud was away, then done once.
-        let chunks = (samples.count + TrackUploadFormat.samplesPerChunk - 1) / TrackUploadFormat.samplesPerChunk
+        let chunks = (samples.count + TrackChunkFormat.samplesPerChunk - 1) / TrackChunkFormat.samplesPerChunk
         #expect(journal.contains { $0.hasPrefix("upload: run 1 queued: \(chunks) chunk(s), ") })
         #expect(journal[outageBegan...].contains { $0.hasPrefix("upload of ") && $0.contains(" failed (") }, "failures while the cloud was away")
         #expect(journal.contains { $0.hasPrefix("upload: ") && $0.contains(" reachable again after ") })

@@ -1,7 +1,9 @@
 import Foundation
+import Gzip
 import HTTPTypes
 import HummingbirdTesting
 @testable import PacerCloud
+import PacerContract
 import Testing
 
 /// The attacks of issue 19 replayed, each against both stores: every one refused with a 4xx
@@ -65,7 +67,7 @@ struct AttackTests {
             let secret = Tokens.random(bytes: 24)
             _ = try await cloud.store.recordAlertMessage(AlertMessageInput(
                 device: device, alertID: message["alert_id"] as! String, sequence: 0, type: "alert", kind: "hr_high", test: false,
-                json: json, receivedMs: Timestamp.nowMilliseconds(), newSecret: secret, forward: []))
+                json: json, receivedMs: WallClock.nowMilliseconds(), newSecret: secret, forward: []))
             let page = try await cloud.request(.get, "/a/\(secret)", token: nil)
             #expect(page.status == .ok)
             #expect(page.text.contains("45.400000"))
@@ -162,7 +164,7 @@ struct AttackTests {
             // The latest time taken, then a true one: the server's clock decides, so it is stored.
             #expect(try await cloud.json(.put, "/v1/position", token: token, base.merging(["time": "2199-12-31T00:00:00.000Z"]) { $1 })
                 .object["stored"] as? Bool == true)
-            let now = Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds())
+            let now = WireTime.text(milliseconds: WallClock.nowMilliseconds())
             let current = try await cloud.json(.put, "/v1/position", token: token, base.merging(["time": now, "lat": 46.0]) { $1 })
             #expect(current.object["stored"] as? Bool == true)
             #expect(try await cloud.request(.get, "/v1/position", token: token).object["lat"] as? Double == 46.0)
@@ -192,7 +194,7 @@ struct AttackTests {
         try await Cloud.with(backend) { cloud in
             let token = try await cloud.addDevice("pacer-7")
             let run = Track.runID()
-            let newlines = Gzip.compress([UInt8](repeating: 0x0A, count: 63 << 20))
+            let newlines = try Gzip.compress([UInt8](repeating: 0x0A, count: 63 << 20))
             #expect(newlines.count < 1 << 20)
             let started = ContinuousClock.now
             let bomb = try await cloud.putChunk(run, 0, newlines, token: token, gzip: true)
@@ -201,7 +203,7 @@ struct AttackTests {
             #expect(bomb.errorMessage.contains("\(TrackChunkFormat.maxLinesPerChunk) lines"))
             print("pacer-cloud \(backend): 63 MiB of gzipped newlines refused in \(took)")
 
-            let field = Gzip.compress(Array("1778398200000,".utf8) + [UInt8](repeating: 0x31, count: 60 << 20))
+            let field = try Gzip.compress(Array("1778398200000,".utf8) + [UInt8](repeating: 0x31, count: 60 << 20))
             let long = try await cloud.putChunk(run, 0, field, token: token, gzip: true)
             #expect(long.status == .badRequest)
             #expect(long.body.readableBytes < 1024, "the refusal is \(long.body.readableBytes) bytes")
@@ -222,7 +224,7 @@ struct AttackTests {
             let run = Track.runID()
             let perChunk = 600, day = 86_400
             for seq in 0..<(day / perChunk) {
-                let body = Gzip.compress(Track.chunk(Track.samples(perChunk, from: seq * perChunk)))
+                let body = try Gzip.compress(Track.chunk(Track.samples(perChunk, from: seq * perChunk)))
                 let response = try await cloud.putChunk(run, seq, body, token: token, gzip: true)
                 #expect(response.status == .created, "chunk \(seq): \(response.text)")
             }
@@ -232,13 +234,13 @@ struct AttackTests {
             #expect(shown.status == .ok)
             let samples = shown.object["samples"] as? [[String: Any]] ?? []
             #expect(samples.count == day)
-            #expect(samples.last?["time"] as? String == Timestamp.iso8601(milliseconds: Track.start + Int64(day - 1) * 1000))
+            #expect(samples.last?["time"] as? String == WireTime.text(milliseconds: Track.start + Int64(day - 1) * 1000))
             let gpx = try await cloud.request(.get, "/v1/runs/\(run)/gpx", token: token)
             #expect(gpx.text.components(separatedBy: "<trkpt ").count - 1 == day)
             #expect(gpx.text.hasSuffix("</gpx>\n"))
 
             let big = Track.runID()
-            let full = Gzip.compress(Track.chunk(Track.samples(TrackChunkFormat.maxLinesPerChunk)))
+            let full = try Gzip.compress(Track.chunk(Track.samples(TrackChunkFormat.maxLinesPerChunk)))
             let allowed = TrackChunkFormat.maxSamplesPerRun / TrackChunkFormat.maxLinesPerChunk
             for seq in 0..<allowed { #expect(try await cloud.putChunk(big, seq, full, token: token, gzip: true).status == .created) }
             let over = try await cloud.putChunk(big, allowed, full, token: token, gzip: true)

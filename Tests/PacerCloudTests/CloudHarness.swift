@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import PacerCloud
+import PacerContract
 import PacerTestSupport
 import Synchronization
 import Testing
@@ -107,18 +108,18 @@ extension TestResponse {
 enum Track {
     static let start: Int64 = 1_778_398_200_000  // 2026-05-10T07:30:00Z
 
-    static func samples(_ count: Int, from first: Int = 0, heartRate: Bool = true) -> [TrackSample] {
-        (first..<first + count).map { (i: Int) -> TrackSample in
+    static func samples(_ count: Int, from first: Int = 0, heartRate: Bool = true) -> [ChunkSample] {
+        (first..<first + count).map { (i: Int) -> ChunkSample in
             let step = Double(i)
             let time: Int64 = start + Int64(i) * 1000
             let lat: Double = 45.5035034 + step * 0.00001
             let lon: Double = 9.1794900 + step * 0.00001
             let hr: Int? = heartRate ? 140 + i % 10 : nil
-            return TrackSample(timeMs: time, lat: lat, lon: lon, speedMps: 3.1, distanceM: step * 3.1, moving: i > 0, heartRate: hr)
+            return ChunkSample(timeMs: time, lat: lat, lon: lon, speedMps: 3.1, distanceM: step * 3.1, moving: i > 0, heartRate: hr)
         }
     }
 
-    static func chunk(_ samples: [TrackSample]) -> [UInt8] {
+    static func chunk(_ samples: [ChunkSample]) -> [UInt8] {
         Array(samples.map(TrackChunkFormat.line).map { $0 + "\n" }.joined().utf8)
     }
 

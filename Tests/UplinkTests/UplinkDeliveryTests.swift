@@ -1,5 +1,7 @@
 import Foundation
+import Gzip
 import HTTPClient
+import PacerContract
 import PacerCore
 import PacerTestSupport
 import Store

@@ -1,4 +1,6 @@
 import Foundation
+import Gzip
+import PacerContract
 import PacerCore
 import Store
 import Testing
@@ -27,21 +29,21 @@ import Testing
     @Test func theTrackIsChunkedWithHeartRateMerged() {
         let track = Self.samples(1300)
         let hr = (0..<1300).map { HeartRateSample(time: Self.t0.adding(seconds: Double($0) + 0.5), bpm: 140 + $0 % 10, contact: true) }
-        let chunks = TrackUploadFormat.chunks(samples: track, heartRate: hr, hiding: [])
+        let chunks = TrackChunkFormat.chunks(samples: track, heartRate: hr, hiding: [])
         #expect(chunks.count == 3)
         let lines = chunks.joined().split(separator: "\n")
         #expect(lines.count == 1300)
         #expect(lines.first == "1778398200000,45.4700000,9.2200000,3.00,0.0,1,")  // no reading yet at t0
         #expect(lines[1].hasSuffix(",1,140"))  // the reading 0.5 s before
         // A heart rate older than 5 s is not the sample's.
-        let stale = TrackUploadFormat.chunks(samples: Self.samples(20), heartRate: [HeartRateSample(time: Self.t0, bpm: 120, contact: true)], hiding: [])
+        let stale = TrackChunkFormat.chunks(samples: Self.samples(20), heartRate: [HeartRateSample(time: Self.t0, bpm: 120, contact: true)], hiding: [])
         #expect(stale.joined().split(separator: "\n").map { $0.hasSuffix(",120") } == Array(repeating: true, count: 6) + Array(repeating: false, count: 14))
     }
 
     @Test func privacyZonesCutPointsOut() {
         let track = Self.samples(100)
         let home = PrivacyZone(center: track[0].coordinate, radiusMeters: 50)
-        let lines = TrackUploadFormat.chunks(samples: track, heartRate: [], hiding: [home]).joined().split(separator: "\n")
+        let lines = TrackChunkFormat.chunks(samples: track, heartRate: [], hiding: [home]).joined().split(separator: "\n")
         // 3 m apart: samples 0...16 are within 50 m.
         #expect(lines.count == 100 - 17)
         #expect(lines.allSatisfy { line in

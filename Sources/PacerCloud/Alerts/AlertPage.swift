@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import PacerContract
 
 /// The read-only page a relative opens from the SMS or e-mail (`GET /a/{secret}`): what
 /// happened, where (the newest position any message carried, with its age), the newest heart
@@ -8,7 +9,7 @@ import Hummingbird
 /// device is HTML-escaped.
 enum AlertPage {
     static func html(alert: StoredAlert, messages: [String], nowMs: Int64) -> String {
-        let decoded = messages.compactMap { try? JSONDecoder().decode(AlertMessage.self, from: Data($0.utf8)) }
+        let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }
             .sorted { $0.sequence < $1.sequence }
         let first = decoded.first
         let latestPosition = decoded.last { $0.position != nil }
@@ -33,7 +34,7 @@ enum AlertPage {
             var text = "<a href=\"\(escape(link))\">\(lat), \(lon) on OpenStreetMap</a>"
             if let accuracy = position.accuracy_m.flatMap(wholeMetres) { text += " (within \(accuracy) m)" }
             let time = position.time ?? message.time
-            if let ms = AlertMessage.placedTime(time) {
+            if let ms = AlertBody.placedTime(time) {
                 text += ", \(escape(age(nowMs - ms))) (\(escape(time)))"
             } else {
                 text += ", at the device's time \(escape(time))"
@@ -83,7 +84,7 @@ enum AlertPage {
     /// Whole metres, for an accuracy the edge took (0...100 km); nil for anything a stored
     /// message from an older server may hold that cannot be an Int (1e300, NaN).
     static func wholeMetres(_ value: Double) -> Int? {
-        guard value.isFinite, DeviceInput.accuracyM.contains(value) else { return nil }
+        guard value.isFinite, WireLimits.accuracyM.contains(value) else { return nil }
         return Int(value.rounded())
     }
 

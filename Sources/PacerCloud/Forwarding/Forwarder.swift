@@ -46,7 +46,7 @@ public final class Forwarder: Service {
     /// Sends everything due now, once.
     public func drain() async {
         do {
-            let now = Timestamp.nowMilliseconds()
+            let now = WallClock.nowMilliseconds()
             // A lease longer than one attempt can take (10 s timeouts).
             let items = try await store.claimOutbox(nowMs: now, leaseUntilMs: now + 60_000, limit: 20)
             for item in items { await deliver(item) }
@@ -71,14 +71,14 @@ public final class Forwarder: Service {
             case "email": try await sendEmail(item)
             default: throw StoreError("unknown channel \(item.channel)")
             }
-            try await store.outboxDelivered(id: item.id, nowMs: Timestamp.nowMilliseconds())
+            try await store.outboxDelivered(id: item.id, nowMs: WallClock.nowMilliseconds())
             logger.info("forwarded by \(item.channel) to \(item.target) (attempt \(item.attempts + 1))")
         } catch {
             let attempt = item.attempts + 1
             let maxMs = Int64(configuration.retryMax.components.seconds * 1000)
             let backoffMs = min(maxMs, Int64(1000) << min(attempt - 1, 20))
             logger.warning("forwarding by \(item.channel) to \(item.target) failed (attempt \(attempt)), retrying in \(backoffMs) ms: \(String(reflecting: error))")
-            try? await store.outboxFailed(id: item.id, error: String(reflecting: error), nextAttemptMs: Timestamp.nowMilliseconds() + backoffMs)
+            try? await store.outboxFailed(id: item.id, error: String(reflecting: error), nextAttemptMs: WallClock.nowMilliseconds() + backoffMs)
         }
     }
 
@@ -89,7 +89,7 @@ public final class Forwarder: Service {
         request.headers.add(name: "User-Agent", value: "pacer-cloud")
         if let secret = item.signingSecret {
             request.headers.add(name: WebhookSignature.header, value: WebhookSignature.value(
-                secret: secret, timestamp: Timestamp.nowMilliseconds() / 1000, body: Array(item.payload.utf8)))
+                secret: secret, timestamp: WallClock.nowMilliseconds() / 1000, body: Array(item.payload.utf8)))
         }
         request.body = .bytes(ByteBuffer(string: item.payload))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))

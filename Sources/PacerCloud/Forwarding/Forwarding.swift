@@ -1,4 +1,5 @@
 import Foundation
+import PacerContract
 
 /// What is forwarded for a new alert message, made when the message is recorded (so the
 /// outbox holds exactly what will be sent, and a restart sends the same).
@@ -16,7 +17,7 @@ enum Forwarding {
         var text: String
     }
 
-    static func emailPayload(from: String, to: String, device: String, page: String, message: AlertMessage) -> String {
+    static func emailPayload(from: String, to: String, device: String, page: String, message: AlertBody) -> String {
         let what = AlertPage.describe(kind: message.kind)
         let test = message.test ? "TEST " : ""
         let subject: String

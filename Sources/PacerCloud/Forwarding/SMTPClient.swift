@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import PacerContract
 
 /// A minimal SMTP client (RFC 5321) for alert e-mails to a relay: EHLO, [STARTTLS (RFC 3207),
 /// EHLO, AUTH PLAIN or LOGIN (RFC 4954),] MAIL, RCPT, DATA, QUIT, on SwiftNIO with NIOSSL.
@@ -37,7 +38,7 @@ struct SMTPClient: Sendable {
 
     func send(from: String, to: String, subject: String, text: String) async throws {
         for address in [from, to] where !address.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x3C && $0 != 0x3E }) {
-            throw Failure(description: "the address \(DeviceInput.quoted(address)) has characters SMTP cannot carry")
+            throw Failure(description: "the address \(WireLimits.quoted(address)) has characters SMTP cannot carry")
         }
         if credentials != nil, security == .plain {
             throw Failure(description: "refusing to send the SMTP password to \(host):\(port) without TLS: use STARTTLS")
@@ -71,7 +72,7 @@ struct SMTPClient: Sendable {
     /// and anything else as RFC 2047 encoded words of at most 75 characters, folded.
     static func headerValue(_ value: String) throws -> String {
         guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else {
-            throw Failure(description: "a header value holds a line break: \(DeviceInput.quoted(value.debugDescription))")
+            throw Failure(description: "a header value holds a line break: \(WireLimits.quoted(value.debugDescription))")
         }
         if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return value }
         // 45 bytes of UTF-8 make 60 of base64; "=?utf-8?B?" and "?=" make the word 72. Words end

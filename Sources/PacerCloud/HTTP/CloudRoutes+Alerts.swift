@@ -1,18 +1,19 @@
 import Foundation
 import Hummingbird
+import PacerContract
 
 extension CloudRoutes {
     func postAlert(_ request: Request, context: CloudRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let body = try await JSONInput.jsonBody(of: request, context: context)
-        let message = try JSONInput.decode(AlertMessage.self, from: body)
+        let message = try JSONInput.decode(AlertBody.self, from: body)
         try message.validate()
         let alertID = try Identifiers.alertID(message.alert_id)
         // HTTPField.Name is not re-exported by Hummingbird; look the header up by its canonical name.
         if let key = request.headers.first(where: { $0.name.canonicalName == "idempotency-key" })?.value {
             guard key.lowercased() == "\(alertID):\(message.sequence)" else {
                 throw APIError.badRequest("idempotency_key_mismatch",
-                                          "Idempotency-Key \(DeviceInput.quoted(key)) does not match alert_id:sequence '\(alertID):\(message.sequence)'")
+                                          "Idempotency-Key \(WireLimits.quoted(key)) does not match alert_id:sequence '\(alertID):\(message.sequence)'")
             }
         }
         let base = linkBase
@@ -32,7 +33,7 @@ extension CloudRoutes {
         }
         let result = try await store.recordAlertMessage(AlertMessageInput(
             device: device.id, alertID: alertID, sequence: message.sequence, type: message.type, kind: message.kind,
-            test: message.test, json: json, receivedMs: Timestamp.nowMilliseconds(), newSecret: Tokens.random(bytes: 24),
+            test: message.test, json: json, receivedMs: WallClock.nowMilliseconds(), newSecret: Tokens.random(bytes: 24),
             forward: forward))
         if case .conflict = result {
             throw APIError(.conflict, "conflict", "message \(message.sequence) of alert \(alertID) is stored already with a different body")
@@ -48,7 +49,7 @@ extension CloudRoutes {
         var state: AlertState?
         if let text = request.uri.queryParameters.get("state") {
             guard let parsed = AlertState(rawValue: text) else {
-                throw APIError.badRequest("invalid_query", "query parameter 'state' is \(DeviceInput.quoted(text)); expected open, resolved or cancelled")
+                throw APIError.badRequest("invalid_query", "query parameter 'state' is \(WireLimits.quoted(text)); expected open, resolved or cancelled")
             }
             state = parsed
         }
@@ -71,7 +72,7 @@ extension CloudRoutes {
         guard Tokens.isWellFormedSecret(secret), let (alert, messages) = try await store.alert(secret: secret) else {
             return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(string: AlertPage.notFound())))
         }
-        let html = AlertPage.html(alert: alert, messages: messages, nowMs: Timestamp.nowMilliseconds())
+        let html = AlertPage.html(alert: alert, messages: messages, nowMs: WallClock.nowMilliseconds())
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import PacerContract
 
 extension CloudRoutes {
     func putPosition(_ request: Request, context: CloudRequestContext) async throws -> Response {
@@ -8,7 +9,7 @@ extension CloudRoutes {
         // Ordered by the device's time, but never later than the server received it: one
         // position from a clock far ahead (9999-12-31) cannot hold the place for good. The
         // device's time stays in the stored position as data.
-        let orderMs = min(deviceMs, Timestamp.nowMilliseconds())
+        let orderMs = min(deviceMs, WallClock.nowMilliseconds())
         let stored = try await store.putPosition(device: device.id, timeMs: orderMs, json: try JSONInput.canonical(position))
         return try JSONInput.encode(PositionReply(stored: stored))
     }

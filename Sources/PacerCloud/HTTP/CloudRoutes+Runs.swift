@@ -1,5 +1,7 @@
 import Foundation
+import Gzip
 import Hummingbird
+import PacerContract
 
 extension CloudRoutes {
     func putChunk(_ request: Request, context: CloudRequestContext) async throws -> Response {
@@ -7,18 +9,18 @@ extension CloudRoutes {
         let runID = try Identifiers.runID(context.parameters.get("run_id"))
         let seqText = context.parameters.get("seq") ?? ""
         guard let seq = Int(seqText), seq >= 0, seq < CloudLimits.maxChunksPerRun, String(seq) == seqText else {
-            throw APIError.badRequest("invalid_seq", "seq \(DeviceInput.quoted(seqText)) is not a chunk number 0, 1, 2, …")
+            throw APIError.badRequest("invalid_seq", "seq \(WireLimits.quoted(seqText)) is not a chunk number 0, 1, 2, …")
         }
         if let type = request.headers[.contentType], !type.lowercased().hasPrefix(TrackChunkFormat.contentType) {
             throw APIError(.unsupportedMediaType, "unsupported_media_type",
-                           "Content-Type is \(DeviceInput.quoted(type)); a chunk is \(TrackChunkFormat.contentType)")
+                           "Content-Type is \(WireLimits.quoted(type)); a chunk is \(TrackChunkFormat.contentType)")
         }
         let encoding: String?
         switch request.headers[.contentEncoding]?.lowercased().trimmingSpaces {
         case nil, "", "identity": encoding = nil
         case "gzip": encoding = "gzip"
         case let other?:
-            throw APIError(.unsupportedMediaType, "unsupported_encoding", "Content-Encoding \(DeviceInput.quoted(other)) is not taken; use gzip or none")
+            throw APIError(.unsupportedMediaType, "unsupported_encoding", "Content-Encoding \(WireLimits.quoted(other)) is not taken; use gzip or none")
         }
         let body = try await JSONInput.body(of: request, context: context)
         let samples = try Self.checkChunk(body, gzip: encoding == "gzip", seq: seq)
@@ -58,7 +60,7 @@ extension CloudRoutes {
     func putSummary(_ request: Request, context: CloudRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let runID = try Identifiers.runID(context.parameters.get("run_id"))
-        let summary = try JSONInput.decode(RunSummary.self, from: try await JSONInput.jsonBody(of: request, context: context))
+        let summary = try JSONInput.decode(RunSummaryBody.self, from: try await JSONInput.jsonBody(of: request, context: context))
         let startMs = try summary.validate()
         let stored = StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs)
         let result = try await store.putSummary(stored, device: device.id)
@@ -84,16 +86,16 @@ extension CloudRoutes {
 
     func showRun(context: CloudRequestContext) async throws -> Response {
         let (item, chunks) = try await completeRun(context: context)
-        var head = try JSONInput.canonical(item)
-        head.removeLast()
-        let json = TrackStream(start: head + #","samples":["#, end: "]}", separator: ",", sample: SampleOut.json)
+        // The item's JSON without its closing brace, then the samples.
+        let head = String(try JSONInput.canonical(item).dropLast()) + #","samples":["#
+        let json = TrackStream { SampleOut(head: head) }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: json.body(store: store, chunks: chunks))
     }
 
     func runGPX(context: CloudRequestContext) async throws -> Response {
         let (item, chunks) = try await completeRun(context: context)
-        let gpx = TrackStream(start: GPXDocument.head(runID: item.run_id, startTime: item.summary.start_time), end: GPXDocument.tail,
-                              separator: "", sample: GPXDocument.point)
+        let (runID, startTime) = (item.run_id, item.summary.start_time)
+        let gpx = TrackStream { GPXTrackDocument(runID: runID, startTime: startTime) }
         return Response(status: .ok, headers: [.contentType: "application/gpx+xml",
                                                .contentDisposition: "attachment; filename=\"run-\(item.run_id).gpx\""],
                         body: gpx.body(store: store, chunks: chunks))
@@ -125,7 +127,7 @@ extension CloudRoutes {
     func integerQuery(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>) throws(APIError) -> Int {
         guard let text = request.uri.queryParameters.get(name) else { return value }
         guard let number = Int(text), range.contains(number) else {
-            throw .badRequest("invalid_query", "query parameter '\(name)' is \(DeviceInput.quoted(text)); expected a whole number \(range.lowerBound)...\(range.upperBound)")
+            throw .badRequest("invalid_query", "query parameter '\(name)' is \(WireLimits.quoted(text)); expected a whole number \(range.lowerBound)...\(range.upperBound)")
         }
         return number
     }
@@ -146,11 +148,11 @@ struct SummaryReply: Encodable {
 
 struct RunItem: Encodable {
     var run_id: String
-    var summary: RunSummary
+    var summary: RunSummaryBody
 
     init(_ stored: StoredSummary) throws {
         run_id = stored.runID
-        summary = try JSONDecoder().decode(RunSummary.self, from: Data(stored.json.utf8))
+        summary = try JSONDecoder().decode(RunSummaryBody.self, from: Data(stored.json.utf8))
     }
 }
 
@@ -160,14 +162,30 @@ struct RunList: Encodable {
     var offset: Int
 }
 
-/// One sample of `GET /v1/runs/{run_id}`, written by hand (sorted keys, as JSONEncoder
-/// would), since a run is streamed sample by sample.
-enum SampleOut {
-    static func json(_ sample: TrackSample) -> String {
+/// `GET /v1/runs/{run_id}`: the run's item, then its samples, each written by hand (sorted
+/// keys, as JSONEncoder would), since a run is streamed sample by sample.
+struct SampleOut: TrackDocument {
+    var head: String
+    private var first = true
+
+    init(head: String) {
+        self.head = head
+    }
+
+    func start() -> String { head }
+
+    func end() -> String { "]}" }
+
+    mutating func add(_ sample: ChunkSample) -> String {
+        defer { first = false }
+        return (first ? "" : ",") + Self.json(sample)
+    }
+
+    static func json(_ sample: ChunkSample) -> String {
         var out = #"{"distance_m":\#(sample.distanceM),"#
         if let hr = sample.heartRate { out += #""hr":\#(hr),"# }
         out += #""lat":\#(sample.lat),"lon":\#(sample.lon),"moving":\#(sample.moving),"speed_mps":\#(sample.speedMps),"#
-        out += #""time":"\#(Timestamp.iso8601(milliseconds: sample.timeMs))"}"#
+        out += #""time":"\#(WireTime.text(milliseconds: sample.timeMs))"}"#
         return out
     }
 }

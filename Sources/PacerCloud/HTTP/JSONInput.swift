@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import PacerContract
 
 /// Reads a request's JSON body into `T`, turning every decoding failure into a 400 that names
 /// the field (`missing field 'start_time'`, `field 'position.lat': expected a number`).
@@ -24,7 +25,7 @@ enum JSONInput {
             let charset = parts.dropFirst().first { $0.hasPrefix("charset=") }?.dropFirst("charset=".count)
             guard parts.first == "application/json", charset == nil || charset == "utf-8" || charset == "\"utf-8\"" else {
                 throw APIError(.unsupportedMediaType, "unsupported_media_type",
-                               "Content-Type is \(DeviceInput.quoted(type)); this route takes application/json in UTF-8")
+                               "Content-Type is \(WireLimits.quoted(type)); this route takes application/json in UTF-8")
             }
         }
         return try await body(of: request, context: context)

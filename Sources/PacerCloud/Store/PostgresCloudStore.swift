@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import PacerContract
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization

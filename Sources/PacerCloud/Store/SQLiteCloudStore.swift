@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PacerContract
 
 /// The store in one SQLite file (WAL): what `pacer-cloud serve --database sqlite:PATH` uses.
 /// GRDB serializes writers, so each method's read-then-write is one transaction without races.

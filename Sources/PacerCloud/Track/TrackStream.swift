@@ -1,4 +1,5 @@
 import Hummingbird
+import PacerContract
 
 /// A run's samples written out as they are read, one chunk at a time from the store: a run
 /// read holds one chunk (at most `TrackChunkFormat.maxLinesPerChunk` lines) in memory, never
@@ -11,30 +12,33 @@ struct TrackStream: Sendable {
         var count: Int
     }
 
-    var start: String
-    var end: String
-    var separator: String
-    var sample: @Sendable (TrackSample) -> String
+    /// A new document for each response body.
+    var document: @Sendable () -> any TrackDocument
 
     func body(store: any CloudStore, chunks: Chunks) -> ResponseBody {
         ResponseBody { writer in
-            var buffer = ByteBuffer(string: start)
-            var first = true
+            var document = document()
+            var buffer = ByteBuffer(string: try document.start())
             for seq in 0..<chunks.count {
                 guard let chunk = try await store.chunk(device: chunks.device, runID: chunks.runID, seq: seq) else {
                     throw StoreError("chunk \(seq) of run \(chunks.runID) went while the run was read")
                 }
                 try TrackChunkFormat.read(chunk.body, gzip: chunk.contentEncoding == "gzip") { item in
-                    if !first { buffer.writeString(separator) }
-                    first = false
-                    buffer.writeString(sample(item))
+                    buffer.writeString(try document.add(item))
                 }
                 try await writer.write(buffer)
                 buffer.clear()
             }
-            buffer.writeString(end)
+            buffer.writeString(try document.end())
             try await writer.write(buffer)
             try await writer.finish(nil)
         }
     }
+}
+
+/// A run served as text: what comes before the samples, each sample, what comes after.
+protocol TrackDocument {
+    mutating func start() throws -> String
+    mutating func add(_ sample: ChunkSample) throws -> String
+    mutating func end() throws -> String
 }

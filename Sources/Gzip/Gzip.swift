@@ -1,10 +1,37 @@
 import CZlib
 
-/// gzip (RFC 1952) through zlib: chunks may arrive gzipped and are stored as received, so the
-/// server only inflates them to check and to serve them.
+/// gzip (RFC 1952) through zlib, what `Content-Encoding: gzip` means: the device compresses a
+/// run's chunks, the cloud inflates them to check and to serve them. The one module over CZlib.
 public enum Gzip {
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
+    }
+
+    /// One complete gzip stream of `input`. Level 9 by default: a chunk is compressed once and
+    /// kept in the outbox, and sent over a metered link, so the smallest bytes are worth the time.
+    public static func compress(_ input: [UInt8], level: Int32 = 9) throws(Failure) -> [UInt8] {
+        var stream = z_stream()
+        var status = pacer_deflate_init_gzip(&stream, level)
+        guard status == Z_OK else { throw Failure(description: "zlib could not start deflating (status \(status))") }
+        defer { deflateEnd(&stream) }
+        // deflateBound is enough for one Z_FINISH call; the gzip header and trailer are within it,
+        // the slack is for zlib versions that count them differently.
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 32)
+        status = input.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { destination in
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+                stream.avail_in = uInt(source.count)
+                stream.next_out = destination.baseAddress
+                stream.avail_out = uInt(destination.count)
+                return deflate(&stream, Z_FINISH)
+            }
+        }
+        guard status == Z_STREAM_END else { throw Failure(description: "zlib could not deflate (status \(status))") }
+        return Array(output.prefix(Int(stream.total_out)))
     }
 
     /// The decompressed bytes of one complete gzip stream; fails on anything else, on trailing
@@ -27,17 +54,12 @@ public enum Gzip {
     /// anything but one complete gzip stream, and what `each` throws.
     public static func inflate(_ input: [UInt8], _ each: (ArraySlice<UInt8>) throws -> Void) throws {
         var stream = z_stream()
-        // 16 + MAX_WBITS: gzip wrapper only (no raw deflate, no zlib wrapper).
-        guard inflateInit2_(&stream, 16 + MAX_WBITS, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw Failure(description: "zlib could not start inflating")
-        }
+        guard pacer_inflate_init_gzip(&stream) == Z_OK else { throw Failure(description: "zlib could not start inflating") }
         defer { inflateEnd(&stream) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var input = input
-        let inputCount = input.count
-        try input.withUnsafeMutableBufferPointer { source in
-            stream.next_in = source.baseAddress
-            stream.avail_in = uInt(inputCount)
+        try input.withUnsafeBufferPointer { source in
+            stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+            stream.avail_in = uInt(source.count)
             while true {
                 let status = buffer.withUnsafeMutableBufferPointer { target in
                     stream.next_out = target.baseAddress
@@ -60,31 +82,5 @@ public enum Gzip {
                 }
             }
         }
-    }
-
-    /// gzip-compresses `input` (for tests and tools; the server never compresses).
-    public static func compress(_ input: [UInt8]) -> [UInt8] {
-        var stream = z_stream()
-        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY,
-                            zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return [] }
-        defer { deflateEnd(&stream) }
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var input = input
-        let inputCount = input.count
-        input.withUnsafeMutableBufferPointer { source in
-            stream.next_in = source.baseAddress
-            stream.avail_in = uInt(inputCount)
-            var status = Z_OK
-            while status == Z_OK {
-                status = buffer.withUnsafeMutableBufferPointer { target in
-                    stream.next_out = target.baseAddress
-                    stream.avail_out = uInt(target.count)
-                    return deflate(&stream, Z_FINISH)
-                }
-                output.append(contentsOf: buffer[0..<(buffer.count - Int(stream.avail_out))])
-            }
-        }
-        return output
     }
 }

@@ -1,0 +1,31 @@
+/// The ranges the cloud takes (openapi.yaml's description and schemas): a device that stays
+/// inside them is never refused, and the cloud checks exactly these.
+public enum WireLimits {
+    public static let accuracyM = 0.0...100_000.0
+    public static let speedMps = 0.0...1_000.0
+    public static let heartRate = 0...300
+    public static let batteryPercent = 0...100
+    /// Alert message numbers: 64 bits, stored as BIGINT in PostgreSQL.
+    public static let sequence = 0...Int.max
+    /// A run's distance (m) and durations (s): far beyond any run, small enough for any column.
+    public static let distanceM = 0.0...100_000_000.0
+    public static let durationS = 0.0...100_000_000.0
+    public static let paceSPerKm = 0.0...1_000_000_000.0
+    public static let trendBpmPerMin = -10_000.0...10_000.0
+    public static let ageS = 0.0...10_000_000_000.0
+    /// Longest free text in Unicode scalars (what JSON Schema's maxLength counts, so the spec
+    /// can say it exactly): the SMS text and any other string field.
+    public static let maxTextLength = 4_096
+
+    /// At most 64 characters of `text`, quoted, for an error message: a refusal never echoes a
+    /// long field back.
+    public static func quoted(_ text: some StringProtocol) -> String {
+        let limit = 64
+        var prefix = ""
+        for (index, character) in text.enumerated() {
+            if index == limit { return "'\(prefix)…' (\(text.utf8.count) bytes)" }
+            prefix.append(character)
+        }
+        return "'\(prefix)'"
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import PacerContract
+import PacerCore
+import PacerTestSupport
+import Testing
+
+/// The contract's types against Sources/PacerCloud/openapi.yaml, both ways, through
+/// tools/check-contract (PyYAML and jsonschema, which tools/setup installs): every property of
+/// each schema is a field of its Swift type and every field a property, the fields always sent
+/// are the schema's required ones, and the JSON (and chunk text, and times) the Swift types write
+/// validates against the schemas.
+@Suite struct OpenAPIContractTests {
+    static let spec = DaemonFixture.repositoryRoot + "/Sources/PacerCloud/openapi.yaml"
+    static let checker = DaemonFixture.repositoryRoot + "/tools/check-contract"
+    static let t0 = Timestamp(milliseconds: 1_778_398_200_000)
+
+    static let fullAlert = AlertBody(
+        alert_id: "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b", sequence: 2, type: "follow_up", test: true, kind: "hr_high",
+        time: t0.iso8601, raised_at: t0.adding(seconds: -60).iso8601, first_out_of_range: t0.adding(seconds: -90).iso8601,
+        device: "pacer-01", run_id: "5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d",
+        heart_rate: .init(bpm: 196, trend: "rising", trend_bpm_per_min: 4.5, min_30s: 180, max_30s: 197, threshold_bpm: 190),
+        position: .init(lat: -33.8688197, lon: 151.2092955, time: t0.adding(seconds: -3).iso8601, age_s: 3.2, accuracy_m: 4.5),
+        battery_percent: 71, sms: "SOS TEST: heart rate 196 bpm")
+    static let minimalAlert = AlertBody(
+        alert_id: "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b", sequence: 0, type: "alert", test: false, kind: "manual", time: t0.iso8601,
+        raised_at: nil, first_out_of_range: nil, device: nil, run_id: nil, heart_rate: nil, position: nil, battery_percent: nil, sms: nil)
+
+    /// The full alert with its nested objects' optional fields nil.
+    static let alertWithMinimalParts: AlertBody = {
+        var alert = fullAlert
+        alert.heart_rate = .init(bpm: nil, trend: nil, trend_bpm_per_min: nil, min_30s: nil, max_30s: nil, threshold_bpm: nil)
+        alert.position = .init(lat: 90, lon: -180, time: nil, age_s: nil, accuracy_m: nil)
+        return alert
+    }()
+
+    static let fullPosition = LivePosition(time: t0, latitude: 45.5035034, longitude: -9.17949, accuracyMeters: 3.5, speed: 3.1,
+                                           heartRate: 142, runUUID: "5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d")
+    static let minimalPosition = LivePosition(time: t0, latitude: 0, longitude: 0, accuracyMeters: nil, speed: nil, heartRate: nil,
+                                              runUUID: nil)
+
+    static let fullSummary = RunSummaryBody(
+        start_time: t0.iso8601, end_time: t0.adding(seconds: 3600).iso8601, distance_m: 10_012.5, moving_time_s: 3540,
+        elapsed_time_s: 3600, avg_pace_s_per_km: 353.6, max_speed_mps: 4.2, hr_avg: 151.3, hr_max: 178, chunks: 6, state: "finished")
+    static let minimalSummary = RunSummaryBody(
+        start_time: t0.iso8601, end_time: t0.iso8601, distance_m: 0, moving_time_s: 0, elapsed_time_s: 0, avg_pace_s_per_km: nil,
+        max_speed_mps: nil, hr_avg: nil, hr_max: nil, chunks: 0, state: "interrupted")
+
+    /// A run the device's encoder writes: both hemispheres, heart rate present and absent.
+    static func chunks() -> [String] {
+        let samples = (0..<25).map { (i: Int) -> TrackSample in
+            let step = Double(i)
+            let longitude: Double = i < 12 ? -0.1 - step * 1e-5 : 151.2
+            let coordinate = Coordinate(latitude: -33.8688 + step * 1e-5, longitude: longitude)
+            return TrackSample(time: t0.adding(seconds: step), coordinate: coordinate, speed: step * 0.17, distance: step * 3.07, moving: i > 0,
+                               movingTime: step)
+        }
+        let heartRate = [HeartRateSample(time: t0.adding(seconds: 10), bpm: 150, contact: true)]
+        return TrackChunkFormat.chunks(samples: samples, heartRate: heartRate, hiding: [], samplesPerChunk: 10)
+    }
+
+    static func json(_ value: some Encodable) throws -> Any {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try JSONSerialization.jsonObject(with: try encoder.encode(value))
+    }
+
+    static func withField(_ value: some Encodable, _ key: String, _ replacement: Any) throws -> Any {
+        var object = try json(value) as! [String: Any]
+        object[key] = replacement
+        return object
+    }
+
+    @Test("every field maps to a schema property and back; what the Swift types write validates against openapi.yaml")
+    func typesMatchTheSpec() throws {
+        let objects: [String: Any] = [
+            "AlertMessage": ["full": try Self.json(Self.fullAlert), "minimal": try Self.json(Self.minimalAlert),
+                             "minimal_nested": try Self.json(Self.alertWithMinimalParts)],
+            "Position": ["full": try Self.json(Self.fullPosition), "minimal": try Self.json(Self.minimalPosition)],
+            "RunSummary": ["full": try Self.json(Self.fullSummary), "minimal": try Self.json(Self.minimalSummary)],
+        ]
+        let times: [String] = [Self.t0, Timestamp(milliseconds: WireTime.earliestMs), Timestamp(milliseconds: WireTime.latestMs - 1)]
+            .map(\.iso8601) + [WireTime.text(milliseconds: 1_778_398_200_123)]
+        let strings: [String: Any] = ["TrackChunk": Self.chunks(), "Time": times]
+        // Each must fail: a checker that accepts these checks nothing.
+        let invalid: [[String: Any]] = [
+            ["schema": "AlertMessage", "why": "a kind with a capital and a space", "value": try Self.withField(Self.fullAlert, "kind", "Hr high")],
+            ["schema": "AlertMessage", "why": "alert_id null", "value": try Self.withField(Self.minimalAlert, "alert_id", NSNull())],
+            ["schema": "Position", "why": "latitude 91", "value": try Self.withField(Self.fullPosition, "lat", 91)],
+            ["schema": "Position", "why": "a time without a zone", "value": try Self.withField(Self.fullPosition, "time", "2026-05-10T07:30:00")],
+            ["schema": "RunSummary", "why": "state paused", "value": try Self.withField(Self.fullSummary, "state", "paused")],
+            ["schema": "TrackChunk", "why": "eight fields", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1\n"],
+        ]
+        let cases: [String: Any] = ["objects": objects, "strings": strings, "invalid": invalid]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pacer-contract-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
+        try JSONSerialization.data(withJSONObject: cases, options: [.sortedKeys]).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let result = try DaemonFixture.runBlocking("/usr/bin/env", ["python3", Self.checker, Self.spec, file.path])
+        #expect(result.status == 0, "tools/check-contract: \(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("0 problem(s)"), "\(result.stderr)")
+    }
+
+    @Test("the JSON of each type decodes back to the same value")
+    func jsonRoundTrips() throws {
+        func roundTrip<T: Codable & Equatable>(_ value: T) throws {
+            let data = try JSONEncoder().encode(value)
+            #expect(try JSONDecoder().decode(T.self, from: data) == value)
+        }
+        try roundTrip(Self.fullAlert)
+        try roundTrip(Self.minimalAlert)
+        try roundTrip(Self.alertWithMinimalParts)
+        try roundTrip(Self.fullPosition)
+        try roundTrip(Self.minimalPosition)
+        try roundTrip(Self.fullSummary)
+        try roundTrip(Self.minimalSummary)
+    }
+}
