@@ -144,10 +144,12 @@ struct ControlService: Service {
         return .object(fields)
     }
 
-    /// "server rejects alerts: 401" as `sos_problem`, read from the lane without waiting on it.
+    /// "server rejects alerts: 401" as `sos_problem` and the newest alert's call as `sos_call`,
+    /// read from the lane without waiting on it.
     private func withSOSProblem(_ reply: JSONValue) -> JSONValue {
         guard case .object(var fields) = reply else { return reply }
         fields["sos_problem"] = sos.health.serverProblem.map { .string($0) } ?? .null
+        fields["sos_call"] = sos.health.call.map { .string($0.state) } ?? .null
         return .object(fields)
     }
 
@@ -177,6 +179,7 @@ struct ControlService: Service {
                         "replaced": d.replacedMs.map { .string(Timestamp(milliseconds: $0).iso8601) } ?? .null,
                     ])
                 }),
+                "call_state": alert.callState.map { .string($0) } ?? .null,
             ])
         }
         return .object([
@@ -190,6 +193,7 @@ struct ControlService: Service {
             "store_problem": status.storeProblem.map { .string($0) } ?? .null,
             "server_rejects": optional(status.serverRejects),
             "server_problem": status.serverProblem.map { .string($0) } ?? .null,
+            "call": status.call.map { .object(["alert_id": .string($0.alertUUID), "state": .string($0.state)]) } ?? .null,
         ])
     }
 
