@@ -19,45 +19,27 @@ public struct LaneClock: Sendable, Equatable {
     }
 }
 
-/// What the pure lane (`LaneCore`) reacts to: `LaneInput` without its reply closures and
-/// objects, plus the time passing and the outcomes of the effects it asked for.
+/// What the pure lane (`LaneCore`) reacts to: what came through the lane's queue, the time
+/// passing, and the outcomes of the effects it asked for.
 enum LaneCoreInput {
+    /// An input from the queue. Its reply closure is not called here: the answer comes back as
+    /// a `.reply` action.
+    case lane(LaneInput)
     /// At start: the alerts left open and the deliveries owed in sos.db (not sent without a store).
     case restore(open: Result<[AlertStore.OpenAlert], AlertStoreError>, pending: Result<[Delivery], AlertStoreError>)
-    case heartRate(bytes: [UInt8], receivedNs: UInt64)
-    case sample(HeartRateSample, receivedNs: UInt64)
-    case position(AlertPosition, wallMinusMonotonicMs: Int64?)
-    case motion(moving: Bool, atNs: UInt64)
-    case gpsLost(atNs: UInt64)
-    case gpsRegained
-    case run(LaneRun?)
-    case deviceBattery(Int?)
-    case buttonKey(ButtonKeyEvent)
-    case buttonsReset
     /// A held button's deadline (`buttonDeadlineNs`) has come.
     case buttonsDue
     /// The 250 ms tick: silence, deadlines, retries, spoken confirmations.
     case tick
-    case raise(source: String)
-    case cancel
-    case answer
-    case test
-    case status
-    case reload(LaneSettings)
-    case retryNow(reason: String)
-    case delivered(Delivery.Key, attempt: Int, Result<String, ChannelFailure>, startedNs: UInt64)
     /// The wait for an alert's commit (`LaneAction.commitAlert`) ended: its outcome, or nil when
     /// the commit still runs at the cap.
     case commitWaited(messageID: Int64, Result<[Delivery], AlertStoreError>?)
-    /// A commit that outlasted the wait is done.
-    case committed(messageID: Int64, Result<[Delivery], AlertStoreError>)
     /// The outcome of `LaneAction.storeMessage`.
     case messageStored(messageID: Int64, Result<[Delivery], AlertStoreError>)
     /// The outcome of `LaneAction.noteCall`: true when this is the alert's first call.
     case callNoted(alertUUID: String, Result<Bool, AlertStoreError>)
-    case callPlaced(alertUUID: String, Result<CallPlacement, CallError>)
-    case callState(alertUUID: String, CallState)
-    case shutdown
+    /// `LaneInput.callPlaced` without its bus object (the executor keeps that for the hang-up).
+    case callStarted(alertUUID: String, Result<CallPlacement, CallError>)
 }
 
 /// A started call as the core needs it (the executor keeps the `PlacedCall` itself).

@@ -130,13 +130,37 @@ struct LaneCore {
 
     // MARK: Inputs
 
+    mutating func handle(_ input: LaneInput, now: LaneClock) -> [LaneAction] { handle(.lane(input), now: now) }
+
     mutating func handle(_ input: LaneCoreInput, now: LaneClock) -> [LaneAction] {
         self.now = now
         actions = []
-        let nowNs = now.monotonicNs
         switch input {
+        case .lane(let input):
+            handle(input)
         case .restore(let open, let pending):
             restore(open: open, pending: pending)
+        case .buttonsDue:
+            advanceButtons()
+        case .tick:
+            tick()
+        case .commitWaited(let messageID, let outcome):
+            dispatch(messageID, outcome)
+        case .messageStored(let messageID, let result):
+            stored(messageID, result)
+        case .callNoted(let uuid, let result):
+            callNoted(uuid, result)
+        case .callStarted(let uuid, let result):
+            callPlaced(uuid, result)
+        }
+        let decided = actions
+        actions = []
+        return decided
+    }
+
+    private mutating func handle(_ input: LaneInput) {
+        let nowNs = now.monotonicNs
+        switch input {
         case .heartRate(let bytes, let receivedNs):
             // Decoded here as well as in the pipeline: the lane must not wait for it.
             guard case .success(let measurement) = sensor.notification(bytes, at: Self.time(receivedNs)) else { break }
@@ -161,11 +185,7 @@ struct LaneCore {
             raiseOnVeryLongPress(buttons.handle(key))
         case .buttonsReset:
             buttons.reset()
-        case .buttonsDue:
-            advanceButtons()
-        case .tick:
-            tick()
-        case .raise(let source):
+        case .raise(let source, _):
             actions.append(.reply(.raised(raiseManual(source: source))))
         case .answer:
             process(watcher.answerAsk(at: Self.time(nowNs)), triggerNs: nowNs)
@@ -204,18 +224,14 @@ struct LaneCore {
             perform(outbox.handle(.retryNow, now: nowNs))
         case .delivered(let key, let attempt, let result, let startedNs):
             perform(outbox.handle(.finished(key, attempt: attempt, result), now: nowNs), attemptStartedNs: startedNs)
-        case .commitWaited(let messageID, let outcome):
-            dispatch(messageID, outcome)
         case .committed(let messageID, let result):
             committed(messageID, result)
-        case .messageStored(let messageID, let result):
-            stored(messageID, result)
-        case .callNoted(let uuid, let result):
-            callNoted(uuid, result)
-        case .callPlaced(let uuid, let result):
-            callPlaced(uuid, result)
         case .callState(let uuid, let state):
             callChanged(uuid, to: state)
+        case .callPlaced, .rehearse:
+            // The executor's: it keeps the call's bus object (and hands the rest over as
+            // `.callStarted`) and measures the rehearsal (`rehearse(now:)`).
+            break
         case .shutdown:
             // The call itself goes on in the modem (someone may be on the line); only its speech stops.
             for (uuid, call) in calls where call.speaking { actions.append(.stopCallAudio(alertUUID: uuid)) }
@@ -223,9 +239,6 @@ struct LaneCore {
                 log(.warning, "stopping with \(outbox.owedCount) SOS delivery(ies) not acknowledged; they are retried at the next start", [:])
             }
         }
-        let decided = actions
-        actions = []
-        return decided
     }
 
     /// When a held button next needs a look (CLOCK_MONOTONIC): the very long press fires while

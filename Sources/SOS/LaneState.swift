@@ -51,39 +51,27 @@ final class LaneState {
 
     func handle(_ input: LaneInput, now: LaneClock) {
         switch input {
-        case .heartRate(let bytes, let receivedNs): run(.heartRate(bytes: bytes, receivedNs: receivedNs), now)
-        case .sample(let sample, let receivedNs): run(.sample(sample, receivedNs: receivedNs), now)
-        case .position(let position, let offset): run(.position(position, wallMinusMonotonicMs: offset), now)
-        case .motion(let moving, let atNs): run(.motion(moving: moving, atNs: atNs), now)
-        case .gpsLost(let atNs): run(.gpsLost(atNs: atNs), now)
-        case .gpsRegained: run(.gpsRegained, now)
-        case .run(let newRun): run(.run(newRun), now)
-        case .deviceBattery(let percent): run(.deviceBattery(percent), now)
-        case .buttonKey(let key): run(.buttonKey(key), now)
-        case .buttonsReset: run(.buttonsReset, now)
-        case .raise(let source, let reply):
-            run(.raise(source: source), now) { if case .raised(let result) = $0 { reply(result) } }
-        case .cancel(let reply):
-            run(.cancel, now) { if case .cancelled(let result) = $0 { reply(result) } }
-        case .answer: run(.answer, now)
-        case .test(let reply):
-            run(.test, now) { if case .tested(let result) = $0 { reply(result) } }
-        case .status(let reply):
-            run(.status, now) { if case .status(let status) = $0 { reply(status) } }
-        case .reload(let settings): run(.reload(settings), now)
-        case .retryNow(let reason): run(.retryNow(reason: reason), now)
-        case .delivered(let key, let attempt, let result, let startedNs):
-            run(.delivered(key, attempt: attempt, result, startedNs: startedNs), now)
-        case .committed(let messageID, let result): run(.committed(messageID: messageID, result), now)
-        case .rehearse(let reply): reply(rehearse())
+        case .rehearse(let reply):
+            reply(rehearse())
         case .callPlaced(let uuid, let result):
             if case .success(let placed) = result { placedCalls[uuid] = placed }
-            run(.callPlaced(alertUUID: uuid, result.map { CallPlacement(modem: $0.modem, path: $0.path) }), now)
-        case .callState(let uuid, let state):
-            if state == .terminated { placedCalls[uuid] = nil }
-            run(.callState(alertUUID: uuid, state), now)
-        case .shutdown:
-            break
+            run(.callStarted(alertUUID: uuid, result.map { CallPlacement(modem: $0.modem, path: $0.path) }), now)
+        case .callState(let uuid, .terminated):
+            placedCalls[uuid] = nil
+            run(.lane(input), now)
+        default:
+            run(.lane(input), now) { Self.answer(input, with: $0) }
+        }
+    }
+
+    /// Gives the core's answer to the closure the input came with.
+    private static func answer(_ input: LaneInput, with reply: LaneReply) {
+        switch (input, reply) {
+        case (.raise(_, let give), .raised(let result)): give(result)
+        case (.cancel(let give), .cancelled(let result)): give(result)
+        case (.test(let give), .tested(let result)): give(result)
+        case (.status(let give), .status(let status)): give(status)
+        default: break
         }
     }
 
@@ -104,7 +92,7 @@ final class LaneState {
         run(.restore(open: open, pending: pending), clock())
     }
 
-    func shutDown() { run(.shutdown, clock()) }
+    func shutDown() { run(.lane(.shutdown(done: {})), clock()) }
 
     // MARK: Actions
 

@@ -26,6 +26,7 @@ struct CoreDriver {
     var clock: LaneClock { LaneClock(monotonicNs: t, wallMs: Self.wallOffsetMs + Int64(t / Self.ms)) }
 
     mutating func handle(_ input: LaneCoreInput) -> [LaneAction] { core.handle(input, now: clock) }
+    mutating func handle(_ input: LaneInput) -> [LaneAction] { core.handle(input, now: clock) }
 
     /// Ticks every 250 ms until `until` (inclusive); all their actions.
     mutating func tick(until: UInt64) -> [LaneAction] {
@@ -70,10 +71,18 @@ struct CoreDriver {
 
     /// The lane answers `.raise` with the new alert's UUID.
     mutating func raise() throws -> (uuid: String, actions: [LaneAction]) {
-        let actions = withStore(handle(.raise(source: "test")))
+        let actions = withStore(handle(.raiseNow("test")))
         guard case .reply(.raised(let result))? = actions.last else { throw LaneRefusal("no reply: \(actions)") }
         return (try result.get(), actions)
     }
+}
+
+/// Requests whose answer the tests read from the `.reply` action instead.
+extension LaneInput {
+    static let cancelNow = LaneInput.cancel(reply: { _ in })
+    static let statusNow = LaneInput.status(reply: { _ in })
+    static let testNow = LaneInput.test(reply: { _ in })
+    static func raiseNow(_ source: String = "test") -> LaneInput { .raise(source: source, reply: { _ in }) }
 }
 
 // MARK: What the actions say
@@ -186,7 +195,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
     @Test func dispatchStartsAtTheCommitCapAndAcknowledgementsAreRecordedAfterTheCommit() throws {
         var lane = CoreDriver(settings: LaneTests.settings(enabled: false))
         let raisedAt = lane.t
-        let raised = lane.handle(.raise(source: "pacerctl"))
+        let raised = lane.handle(.raiseNow("pacerctl"))
         let (record, message, memoryID, waitUntilNs) = try commit(raised)
         #expect(waitUntilNs == raisedAt + 200 * CoreDriver.ms)
         #expect(memoryID < 0)
@@ -234,7 +243,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
 
     @Test func aCommitThatFailsLateLeavesOutcomesUnwrittenAndTheAlertCancellable() throws {
         var lane = CoreDriver(settings: Self.hookOnly)
-        let raised = lane.handle(.raise(source: "test"))
+        let raised = lane.handle(.raiseNow("test"))
         let (_, _, memoryID, waitUntilNs) = try commit(raised)
         lane.t = waitUntilNs
         let start = try #require(starts(lane.handle(.commitWaited(messageID: memoryID, nil))).first)
@@ -242,14 +251,14 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         let failed = lane.handle(.committed(messageID: memoryID, .failure(AlertStoreError("the disk gave up"))))
         #expect(writes(failed).isEmpty)
         #expect(logs(failed).contains { $0.contains("could not be recorded (SOS store: the disk gave up); sending it anyway") })
-        let cancel = lane.withStore(lane.handle(.cancel))
+        let cancel = lane.withStore(lane.handle(.cancelNow))
         #expect(storedMessages(cancel).map(\.type) == ["cancelled"])
         #expect(starts(cancel).count == 1)
     }
 
     @Test func anAlertWithoutAStoreGoesOutFromMemoryAtOnce() throws {
         var lane = CoreDriver(settings: Self.hookOnly)
-        let raised = lane.handle(.raise(source: "test"))
+        let raised = lane.handle(.raiseNow("test"))
         let (_, _, memoryID, _) = try commit(raised)
         let sent = lane.handle(.commitWaited(messageID: memoryID, .failure(AlertStoreError("no SOS store"))))
         #expect(starts(sent).map(\.delivery.key.messageID) == [memoryID])
@@ -285,7 +294,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         // Behind the owed follow-up of the same alert and target: in sequence order.
         let answered = lane.withStore(restored)
         #expect(starts(answered).map(\.delivery.alertUUID) == ["high", "manual"])
-        let status = lane.handle(.status)
+        let status = lane.handle(.statusNow)
         let shown = try statusReply(status)
         #expect(Set(shown.openAlerts) == ["old", "high", "manual"])
         #expect(shown.call == nil)
@@ -299,7 +308,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         #expect(next.allSatisfy { $0.type == "follow_up" && !$0.sms.contains("restarted") })
 
         // A cancel reaches all three, after each one's newest message; still no call.
-        let cancel = lane.handle(.cancel)
+        let cancel = lane.handle(.cancelNow)
         #expect(storedMessages(cancel).map(\.type) == ["cancelled", "cancelled", "cancelled"])
         #expect(Dictionary(uniqueKeysWithValues: storedMessages(cancel).map { ($0.uuid, $0.sequence) }) == ["old": 1, "high": 5, "manual": 4])
         guard case .reply(.cancelled(.success(3)))? = cancel.last else {
@@ -314,7 +323,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         let restored = lane.handle(.restore(open: .failure(AlertStoreError("locked")), pending: .failure(AlertStoreError("locked"))))
         #expect(logs(restored) == ["SOS store: locked; alerts open before the restart cannot be cancelled",
                                    "SOS store: locked; messages owed from before the restart cannot be resumed"])
-        guard case .reply(.cancelled(.failure(let refusal)))? = lane.handle(.cancel).last else {
+        guard case .reply(.cancelled(.failure(let refusal)))? = lane.handle(.cancelNow).last else {
             Issue.record("a cancel with nothing open was not refused")
             return
         }
@@ -347,7 +356,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         let (uuid, raised) = try lane.raise()
         let alerts = starts(raised)
         #expect(alerts.map(\.delivery.key.target) == LaneTests.contacts)
-        let cancel = lane.withStore(lane.handle(.cancel))
+        let cancel = lane.withStore(lane.handle(.cancelNow))
         #expect(storedMessages(cancel).map(\.uuid) == [uuid])
         #expect(starts(cancel).isEmpty, "both alerts are still in flight")
         #expect(said(cancel) == ["Alert cancelled. Sending false alarm message."])
@@ -368,7 +377,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         #expect(starts(last).map(\.delivery.type) == ["cancelled"])
         #expect(starts(last).map(\.delivery.key.target) == [LaneTests.contacts[1]])
         // Nothing is open any more.
-        guard case .reply(.cancelled(.failure))? = lane.handle(.cancel).last else {
+        guard case .reply(.cancelled(.failure))? = lane.handle(.cancelNow).last else {
             Issue.record("a second cancel was not refused")
             return
         }
@@ -378,17 +387,17 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         var settings = LaneTests.settings(enabled: false, contacts: [], alertsURL: nil, hook: [])
         settings.call = "+15550100112"
         var lane = CoreDriver(settings: settings, canCall: true)
-        guard case .reply(.tested(.failure(let refusal)))? = lane.handle(.test).last else {
+        guard case .reply(.tested(.failure(let refusal)))? = lane.handle(.testNow).last else {
             Issue.record("a test with no channel was not refused")
             return
         }
         #expect(refusal.message.contains("[sos] hook"))
         settings.hook = [LaneTests.hookPath]
         _ = lane.handle(.reload(settings))
-        let tested = lane.withStore(lane.handle(.test))
+        let tested = lane.withStore(lane.handle(.testNow))
         #expect(starts(tested).map(\.delivery.test) == [true])
         #expect(calls(tested).isEmpty)
-        let status = try statusReply(lane.handle(.status))
+        let status = try statusReply(lane.handle(.statusNow))
         #expect(status.openAlerts.isEmpty)
     }
 
@@ -410,16 +419,16 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
             shown += calls(lane.handle(.callState(alertUUID: uuid, state)))
         }
         #expect(shown == ["store dialing", "show dialing", "store ringing-out", "show ringing", "store active", "show active", "speak"])
-        _ = lane.handle(.callPlaced(alertUUID: uuid, .success(CallPlacement(modem: "/m/0", path: "/m/0/Call/1"))))
-        let status = try statusReply(lane.handle(.status))
+        _ = lane.handle(.callStarted(alertUUID: uuid, .success(CallPlacement(modem: "/m/0", path: "/m/0/Call/1"))))
+        let status = try statusReply(lane.handle(.statusNow))
         #expect(status.call == LaneCallStatus(alertUUID: uuid, state: "active"))
 
-        let cancel = lane.withStore(lane.handle(.cancel))
+        let cancel = lane.withStore(lane.handle(.cancelNow))
         #expect(calls(cancel) == ["stop speaking", "hang up"])
         #expect(calls(lane.handle(.callState(alertUUID: uuid, .terminated))) == ["store terminated", "show ended"])
         // Ended: later states of the same call are not news.
         #expect(calls(lane.handle(.callState(alertUUID: uuid, .active))).isEmpty)
-        let after = try statusReply(lane.handle(.status))
+        let after = try statusReply(lane.handle(.statusNow))
         #expect(after.call?.state == "ended")
     }
 
@@ -428,8 +437,8 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         settings.call = "+15550100112"
         var lane = CoreDriver(settings: settings, canCall: true)
         let (uuid, _) = try lane.raise()
-        #expect(calls(lane.withStore(lane.handle(.cancel))).isEmpty, "nothing to hang up yet")
-        let placed = lane.handle(.callPlaced(alertUUID: uuid, .success(CallPlacement(modem: "/m/0", path: "/m/0/Call/1"))))
+        #expect(calls(lane.withStore(lane.handle(.cancelNow))).isEmpty, "nothing to hang up yet")
+        let placed = lane.handle(.callStarted(alertUUID: uuid, .success(CallPlacement(modem: "/m/0", path: "/m/0/Call/1"))))
         #expect(calls(placed) == ["hang up"])
         #expect(logs(placed).contains("SOS alert \(uuid): call started through /m/0 (/m/0/Call/1)"))
     }
@@ -439,10 +448,10 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         settings.call = "+15550100112"
         var lane = CoreDriver(settings: settings, canCall: true)
         let (uuid, _) = try lane.raise()
-        let failed = lane.handle(.callPlaced(alertUUID: uuid, .failure(.noVoiceModem)))
+        let failed = lane.handle(.callStarted(alertUUID: uuid, .failure(.noVoiceModem)))
         #expect(calls(failed) == ["store failed: \(CallError.noVoiceModem)", "show failed: \(CallError.noVoiceModem)"])
         #expect(logs(failed).contains { $0.contains("the call could not be placed") && $0.contains("it is not tried again") })
-        let status = try statusReply(lane.handle(.status))
+        let status = try statusReply(lane.handle(.statusNow))
         #expect(status.call?.state.hasPrefix("failed: ") == true)
         // Its state changes are no longer followed.
         #expect(calls(lane.handle(.callState(alertUUID: uuid, .dialing))).isEmpty)
@@ -452,14 +461,14 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         var settings = Self.hookOnly
         settings.call = "+15550100112"
         var lane = CoreDriver(settings: settings, canCall: true)
-        let raised = lane.handle(.raise(source: "test"))
+        let raised = lane.handle(.raiseNow("test"))
         let (record, message, memoryID, _) = try commit(raised)
         let dispatched = lane.handle(.commitWaited(messageID: memoryID, .success(lane.stored(message, alertUUID: record.uuid, kind: record.kind))))
         #expect(calls(dispatched) == ["note"])
         #expect(lane.handle(.callNoted(alertUUID: record.uuid, .success(false))).isEmpty)
         // sos.db could not say: the call goes ahead (a restart never calls).
         var other = CoreDriver(settings: settings, canCall: true)
-        let raisedOther = other.handle(.raise(source: "test"))
+        let raisedOther = other.handle(.raiseNow("test"))
         let (otherRecord, _, otherID, _) = try commit(raisedOther)
         _ = other.handle(.commitWaited(messageID: otherID, .failure(AlertStoreError("full"))))
         let unsure = other.handle(.callNoted(alertUUID: otherRecord.uuid, .failure(AlertStoreError("full"))))
@@ -502,7 +511,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         let again = lane.handle(.delivered(start.delivery.key, attempt: retry.attempt, .failure(ChannelFailure("HTTP 401", rejectedStatus: 401)),
                                            startedNs: lane.t))
         #expect(!again.contains { if case .publishServerRejects = $0 { true } else { false } }, "no news")
-        let status = try statusReply(lane.handle(.status))
+        let status = try statusReply(lane.handle(.statusNow))
         #expect(status.serverProblem == "server rejects alerts: 401")
         let third = try #require(starts(lane.tick(until: lane.t + Self.second)).first)
         let ok = lane.handle(.delivered(start.delivery.key, attempt: third.attempt, .success("HTTP 201"), startedNs: lane.t - Self.second / 2))
@@ -530,14 +539,14 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
     /// (or GPS time once a fix gave it).
     @Test func messageTimesComeFromTheInjectedWallClockOrGPS() throws {
         var lane = CoreDriver(settings: Self.hookOnly)
-        let raised = lane.handle(.raise(source: "test"))
+        let raised = lane.handle(.raiseNow("test"))
         let (record, message, _, _) = try commit(raised)
         #expect(record.raisedMs == CoreDriver.wallOffsetMs + Int64(lane.t / CoreDriver.ms))
         #expect(message.createdMs == record.raisedMs)
         var gps = CoreDriver(settings: Self.hookOnly)
         _ = gps.handle(.position(AlertPosition(latitude: 1, longitude: 2, time: Timestamp(milliseconds: Int64(gps.t / CoreDriver.ms)), accuracyMeters: 3),
                                  wallMinusMonotonicMs: 42))
-        let (gpsRecord, _, _, _) = try commit(gps.handle(.raise(source: "test")))
+        let (gpsRecord, _, _, _) = try commit(gps.handle(.raiseNow("test")))
         #expect(gpsRecord.raisedMs == Int64(gps.t / CoreDriver.ms) + 42)
     }
 
@@ -545,7 +554,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         var lane = CoreDriver(settings: Self.hookOnly)
         #expect(lane.core.rehearse(now: lane.clock) == 2, "the breach and the manual alert")
         #expect(lane.core.owedCount == 0)
-        let status = try statusReply(lane.handle(.status))
+        let status = try statusReply(lane.handle(.statusNow))
         #expect(status.openAlerts.isEmpty)
     }
 }
