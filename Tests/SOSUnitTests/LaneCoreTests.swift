@@ -141,6 +141,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
     static let second = CoreDriver.second
     /// Monitoring off (a manual SOS still goes out): no strap warnings among the actions.
     static let hookOnly = LaneTests.settings(enabled: false, contacts: [], alertsURL: nil, retryMaxSeconds: 4, attemptTimeoutSeconds: 5)
+    static let hookOnlyMonitoring = LaneTests.settings(contacts: [], alertsURL: nil, retryMaxSeconds: 4, attemptTimeoutSeconds: 5)
     static let down = Result<String, ChannelFailure>.failure(ChannelFailure("exited 1"))
 
     @Test func aFailedAttemptIsRetriedWithBackoffAndOneThatNeverAnswersIsGivenUpAtItsDeadline() throws {
@@ -556,5 +557,85 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         #expect(lane.core.owedCount == 0)
         let status = try statusReply(lane.handle(.statusNow))
         #expect(status.openAlerts.isEmpty)
+    }
+
+    /// Strap notifications confirm a breach (timed from the confirming sample's receipt); back
+    /// in range for rearm_s, the all clear goes out for it.
+    @Test func aBreachFromStrapNotificationsRaisesThenResolves() throws {
+        var lane = CoreDriver(settings: Self.hookOnlyMonitoring)
+        func beat(_ bpm: UInt8) -> [LaneAction] {
+            lane.t += Self.second
+            return lane.withStore(lane.handle(.heartRate(bytes: [0x16, bpm, 0x00, 0x03], receivedNs: lane.t)))
+        }
+        for _ in 0..<5 { #expect(beat(140).isEmpty) }
+        var raised: [LaneAction] = []
+        for _ in 0..<3 { raised += beat(200) }
+        let timing = try #require(raised.compactMap { if case .timing(let t) = $0 { t } else { nil } }.first)
+        #expect(timing.kind == .hrHigh)
+        #expect(timing.confirmingNs == lane.t)
+        #expect(timing.recordedNs == lane.t)
+        #expect(said(raised) == [AlertText.spokenRaised(.hrHigh)])
+        #expect(try statusReply(lane.handle(.statusNow)).lastHeartRate == 200)
+        var after: [LaneAction] = []
+        for _ in 0..<32 { after += beat(120) }
+        #expect(storedMessages(after).map(\.type) == ["resolved"])
+        #expect(storedMessages(after).first?.uuid == timing.alertUUID)
+        #expect(try statusReply(lane.handle(.statusNow)).openAlerts.isEmpty)
+    }
+
+    /// While a run records, no signal and no movement: "Are you OK?", which a press answers.
+    @Test func areYouOKIsAskedAndAnswered() throws {
+        var settings = Self.hookOnlyMonitoring
+        settings.rules.noSignalNoMotionSeconds = 10
+        var lane = CoreDriver(settings: settings)
+        _ = lane.handle(.run(LaneRun(id: 1, uuid: "run-1", paused: false)))
+        _ = lane.handle(.deviceBattery(80))
+        _ = lane.handle(.motion(moving: true, atNs: lane.t))
+        for _ in 0..<5 {
+            lane.t += Self.second
+            _ = lane.handle(.heartRate(bytes: [0x16, 120, 0x00, 0x03], receivedNs: lane.t))
+        }
+        // The runner stops and the strap goes quiet at once.
+        _ = lane.handle(.motion(moving: false, atNs: lane.t))
+        _ = lane.handle(.gpsLost(atNs: lane.t))
+        let asked = lane.tick(until: lane.t + 15 * Self.second)
+        #expect(asked.contains { if case .asking(true) = $0 { true } else { false } })
+        #expect(said(asked).contains { $0.hasPrefix("Are you OK?") }, "\(said(asked))")
+        let answered = lane.handle(.answer)
+        #expect(answered.contains { if case .asking(false) = $0 { true } else { false } })
+        #expect(said(answered) == [AlertText.spokenAskAnswered])
+        #expect(logs(answered).contains { $0.contains("answered; no help called") })
+        _ = lane.handle(.gpsRegained)
+        #expect(try lane.raise().actions.contains { if case .commitAlert(let record, _, _, _) = $0 { record.runUUID == "run-1" } else { false } })
+    }
+
+    /// `pacerctl sync` or the network coming back: what waits out a backoff goes now.
+    @Test func retryNowSendsWhatWaitsOutABackoffAtOnce() throws {
+        var lane = CoreDriver(settings: Self.hookOnly)
+        #expect(lane.handle(.retryNow(reason: "network back")).isEmpty, "nothing waits")
+        let (_, raised) = try lane.raise()
+        let first = try #require(starts(raised).first)
+        _ = lane.handle(.delivered(first.delivery.key, attempt: first.attempt, Self.down, startedNs: lane.t))
+        let now = lane.handle(.retryNow(reason: "network back"))
+        #expect(logs(now) == ["network back: retrying 1 SOS delivery(ies) now"])
+        #expect(starts(now).map(\.delivery.key) == [first.delivery.key])
+    }
+
+    /// A reload applies at once (button timings, targets); a very long press raises at its deadline.
+    @Test func aVeryLongPressRaisesAtItsDeadline() throws {
+        var settings = Self.hookOnly
+        settings.buttons = LaneButtonTests.buttons
+        var lane = CoreDriver()
+        _ = lane.handle(.reload(settings))
+        _ = lane.handle(LaneButtonTests.key(.press, atNs: lane.t))
+        #expect(lane.core.buttonDeadlineNs == lane.t + 5 * Self.second)
+        lane.t += 5 * Self.second
+        let raised = lane.handle(.buttonsDue)
+        #expect(logs(raised).contains { $0.hasPrefix("very long press on key") })
+        #expect(try commit(raised).message.targets.map(\.channel) == [.hook])
+        _ = lane.handle(LaneButtonTests.key(.release, atNs: lane.t))
+        _ = lane.handle(.buttonsReset)
+        #expect(lane.core.buttonDeadlineNs == nil)
+        _ = lane.handle(.lane(.shutdown(done: {})))
     }
 }
