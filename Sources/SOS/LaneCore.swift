@@ -114,7 +114,6 @@ struct LaneCore {
         var state: CallState = .unknown
         /// Cancelled before Start answered: hung up as soon as it has.
         var hangUpWanted = false
-        var speaking = false
     }
 
     init(settings: LaneSettings, channels: Set<AlertChannelName>, canCall: Bool,
@@ -234,7 +233,7 @@ struct LaneCore {
             break
         case .shutdown:
             // The call itself goes on in the modem (someone may be on the line); only its speech stops.
-            for (uuid, call) in calls where call.speaking { actions.append(.stopCallAudio(alertUUID: uuid)) }
+            for uuid in calls.keys.sorted() { actions.append(.stopCallAudio(alertUUID: uuid)) }
             if outbox.owedCount > 0 {
                 log(.warning, "stopping with \(outbox.owedCount) SOS delivery(ies) not acknowledged; they are retried at the next start", [:])
             }
@@ -564,7 +563,7 @@ struct LaneCore {
             log(.notice, "SOS alert \(uuid): call started through \(placed.modem) (\(placed.path))", callFields(uuid, stage: "call_started"))
             if call.hangUpWanted, call.state != .terminated { hangUp(uuid) }
         case .failure(let error):
-            if calls[uuid]?.speaking == true { actions.append(.stopCallAudio(alertUUID: uuid)) }
+            if calls[uuid] != nil { actions.append(.stopCallAudio(alertUUID: uuid)) }
             calls[uuid] = nil
             // Not retried: a call is an act with consequences, placed once or not at all.
             log(.error, "SOS alert \(uuid): the call could not be placed: \(error); it is not tried again", callFields(uuid, stage: "call_failed"))
@@ -581,13 +580,11 @@ struct LaneCore {
         showCall(uuid, Self.shown(state))
         switch state {
         case .active:
-            if !call.speaking {
-                call.speaking = true
-                actions.append(.startCallAudio(alertUUID: uuid, text: call.text))
-            }
+            // Not again while it speaks (the executor keeps one per call).
+            actions.append(.startCallAudio(alertUUID: uuid, text: call.text))
             calls[uuid] = call
         case .terminated:
-            if call.speaking { actions.append(.stopCallAudio(alertUUID: uuid)) }
+            actions.append(.stopCallAudio(alertUUID: uuid))
             calls[uuid] = nil
         default:
             calls[uuid] = call
@@ -598,8 +595,7 @@ struct LaneCore {
     private mutating func hangUpCalls() {
         for uuid in calls.keys.sorted() {
             guard var call = calls[uuid] else { continue }
-            if call.speaking { actions.append(.stopCallAudio(alertUUID: uuid)) }
-            call.speaking = false
+            actions.append(.stopCallAudio(alertUUID: uuid))
             call.hangUpWanted = !call.placed
             calls[uuid] = call
             if call.placed { hangUp(uuid) }

@@ -166,7 +166,8 @@ final class LaneState {
                 }
             }
         case .startCallAudio(let uuid, let text):
-            guard let audio = caller?.audio?() else { return }
+            // One per call; a device that could not be opened is tried again when it is active again.
+            guard callAudio[uuid] == nil, let audio = caller?.audio?() else { return }
             callAudio[uuid] = audio
             audio.start(saying: text)
         case .stopCallAudio(let uuid):

@@ -426,7 +426,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
 
         let cancel = lane.withStore(lane.handle(.cancelNow))
         #expect(calls(cancel) == ["stop speaking", "hang up"])
-        #expect(calls(lane.handle(.callState(alertUUID: uuid, .terminated))) == ["store terminated", "show ended"])
+        #expect(calls(lane.handle(.callState(alertUUID: uuid, .terminated))) == ["store terminated", "show ended", "stop speaking"])
         // Ended: later states of the same call are not news.
         #expect(calls(lane.handle(.callState(alertUUID: uuid, .active))).isEmpty)
         let after = try statusReply(lane.handle(.statusNow))
@@ -438,7 +438,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         settings.call = "+15550100112"
         var lane = CoreDriver(settings: settings, canCall: true)
         let (uuid, _) = try lane.raise()
-        #expect(calls(lane.withStore(lane.handle(.cancelNow))).isEmpty, "nothing to hang up yet")
+        #expect(calls(lane.withStore(lane.handle(.cancelNow))) == ["stop speaking"], "nothing to hang up yet")
         let placed = lane.handle(.callStarted(alertUUID: uuid, .success(CallPlacement(modem: "/m/0", path: "/m/0/Call/1"))))
         #expect(calls(placed) == ["hang up"])
         #expect(logs(placed).contains("SOS alert \(uuid): call started through /m/0 (/m/0/Call/1)"))
@@ -450,7 +450,7 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         var lane = CoreDriver(settings: settings, canCall: true)
         let (uuid, _) = try lane.raise()
         let failed = lane.handle(.callStarted(alertUUID: uuid, .failure(.noVoiceModem)))
-        #expect(calls(failed) == ["store failed: \(CallError.noVoiceModem)", "show failed: \(CallError.noVoiceModem)"])
+        #expect(calls(failed) == ["stop speaking", "store failed: \(CallError.noVoiceModem)", "show failed: \(CallError.noVoiceModem)"])
         #expect(logs(failed).contains { $0.contains("the call could not be placed") && $0.contains("it is not tried again") })
         let status = try statusReply(lane.handle(.statusNow))
         #expect(status.call?.state.hasPrefix("failed: ") == true)
