@@ -146,10 +146,12 @@ struct ControlService: Service {
         return .object(fields)
     }
 
-    /// "server rejects alerts: 401" as `sos_problem`, read from the lane without waiting on it.
+    /// "server rejects alerts: 401" as `sos_problem` and the newest alert's call as `sos_call`,
+    /// read from the lane without waiting on it.
     private func withSOSProblem(_ reply: JSONValue) -> JSONValue {
         guard case .object(var fields) = reply else { return reply }
         fields["sos_problem"] = sos.health.serverProblem.map { .string($0) } ?? .null
+        fields["sos_call"] = sos.health.call.map { .string($0.state) } ?? .null
         return .object(fields)
     }
 
@@ -171,6 +173,7 @@ struct ControlService: Service {
                 "alert_id": .string(alert.uuid), "kind": .string(alert.kind), "test": .bool(alert.test), "state": .string(alert.state),
                 "raised": .string(Timestamp(milliseconds: alert.raisedMs).iso8601), "heart_rate": optional(alert.heartRate),
                 "deliveries": .array(alert.deliveries.map(deliveryJSON)),
+                "call_state": alert.callState.map { .string($0) } ?? .null,
             ])
         }
         return .object([
@@ -184,6 +187,7 @@ struct ControlService: Service {
             "store_problem": status.storeProblem.map { .string($0) } ?? .null,
             "server_rejects": optional(status.serverRejects),
             "server_problem": status.serverProblem.map { .string($0) } ?? .null,
+            "call": status.call.map { .object(["alert_id": .string($0.alertUUID), "state": .string($0.state)]) } ?? .null,
         ])
     }
 

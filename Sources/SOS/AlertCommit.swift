@@ -2,7 +2,7 @@ import Synchronization
 import Threads
 
 /// One alert's commit to sos.db on a thread of its own. An SD card's fsync can stall for seconds;
-/// the lane waits for it only up to a cap (`LaneState.commitWaitNs`), then dispatches from memory
+/// the lane waits for it only up to a cap (`LaneCore.commitWaitNs`), then dispatches from memory
 /// and learns the outcome later through its queue (`LaneInput.committed`).
 final class AlertCommit: Sendable {
     private enum State {

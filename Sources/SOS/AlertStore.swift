@@ -186,9 +186,11 @@ public final class AlertStore: Sendable {
         }
     }
 
+    public typealias OpenAlert = (uuid: String, kind: String, lastSequence: Int, callPlacedMs: Int64?)
+
     /// Alerts (not tests) still open when pacerd last stopped, oldest first, with their newest
     /// message's sequence: the lane adopts them so that a cancel still reaches them.
-    public func openAlerts() throws(AlertStoreError) -> [(uuid: String, kind: String, lastSequence: Int, callPlacedMs: Int64?)] {
+    public func openAlerts() throws(AlertStoreError) -> [OpenAlert] {
         try read("reading open alerts") { db in
             try Row.fetchAll(db, sql: """
                 SELECT a.uuid, a.kind, MAX(m.sequence) AS last, a.call_placed_ms FROM alert a JOIN message m ON m.alert_id = a.id

@@ -1,6 +1,4 @@
-import FoundationEssentials
 import ModemManager
-import PacerContract
 import PacerCore
 import Threads
 
@@ -8,10 +6,11 @@ import Threads
 import Glibc
 #endif
 
-/// The lane's state, owned by its thread and never shared: no locks.
+/// The lane's executor, owned by its thread and never shared: no locks. The decisions are
+/// `LaneCore`'s; this carries out its actions (sos.db, the commit wait, channels, the call,
+/// speech, the journal, status) and hands what comes of them back to it as inputs.
 final class LaneState {
-    private var settings: LaneSettings
-    private var watcher: VitalsWatcher
+    private(set) var core: LaneCore
     private let store: AlertStore?
     private let channels: [AlertChannelName: any AlertChannel]
     private let caller: AlertCaller?
@@ -21,62 +20,21 @@ final class LaneState {
     private let onTiming: @Sendable (AlertTiming) -> Void
     private let onAsking: @Sendable (Bool) -> Void
     private let health: LaneHealth
+    /// Both clocks, read once per input (and once per outcome an action hands back).
+    let clock: () -> LaneClock
+    /// Calls Start answered for, by alert UUID: hung up from here.
+    private var placedCalls: [String: PlacedCall] = [:]
+    private var callAudio: [String: any CallAudio] = [:]
 
-    /// The watcher's alert numbers and the UUIDs they were recorded under.
-    private var uuids: [Int: String] = [:]
-    /// Alerts left open by the previous pacerd (a crash or a stop while one was open): the new
-    /// watcher does not know them, so without this `sos cancel` would say none is open while the
-    /// store and the server show them open for ever (found by tools/soak). Numbered below 0 in
-    /// `uuids`, never meeting the watcher's; only a cancel closes them.
-    private var adopted: [(number: Int, kind: AlertKind)] = []
-    /// Deliveries not yet acknowledged: their order, attempts, deadlines and retries.
-    private var outbox: Outbox
-    /// Per message (alert UUID and sequence): its deliveries and when it was raised, for the
-    /// spoken confirmation.
-    private var confirmations: [String: Confirmation] = [:]
-
-    private var wallMinusMonotonicMs: Int64?
-    private var run: LaneRun?
-    private var deviceBattery: Int?
-    /// The HTTP status of the server's last refusal of an alert (4xx), until it takes one:
-    /// shown by `pacerctl sos` and `status`.
-    private var serverRejects: Int? {
-        didSet { if serverRejects != oldValue { health.setServerRejects(serverRejects) } }
-    }
-    private var lastHeartRate: (bpm: Int, ns: UInt64)?
-    private var sensor = HeartRateSensor()
-    /// The lane's own reading of the run button, for the very long press only (the pipeline
-    /// keeps short and long presses): an SOS never waits behind a busy pipeline.
-    private var buttons: ButtonGestureClassifier
-
-    /// A fixed id for every SOS stage entry in the journal (`journalctl MESSAGE_ID=…`).
-    static let journalMessageID = "8f2d6c1e4b7a4e0f9c3d5a6b7e8f9012"
-    /// A confirmation is spoken when every channel acknowledged, or after this with what has.
-    static let confirmationWaitNs: UInt64 = 20_000_000_000
-    /// The longest an alert's dispatch waits for its commit to sos.db (an SD card's fsync can
-    /// stall for seconds); after it the alert goes out from memory and is recorded when it can.
-    static let commitWaitNs: UInt64 = 200_000_000
-
-    private struct Confirmation {
-        var kind: AlertKind
-        var type: AlertContent.Message
-        var keys: Set<Delivery.Key>
-        var acknowledged: Set<Delivery.Key> = []
-        var raisedNs: UInt64
-        /// What was acknowledged after `confirmationWaitNs` has been said; the rest follows when done.
-        var spokePartial = false
-    }
+    static let commitWaitNs = LaneCore.commitWaitNs
 
     init(settings: LaneSettings, store: AlertStore?, channels: [any AlertChannel], caller: AlertCaller? = nil, queue: BlockingQueue<LaneInput>,
          health: LaneHealth,
          log: @escaping LaneLog, onCue: @escaping @Sendable (Cue, UInt64) -> Void, onTiming: @escaping @Sendable (AlertTiming) -> Void,
-         onAsking: @escaping @Sendable (Bool) -> Void = { _ in }) {
-        self.settings = settings
-        watcher = VitalsWatcher(rules: settings.rules)
-        outbox = Outbox(settings: settings.outbox)
-        buttons = ButtonGestureClassifier(configuration: settings.buttons)
-        self.store = store
+         onAsking: @escaping @Sendable (Bool) -> Void = { _ in }, clock: @escaping () -> LaneClock = LaneClock.read) {
         self.channels = Dictionary(channels.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        core = LaneCore(settings: settings, channels: Set(self.channels.keys), canCall: caller != nil)
+        self.store = store
         self.caller = caller
         self.queue = queue
         self.health = health
@@ -84,137 +42,171 @@ final class LaneState {
         self.onCue = onCue
         self.onTiming = onTiming
         self.onAsking = onAsking
+        self.clock = clock
     }
 
     // MARK: Inputs
 
-    func handle(_ input: LaneInput) {
+    func handle(_ input: LaneInput) { handle(input, now: clock()) }
+
+    func handle(_ input: LaneInput, now: LaneClock) {
         switch input {
-        case .heartRate(let bytes, let receivedNs):
-            // Decoded here as well as in the pipeline: the lane must not wait for it.
-            guard case .success(let measurement) = sensor.notification(bytes, at: Self.time(receivedNs)) else { return }
-            ingest(measurement.sample(at: Self.time(receivedNs)), receivedNs: receivedNs)
-        case .sample(let sample, let receivedNs):
-            ingest(sample, receivedNs: receivedNs)
-        case .position(let position, let offset):
-            watcher.observe(position: position)
-            if let offset { wallMinusMonotonicMs = offset }
-        case .motion(let moving, let atNs):
-            watcher.observe(moving: moving, at: Self.time(atNs))
-        case .gpsLost(let atNs):
-            watcher.gpsLost(at: Self.time(atNs))
-        case .gpsRegained:
-            watcher.gpsRegained()
-        case .run(let newRun):
-            run = newRun
-            watcher.runState(recording: newRun != nil, paused: newRun?.paused ?? false)
-        case .deviceBattery(let percent):
-            deviceBattery = percent
-        case .buttonKey(let key):
-            raiseOnVeryLongPress(buttons.handle(key))
-        case .buttonsReset:
-            buttons.reset()
-        case .raise(let source, let reply):
-            reply(raiseManual(source: source))
-        case .answer:
-            let now = MonotonicTime.nanoseconds()
-            process(watcher.answerAsk(at: Self.time(now)), triggerNs: now)
-        case .cancel(let reply):
-            let now = MonotonicTime.nanoseconds()
-            var events = watcher.cancel(at: Self.time(now))
-            events += adopted.map { .cancelled(number: $0.number, kind: $0.kind, at: Self.time(now)) }
-            adopted = []
-            guard !events.isEmpty else {
-                reply(.failure(LaneRefusal("no alert is open")))
-                return
-            }
-            process(events, triggerNs: now)
-            // 0 with success: only "Are you OK?" was answered.
-            let cancelled = events.count { if case .cancelled = $0 { true } else { false } }
-            if cancelled > 0 { hangUpCalls() }
-            reply(.success(cancelled))
-        case .test(let reply):
-            guard !settings.targets.isEmpty else {
-                reply(.failure(LaneRefusal("no channel is configured: set [sos] contacts, [upload] url or [sos] hook")))
-                return
-            }
-            let now = MonotonicTime.nanoseconds()
-            let alert = VitalsAlert(number: 0, kind: .test, firstOutOfRange: Self.time(now), raisedAt: Self.time(now),
-                                    heartRate: lastHeartRate?.bpm, heartRateTime: lastHeartRate.map { Self.time($0.ns) })
-            reply(.success(raise(alert, triggerNs: now, test: true)))
-        case .status(let reply):
-            reply(status())
-        case .reload(let newSettings):
-            settings = newSettings
-            buttons.configuration = newSettings.buttons
-            watcher.update(rules: newSettings.rules)
-            outbox.settings = newSettings.outbox
-        case .retryNow(let reason):
-            let now = MonotonicTime.nanoseconds()
-            let waiting = outbox.waitingCount(now: now)
-            guard waiting > 0 else { return }
-            log(.notice, "\(reason): retrying \(waiting) SOS delivery(ies) now", [:])
-            perform(outbox.handle(.retryNow, now: now))
-        case .delivered(let key, let attempt, let result, let startedNs):
-            perform(outbox.handle(.finished(key, attempt: attempt, result), now: MonotonicTime.nanoseconds()), attemptStartedNs: startedNs)
-        case .committed(let messageID, let result):
-            committed(messageID, result)
-        case .smsReport(let delivery, let report):
-            smsReported(delivery, report)
         case .rehearse(let reply):
             reply(rehearse())
         case .callPlaced(let uuid, let result):
-            callPlaced(uuid, result)
-        case .callState(let uuid, let state):
-            callChanged(uuid, to: state)
-        case .shutdown:
-            break
+            if case .success(let placed) = result { placedCalls[uuid] = placed }
+            run(.callStarted(alertUUID: uuid, result.map { CallPlacement(modem: $0.modem, path: $0.path) }), now)
+        case .callState(let uuid, .terminated):
+            placedCalls[uuid] = nil
+            run(.lane(input), now)
+        default:
+            run(.lane(input), now) { Self.answer(input, with: $0) }
         }
     }
 
-    /// Runs the alert path on copies, from a strap notification to the messages' bytes and the
-    /// outbox's first attempts: a fresh watcher with the live rules confirms a breach, its alert's
-    /// SMS and JSON body are made, a copy of the outbox takes their deliveries. Nothing is sent,
-    /// stored, logged or said, and the lane's own state is untouched.
+    /// Gives the core's answer to the closure the input came with.
+    private static func answer(_ input: LaneInput, with reply: LaneReply) {
+        switch (input, reply) {
+        case (.raise(_, let give), .raised(let result)): give(result)
+        case (.cancel(let give), .cancelled(let result)): give(result)
+        case (.test(let give), .tested(let result)): give(result)
+        case (.status(let give), .status(let status)): give(status)
+        default: break
+        }
+    }
+
+    /// When a held button next needs a look (CLOCK_MONOTONIC).
+    var buttonDeadlineNs: UInt64? { core.buttonDeadlineNs }
+
+    func tick(nowNs: UInt64) { tick(now: clock().at(monotonicNs: nowNs)) }
+    func tick(now: LaneClock) { run(.tick, now) }
+
+    func advanceButtons(nowNs: UInt64) { advanceButtons(now: clock().at(monotonicNs: nowNs)) }
+    func advanceButtons(now: LaneClock) { run(.buttonsDue, now) }
+
+    /// Deliveries owed from before a restart go out at once; alerts left open are adopted.
+    func resumeOwedDeliveries() {
+        guard let store else { return }
+        let open = Result { () throws(AlertStoreError) in try store.openAlerts() }
+        let pending = Result { () throws(AlertStoreError) in try store.pending() }
+        run(.restore(open: open, pending: pending), clock())
+    }
+
+    func shutDown() { run(.lane(.shutdown(done: {})), clock()) }
+
+    // MARK: Actions
+
+    private func run(_ input: LaneCoreInput, _ now: LaneClock, reply: (LaneReply) -> Void = { _ in }) {
+        for action in core.handle(input, now: now) { execute(action, reply: reply) }
+    }
+
+    private func execute(_ action: LaneAction, reply: (LaneReply) -> Void) {
+        switch action {
+        case .log(let level, let message, let fields):
+            log(level, message, fields)
+        case .say(let cue, let atNs):
+            onCue(cue, atNs)
+        case .asking(let asking):
+            onAsking(asking)
+        case .timing(let timing):
+            onTiming(timing)
+        case .publishServerRejects(let status):
+            health.setServerRejects(status)
+        case .publishCall(let call):
+            health.setCall(call)
+        case .commitAlert(let record, let message, let memoryID, let waitUntilNs):
+            run(.commitWaited(messageID: memoryID, commit(record, message, memoryID: memoryID, waitUntilNs: waitUntilNs)), clock(), reply: reply)
+        case .storeMessage(let message, let uuid, let state, let memoryID):
+            let result = Result { () throws(AlertStoreError) in
+                guard let store else { throw AlertStoreError("no SOS store") }
+                return try store.add(message, toAlert: uuid, state: state)
+            }
+            run(.messageStored(messageID: memoryID, result), clock(), reply: reply)
+        case .storeWrite(let write, let fields, let unrecorded):
+            guard let store else { return }
+            do throws(AlertStoreError) {
+                switch write {
+                case .acknowledged(let key, let atMs): try store.acknowledged(key, atMs: atMs)
+                case .failed(let key, let error, let atMs): try store.failed(key, error: error, atMs: atMs)
+                case .replaced(let key, let atMs): try store.replaced(key, atMs: atMs)
+                case .reported(let key, let state, let atMs): try store.reported(key, state: state, atMs: atMs)
+                }
+            } catch {
+                log(.error, "\(error)" + (unrecorded.isEmpty ? "" : ": \(unrecorded)"), fields)
+            }
+        case .startAttempt(let delivery, let attempt, let timeout, let startedNs):
+            // The core fails the attempts of channels this pacerd does not have.
+            guard let channel = channels[delivery.key.channel] else { return }
+            let queue = self.queue
+            Task.detached {
+                let result = await channel.deliver(delivery, timeout: timeout)
+                queue.put(.delivered(delivery.key, attempt: attempt, result, startedNs: startedNs))
+            }
+        case .noteCall(let uuid, let atMs):
+            // No store: the call goes ahead (a restart never calls, so there is no second call).
+            let first = Result { () throws(AlertStoreError) in try store?.callPlaced(alert: uuid, atMs: atMs) ?? true }
+            run(.callNoted(alertUUID: uuid, first), clock(), reply: reply)
+        case .placeCall(let uuid, let number, let timeout):
+            guard let caller else { return }
+            let queue = self.queue
+            Task.detached {
+                let result = await caller.place(to: number, timeout: timeout) { state in
+                    queue.put(.callState(alertUUID: uuid, state))
+                }
+                queue.put(.callPlaced(alertUUID: uuid, result))
+            }
+        case .hangUp(let uuid):
+            guard let placed = placedCalls[uuid] else { return }
+            let log = self.log
+            Task.detached {
+                do {
+                    try await placed.hangUp(timeout: .seconds(10))
+                } catch {
+                    log(.error, "SOS alert \(uuid): the call could not be hung up: \(error)",
+                        ["SOS_ALERT_ID": uuid, "SOS_CHANNEL": "call", "MESSAGE_ID": LaneCore.journalMessageID, "SOS_STAGE": "call_hangup_failed"])
+                }
+            }
+        case .startCallAudio(let uuid, let text):
+            // One per call; a device that could not be opened is tried again when it is active again.
+            guard callAudio[uuid] == nil, let audio = caller?.audio?() else { return }
+            callAudio[uuid] = audio
+            audio.start(saying: text)
+        case .stopCallAudio(let uuid):
+            callAudio.removeValue(forKey: uuid)?.stop()
+        case .storeCallState(let state, let uuid):
+            do {
+                try store?.setCallState(state, alert: uuid)
+            } catch {
+                log(.warning, "\(error)", ["SOS_ALERT_ID": uuid])
+            }
+        case .reply(.status(var status)):
+            do { status.recent = try store?.recent(limit: 10) ?? [] } catch { status.storeProblem = "\(error)" }
+            reply(.status(status))
+        case .reply(let answer):
+            reply(answer)
+        }
+    }
+
+    /// The commit runs on a thread of its own; the lane waits for it until `waitUntilNs` at most.
+    /// nil: still running (its outcome comes later as `.committed`).
+    private func commit(_ record: AlertStore.NewAlert, _ message: AlertStore.NewMessage, memoryID: Int64,
+                        waitUntilNs: UInt64) -> Result<[Delivery], AlertStoreError>? {
+        guard let store else { return .failure(AlertStoreError("no SOS store (it could not be opened at start)")) }
+        let queue = self.queue
+        let commit = AlertCommit.start(late: { queue.put(.committed(messageID: memoryID, $0)) }) {
+            () throws(AlertStoreError) -> [Delivery] in try store.record(record, message: message)
+        }
+        return commit.wait(until: waitUntilNs)
+    }
+
+    /// Runs the alert path on copies (`LaneCore.rehearse`) and measures what it cost this thread.
     private func rehearse() -> LaneRehearsal {
         let before = Self.threadFaults()
-        let startNs = MonotonicTime.nanoseconds()
-        var rules = settings.rules
-        rules.enabled = true
-        var watcher = VitalsWatcher(rules: rules)
-        var sensor = HeartRateSensor()
-        let start = Self.time(startNs)
-        watcher.start(at: start)
-        // A position, so the map link and the position's age are formatted too.
-        watcher.observe(position: AlertPosition(latitude: 45.4642, longitude: 9.19, time: start, accuracyMeters: 5))
-        let bpm = UInt8(min(rules.highBpm + 10, 240))
-        var events: [SafetyEvent] = []
-        for second in 1...8 {
-            let time = Timestamp(milliseconds: start.milliseconds + Int64(second) * 1000)
-            // Flags: 8-bit value, contact supported and detected, RR intervals present.
-            guard case .success(let measurement) = sensor.notification([0x16, bpm, 0x00, 0x01], at: time) else { continue }
-            events += watcher.ingest(measurement.sample(at: time))
-        }
-        events += watcher.advance(to: Timestamp(milliseconds: start.milliseconds + 9000))
-        events += watcher.raiseManual(at: Timestamp(milliseconds: start.milliseconds + 9000))
-        var outbox = self.outbox
-        var id = Int64.min
-        for case .alert(let alert) in events {
-            let uuid = UUID().uuidString.lowercased()
-            let content = self.content(.alert, kind: alert.kind, at: alert.raisedAt, firstOutOfRange: alert.firstOutOfRange,
-                                       heartRate: alert.heartRate, trend: alert.trend, position: alert.position)
-            let sms = AlertText.sms(content, mapLink: settings.mapLink)
-            let body = self.body(uuid: uuid, sequence: 0, content: content, raisedAt: alert.raisedAt, trend: alert.trend,
-                                 position: alert.position, test: false, sms: sms)
-            let message = AlertStore.NewMessage(sequence: 0, type: "alert", createdMs: wallMs(alert.raisedAt), sms: sms, body: body,
-                                                targets: settings.targets)
-            _ = AlertText.spokenRaised(alert.kind)
-            id += 1
-            _ = outbox.handle(.add(Self.deliveries(message, id: id, alertUUID: uuid, kind: alert.kind.rawValue, test: false)), now: startNs)
-        }
+        let start = clock()
+        _ = core.rehearse(now: start)
         let after = Self.threadFaults()
         return LaneRehearsal(minorFaults: after.minor - before.minor, majorFaults: after.major - before.major,
-                             microseconds: Int((MonotonicTime.nanoseconds() &- startNs) / 1000))
+                             microseconds: Int((clock().monotonicNs &- start.monotonicNs) / 1000))
     }
 
     /// Page faults of the calling thread so far (getrusage RUSAGE_THREAD: the rest of pacerd's
@@ -224,671 +216,5 @@ final class LaneState {
         // RUSAGE_THREAD is 1 on Linux; Swift's Glibc module leaves it out (it needs _GNU_SOURCE).
         guard getrusage(__rusage_who_t(1), &usage) == 0 else { return (0, 0) }
         return (usage.ru_minflt, usage.ru_majflt)
-    }
-
-    /// Never lose an alert to a full disk: it goes out from memory, retried while pacerd runs.
-    private func unrecorded(_ uuid: String, _ error: AlertStoreError) {
-        log(.critical, "SOS alert \(uuid) could not be recorded (\(error)); sending it anyway, but it will not survive a restart", ["SOS_ALERT_ID": uuid])
-    }
-
-    /// An alert's commit that outlasted `commitWaitNs` is done: the outcomes that came meanwhile
-    /// are written now, under the delivery's id in sos.db.
-    private func committed(_ messageID: Int64, _ result: Result<[Delivery], AlertStoreError>) {
-        guard let pending = committing.removeValue(forKey: messageID) else { return }
-        switch result {
-        case .success(let stored):
-            if let storedID = stored.first?.key.messageID { committedIDs[messageID] = storedID }
-            let ms = Self.format(Double(MonotonicTime.nanoseconds() &- pending.confirmingNs) / 1e6)
-            log(.info, "SOS alert \(pending.alertUUID) recorded: \(ms) ms after the confirming sample, after dispatch began; "
-                + "\(pending.writes.count) outcome(s) recorded now",
-                ["SOS_ALERT_ID": pending.alertUUID, "SOS_KIND": pending.kind.rawValue, "MESSAGE_ID": Self.journalMessageID,
-                 "SOS_STAGE": "recorded", "SOS_LATENCY_MS": ms])
-            for write in pending.writes { write() }
-        case .failure(let error):
-            unrecorded(pending.alertUUID, error)
-        }
-    }
-
-    /// A very long press or `pacerctl sos raise`: the open manual alert's UUID, or the new one's.
-    private func raiseManual(source: String) -> Result<String, LaneRefusal> {
-        let now = MonotonicTime.nanoseconds()
-        let events = watcher.raiseManual(at: Self.time(now))
-        if events.isEmpty, let open = watcher.openAlerts.first(where: { $0.kind == .manual }) {
-            return .success(uuids[open.number] ?? "?")
-        }
-        log(.critical, "SOS requested (\(source))", ["SOS_SOURCE": source])
-        process(events, triggerNs: now)
-        if let number = events.compactMap({ if case .alert(let a) = $0 { a.number } else { nil } }).first, let uuid = uuids[number] {
-            return .success(uuid)
-        }
-        return .failure(LaneRefusal("the SOS could not be raised"))
-    }
-
-    private func raiseOnVeryLongPress(_ gestures: [ButtonGestureEvent]) {
-        for gesture in gestures where gesture.gesture == .veryLongPress {
-            log(.critical, "very long press on key \(gesture.keyCode): SOS", ["SOS_SOURCE": "button"])
-            if case .failure(let refusal) = raiseManual(source: "button") {
-                log(.error, "the SOS button could not raise an alert: \(refusal)", [:])
-            }
-        }
-    }
-
-    /// When a held button next needs a look (CLOCK_MONOTONIC): the very long press fires while
-    /// the key is still down, on time rather than at the next tick.
-    var buttonDeadlineNs: UInt64? {
-        buttons.nextDeadline.map { duration in
-            let (seconds, attoseconds) = duration.components
-            return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
-        }
-    }
-
-    func advanceButtons(nowNs: UInt64) {
-        guard buttons.nextDeadline != nil else { return }
-        raiseOnVeryLongPress(buttons.advance(to: .nanoseconds(Int64(nowNs))))
-    }
-
-    private func ingest(_ sample: HeartRateSample, receivedNs: UInt64) {
-        if sample.isValid { lastHeartRate = (sample.bpm, receivedNs) }
-        process(watcher.ingest(sample), triggerNs: receivedNs)
-    }
-
-    func tick(nowNs: UInt64) {
-        advanceButtons(nowNs: nowNs)
-        // Monitoring starts with the lane's first tick: a strap never heard from is warned about.
-        watcher.start(at: Self.time(nowNs))
-        process(watcher.advance(to: Self.time(nowNs)), triggerNs: nowNs)
-        perform(outbox.handle(.tick, now: nowNs))
-        for (id, confirmation) in confirmations where !confirmation.spokePartial && nowNs &- confirmation.raisedNs >= Self.confirmationWaitNs {
-            speakConfirmation(id, final: false)
-        }
-    }
-
-    /// Deliveries owed from before a restart go out at once; alerts left open are adopted.
-    func resumeOwedDeliveries() {
-        guard let store else { return }
-        let nowNs = MonotonicTime.nanoseconds()
-        let now = Self.time(nowNs)
-        var restarted: [(number: Int, kind: AlertKind)] = []
-        do {
-            let open = try store.openAlerts()
-            for (index, alert) in open.enumerated() {
-                guard let kind = AlertKind(rawValue: alert.kind) else { continue }
-                let number = -1 - index
-                uuids[number] = alert.uuid
-                sequences[alert.uuid] = alert.lastSequence
-                if settings.call != nil {
-                    // Never from sos.db: the call was placed once already, or the moment for it has passed.
-                    log(.notice, "SOS alert \(alert.uuid): " + (alert.callPlacedMs == nil ? "no call was placed before the restart; none is placed now"
-                                                                                         : "its call was placed before the restart; it is not placed again"),
-                        ["SOS_ALERT_ID": alert.uuid, "SOS_STAGE": "call_not_again", "MESSAGE_ID": Self.journalMessageID])
-                }
-                // The newest of its kind is the watcher's again: follow-ups go on, it resolves, and
-                // the same breach going on is not raised twice. Its times restart now (the wall
-                // clock may not be known yet), so follow-ups go on for longer, never shorter.
-                guard !open[(index + 1)...].contains(where: { $0.kind == alert.kind }) else {
-                    adopted.append((number: number, kind: kind))
-                    continue
-                }
-                watcher.adopt(kind: kind, number: number, firstOutOfRange: now, raisedAt: now, followUps: alert.lastSequence + 1, at: now)
-                restarted.append((number: number, kind: kind))
-                log(.warning, "SOS alert \(alert.uuid) (\(alert.kind)) was open when pacerd stopped; it stays open, its follow-ups go on",
-                    ["SOS_ALERT_ID": alert.uuid, "SOS_KIND": alert.kind, "MESSAGE_ID": Self.journalMessageID])
-            }
-        } catch {
-            log(.error, "\(error); alerts open before the restart cannot be cancelled", [:])
-        }
-        do {
-            let pending = try store.pending()
-            if !pending.isEmpty {
-                log(.warning, "\(pending.count) SOS message(s) recorded before the restart are not acknowledged yet; sending them again", [:])
-                perform(outbox.handle(.add(pending), now: MonotonicTime.nanoseconds()))
-            }
-        } catch {
-            log(.error, "\(error); messages owed from before the restart cannot be resumed", [:])
-        }
-        // After what was owed: "device restarted", to everyone who had the alert.
-        for alert in restarted {
-            guard let uuid = uuids[alert.number] else { continue }
-            followUp(alert.number, kind: alert.kind, type: .followUp, sequence: nextSequence(uuid), at: now, heartRate: nil, position: nil,
-                     state: nil, deviceRestarted: true)
-        }
-    }
-
-    func shutDown() {
-        // The call itself goes on in the modem (someone may be on the line); only its speech stops.
-        for call in calls.values { call.audio?.stop() }
-        if outbox.owedCount > 0 {
-            log(.warning, "stopping with \(outbox.owedCount) SOS delivery(ies) not acknowledged; they are retried at the next start", [:])
-        }
-    }
-
-    // MARK: Decisions
-
-    private func process(_ events: [SafetyEvent], triggerNs: UInt64) {
-        for event in events {
-            switch event {
-            case .alert(let alert):
-                _ = raise(alert, triggerNs: triggerNs, test: false)
-            case .warning(let warning):
-                log(.warning, warning.text, ["SOS_WARNING": warning.fault.rawValue])
-                say(AlertText.spokenWarning(warning.fault), atNs: triggerNs)
-            case .warningCleared(let warning):
-                log(.info, "SOS monitoring: \(warning.fault.rawValue) is over after \(Int(warning.time.seconds(since: warning.since).rounded())) s", ["SOS_WARNING": warning.fault.rawValue])
-            case .resolved(let number, let kind, let at, let heartRate):
-                followUp(number, kind: kind, type: .resolved, sequence: nil, at: at, heartRate: heartRate, position: nil, state: "resolved")
-            case .cancelled(let number, let kind, let at):
-                followUp(number, kind: kind, type: .cancelled, sequence: nil, at: at, heartRate: lastHeartRate?.bpm, position: nil, state: "cancelled")
-            case .followUp(let number, let kind, let sequence, let at, let heartRate, let position):
-                followUp(number, kind: kind, type: .followUp, sequence: sequence, at: at, heartRate: heartRate, position: position, state: nil)
-            case .askAreYouOK(_, let at, let deadline):
-                let seconds = deadline.seconds(since: at)
-                log(.warning, "SOS: no heart-rate signal and no movement; asking \"Are you OK?\", help is called in \(Int(seconds.rounded())) s unless answered (button or pacerctl sos cancel)",
-                    ["SOS_STAGE": "ask"])
-                say(AlertText.spokenAsk(timeoutSeconds: seconds), atNs: triggerNs)
-                onAsking(true)
-            case .askOver(_, let answered):
-                onAsking(false)
-                if answered {
-                    log(.notice, "SOS: \"Are you OK?\" answered; no help called", ["SOS_STAGE": "ask_answered"])
-                    say(AlertText.spokenAskAnswered, atNs: triggerNs)
-                } else {
-                    log(.info, "SOS: \"Are you OK?\" withdrawn: the heart-rate signal or the movement is back", ["SOS_STAGE": "ask_withdrawn"])
-                }
-            }
-        }
-    }
-
-    /// Records the alert, then starts every delivery. Returns its UUID.
-    private func raise(_ alert: VitalsAlert, triggerNs: UInt64, test: Bool) -> String {
-        let uuid = UUID().uuidString.lowercased()
-        if !test { uuids[alert.number] = uuid }
-        let content = self.content(.alert, kind: alert.kind, at: alert.raisedAt, firstOutOfRange: alert.firstOutOfRange,
-                                   heartRate: alert.heartRate, trend: alert.trend, position: alert.position)
-        let sms = AlertText.sms(content, mapLink: settings.mapLink)
-        let body = self.body(uuid: uuid, sequence: 0, content: content, raisedAt: alert.raisedAt, trend: alert.trend, position: alert.position,
-                             test: test, sms: sms)
-        let createdMs = wallMs(alert.raisedAt)
-        let message = AlertStore.NewMessage(sequence: 0, type: "alert", createdMs: createdMs, sms: sms, body: body, targets: settings.targets)
-        let record = AlertStore.NewAlert(uuid: uuid, kind: alert.kind.rawValue, test: test, firstOutOfRangeMs: wallMs(alert.firstOutOfRange),
-                                         raisedMs: createdMs, heartRate: alert.heartRate, latitude: alert.position?.latitude,
-                                         longitude: alert.position?.longitude, runUUID: run?.uuid)
-        var recordedNs: UInt64?
-        var deliveries = inMemory(message, alertUUID: uuid, kind: alert.kind.rawValue, test: test)
-        var stillCommitting = false
-        if let store {
-            // The commit runs on a thread of its own: a stalled fsync holds up dispatch for at
-            // most `commitWaitNs`, then the alert goes out from memory while the commit finishes.
-            let (queue, memoryID) = (self.queue, lastInMemoryID)
-            let commit = AlertCommit.start(late: { queue.put(.committed(messageID: memoryID, $0)) }) {
-                () throws(AlertStoreError) -> [Delivery] in try store.record(record, message: message)
-            }
-            switch commit.wait(until: MonotonicTime.nanoseconds() + Self.commitWaitNs) {
-            case .success(let stored)?:
-                deliveries = stored
-                recordedNs = MonotonicTime.nanoseconds()
-            case .failure(let error)?:
-                unrecorded(uuid, error)
-            case nil:
-                stillCommitting = true
-                committing[memoryID] = PendingCommit(alertUUID: uuid, kind: alert.kind, confirmingNs: triggerNs)
-                log(.warning, "SOS alert \(uuid): sos.db has not committed it within \(Self.commitWaitNs / 1_000_000) ms; dispatching from memory, "
-                    + "outcomes are recorded once the commit is done", ["SOS_ALERT_ID": uuid, "MESSAGE_ID": Self.journalMessageID])
-            }
-        } else {
-            unrecorded(uuid, AlertStoreError("no SOS store (it could not be opened at start)"))
-        }
-        let dispatchedNs = perform(outbox.handle(.add(deliveries), now: MonotonicTime.nanoseconds()))
-        let firstDispatchNs = dispatchedNs.first?.1
-        if deliveries.isEmpty {
-            log(.critical, "SOS alert \(uuid) has nowhere to go: no [sos] contacts, [upload] url or [sos] hook is configured", ["SOS_ALERT_ID": uuid])
-        }
-        confirmations[uuid + "#0"] = Confirmation(kind: alert.kind, type: .alert, keys: Set(deliveries.map(\.key)), raisedNs: triggerNs)
-
-        let timing = AlertTiming(alertUUID: uuid, kind: alert.kind, confirmingNs: triggerNs, recordedNs: recordedNs,
-                                 firstDispatchNs: firstDispatchNs, confirmationSeconds: alert.confirmationSeconds)
-        journalStages(alert, uuid: uuid, timing: timing, dispatched: dispatchedNs, test: test, stillCommitting: stillCommitting)
-        onTiming(timing)
-        say(AlertText.spokenRaised(alert.kind), atNs: triggerNs)
-        // After the texts were started, never for a test.
-        if !test { placeCall(uuid, content: content) }
-        return uuid
-    }
-
-    private func followUp(_ number: Int, kind: AlertKind, type: AlertContent.Message, sequence: Int?, at time: Timestamp, heartRate: Int?,
-                          position: AlertPosition?, state: String?, deviceRestarted: Bool = false) {
-        guard let uuid = uuids[number] else { return }
-        let sequence = sequence ?? nextSequence(uuid)
-        var content = self.content(type, kind: kind, at: time, firstOutOfRange: nil, heartRate: heartRate, trend: nil, position: position)
-        content.deviceRestarted = deviceRestarted
-        if type == .followUp { showHeartRateAge(in: &content, at: time) }
-        let sms = AlertText.sms(content, mapLink: settings.mapLink)
-        let body = self.body(uuid: uuid, sequence: sequence, content: content, raisedAt: time, trend: nil, position: position, test: false, sms: sms)
-        let message = AlertStore.NewMessage(sequence: sequence, type: type.rawValue, createdMs: wallMs(time), sms: sms, body: body, targets: settings.targets)
-        let deliveries: [Delivery]
-        do {
-            guard let store else { throw AlertStoreError("no SOS store") }
-            deliveries = try store.add(message, toAlert: uuid, state: state)
-        } catch {
-            // Sent all the same, from memory: a cancel must reach whoever got the alert.
-            log(.error, "SOS \(type.rawValue) for alert \(uuid) could not be recorded (\(error)); sending it anyway", ["SOS_ALERT_ID": uuid])
-            deliveries = inMemory(message, alertUUID: uuid, kind: kind.rawValue, test: false)
-        }
-        perform(outbox.handle(.add(deliveries), now: MonotonicTime.nanoseconds()))
-        confirmations["\(uuid)#\(sequence)"] = Confirmation(kind: kind, type: type, keys: Set(deliveries.map(\.key)),
-                                                           raisedNs: MonotonicTime.nanoseconds())
-        sequences[uuid] = max(sequences[uuid] ?? 0, sequence)
-        let what = switch type {
-        case .resolved: "the all clear (heart rate back in range)"
-        case .cancelled: "\"false alarm, I am OK\" (cancelled by the runner)"
-        case .followUp: "follow-up \(sequence) with the newest position"
-        case .alert: "the alert"
-        }
-        log(.notice, "SOS alert \(uuid): sending \(what)", ["SOS_ALERT_ID": uuid, "SOS_STAGE": type.rawValue, "MESSAGE_ID": Self.journalMessageID])
-        if type == .cancelled { say("Alert cancelled. Sending false alarm message.", atNs: MonotonicTime.nanoseconds()) }
-    }
-
-    private var sequences: [String: Int] = [:]
-    /// Alerts dispatched from memory while their commit still runs, by in-memory message id.
-    private var committing: [Int64: PendingCommit] = [:]
-    /// In-memory message ids whose commit finished late, and their ids in sos.db.
-    private var committedIDs: [Int64: Int64] = [:]
-
-    private struct PendingCommit {
-        var alertUUID: String
-        var kind: AlertKind
-        var confirmingNs: UInt64
-        /// Outcomes (acknowledged, failed, replaced) waiting for the commit, oldest first.
-        var writes: [() -> Void] = []
-    }
-    /// Ids of deliveries that could not be recorded: negative, so they never meet a stored one.
-    private var lastInMemoryID: Int64 = 0
-
-    private func inMemory(_ message: AlertStore.NewMessage, alertUUID: String, kind: String, test: Bool) -> [Delivery] {
-        lastInMemoryID -= 1
-        return Self.deliveries(message, id: lastInMemoryID, alertUUID: alertUUID, kind: kind, test: test)
-    }
-
-    private static func deliveries(_ message: AlertStore.NewMessage, id: Int64, alertUUID: String, kind: String, test: Bool) -> [Delivery] {
-        message.targets.map { target in
-            Delivery(key: .init(messageID: id, channel: target.channel, target: target.target), alertUUID: alertUUID, kind: kind,
-                     test: test, sequence: message.sequence, type: message.type, sms: message.sms, body: message.body,
-                     attempts: 0, lastError: nil, acknowledgedMs: nil)
-        }
-    }
-
-    private func nextSequence(_ uuid: String) -> Int {
-        // Follow-ups are numbered by the watcher from 1; the all clear or a cancel (the last
-        // message of an alert) comes after the newest.
-        (sequences[uuid] ?? 0) + 1
-    }
-
-    // MARK: The voice call
-
-    /// One alert's call, from placing it until it is terminated.
-    private struct ActiveCall {
-        /// What is said into it.
-        var text: String
-        /// nil until Start answered.
-        var placed: PlacedCall?
-        var state: CallState = .unknown
-        /// Cancelled before Start answered: hung up as soon as it has.
-        var hangUpWanted = false
-        var audio: (any CallAudio)?
-    }
-
-    /// By alert UUID.
-    private var calls: [String: ActiveCall] = [:]
-    static let callPlacingTimeout: Duration = .seconds(30)
-
-    /// Places the alert's one call. Recorded in sos.db first: neither a crash nor a restart can
-    /// lead to a second call, and a restarted lane never places one (it may be hours later).
-    private func placeCall(_ uuid: String, content: AlertContent) {
-        guard let number = settings.call else { return }
-        let fields = ["SOS_ALERT_ID": uuid, "SOS_CHANNEL": "call", "MESSAGE_ID": Self.journalMessageID]
-        guard let caller else {
-            log(.error, "SOS alert \(uuid): [sos] call is set but this pacerd cannot place calls; no call", fields.merging(["SOS_STAGE": "call_failed"]) { $1 })
-            return
-        }
-        do {
-            if let store, try !store.callPlaced(alert: uuid, atMs: wallMs(Self.time(MonotonicTime.nanoseconds()))) { return }
-        } catch {
-            log(.error, "\(error); calling all the same (a restart never calls, so there is no second call)", fields)
-        }
-        calls[uuid] = ActiveCall(text: AlertText.spokenCall(content))
-        log(.notice, "SOS alert \(uuid): calling …\(number.suffix(3))", fields.merging(["SOS_STAGE": "call_placing"]) { $1 })
-        let (queue, timeout) = (self.queue, Self.callPlacingTimeout)
-        Task.detached {
-            let result = await caller.place(to: number, timeout: timeout) { state in
-                queue.put(.callState(alertUUID: uuid, state))
-            }
-            queue.put(.callPlaced(alertUUID: uuid, result))
-        }
-    }
-
-    private func callPlaced(_ uuid: String, _ result: Result<PlacedCall, CallError>) {
-        let fields = ["SOS_ALERT_ID": uuid, "SOS_CHANNEL": "call", "MESSAGE_ID": Self.journalMessageID]
-        switch result {
-        case .success(let placed):
-            guard var call = calls[uuid] else { return }
-            call.placed = placed
-            calls[uuid] = call
-            log(.notice, "SOS alert \(uuid): call started through \(placed.modem) (\(placed.path))", fields.merging(["SOS_STAGE": "call_started"]) { $1 })
-            if call.hangUpWanted, call.state != .terminated { hangUp(uuid, placed) }
-        case .failure(let error):
-            calls[uuid]?.audio?.stop()
-            calls[uuid] = nil
-            // Not retried: a call is an act with consequences, placed once or not at all.
-            log(.error, "SOS alert \(uuid): the call could not be placed: \(error); it is not tried again", fields.merging(["SOS_STAGE": "call_failed"]) { $1 })
-            recordCallState("failed: \(error)", uuid)
-        }
-    }
-
-    private func callChanged(_ uuid: String, to state: CallState) {
-        guard var call = calls[uuid], call.state != state else { return }
-        call.state = state
-        let stage = "call_" + state.description.replacing("-", with: "_")
-        log(.notice, "SOS alert \(uuid): call \(state)", ["SOS_ALERT_ID": uuid, "SOS_CHANNEL": "call", "SOS_STAGE": stage, "MESSAGE_ID": Self.journalMessageID])
-        recordCallState(state.description, uuid)
-        switch state {
-        case .active:
-            if call.audio == nil, let make = caller?.audio {
-                call.audio = make()
-                call.audio?.start(saying: call.text)
-            }
-            calls[uuid] = call
-        case .terminated:
-            call.audio?.stop()
-            calls[uuid] = nil
-        default:
-            calls[uuid] = call
-        }
-    }
-
-    /// `sos cancel`: every call is hung up (one still being placed, as soon as it is).
-    private func hangUpCalls() {
-        for (uuid, call) in calls {
-            call.audio?.stop()
-            calls[uuid]?.audio = nil
-            if let placed = call.placed {
-                hangUp(uuid, placed)
-            } else {
-                calls[uuid]?.hangUpWanted = true
-            }
-        }
-    }
-
-    private func hangUp(_ uuid: String, _ placed: PlacedCall) {
-        let fields = ["SOS_ALERT_ID": uuid, "SOS_CHANNEL": "call", "MESSAGE_ID": Self.journalMessageID]
-        log(.notice, "SOS alert \(uuid): hanging up the call (cancelled)", fields.merging(["SOS_STAGE": "call_hangup"]) { $1 })
-        let log = self.log
-        Task.detached {
-            do {
-                try await placed.hangUp(timeout: .seconds(10))
-            } catch {
-                log(.error, "SOS alert \(uuid): the call could not be hung up: \(error)", fields.merging(["SOS_STAGE": "call_hangup_failed"]) { $1 })
-            }
-        }
-    }
-
-    private func recordCallState(_ state: String, _ uuid: String) {
-        do {
-            try store?.setCallState(state, alert: uuid)
-        } catch {
-            log(.warning, "\(error)", ["SOS_ALERT_ID": uuid])
-        }
-    }
-
-    // MARK: Dispatch
-
-    /// Does what the outbox decided: starts attempts, records outcomes, logs. Returns the
-    /// attempts started and when (CLOCK_MONOTONIC). `attemptStartedNs`: when the attempt whose
-    /// outcome this is started.
-    @discardableResult
-    private func perform(_ actions: [Outbox.Action], attemptStartedNs: UInt64? = nil) -> [(Delivery.Key, UInt64)] {
-        var started: [(Delivery.Key, UInt64)] = []
-        for action in actions {
-            switch action {
-            case .start(let delivery, let attempt):
-                let now = MonotonicTime.nanoseconds()
-                guard let channel = channels[delivery.key.channel] else {
-                    let failure = ChannelFailure("\(delivery.key.channel.rawValue) is configured but not available in this pacerd")
-                    started += perform(outbox.handle(.finished(delivery.key, attempt: attempt, .failure(failure)), now: now))
-                    continue
-                }
-                started.append((delivery.key, now))
-                let queue = self.queue
-                let timeout = Duration.milliseconds(Int64(settings.attemptTimeoutSeconds * 1000))
-                Task.detached {
-                    let result = await channel.deliver(delivery, timeout: timeout)
-                    queue.put(.delivered(delivery.key, attempt: attempt, result, startedNs: now))
-                }
-            case .acknowledged(let delivery, let detail):
-                if delivery.key.channel == .https { serverRejects = nil }
-                acknowledged(delivery, detail: detail, tookMs: attemptStartedNs.map { Double(MonotonicTime.nanoseconds() &- $0) / 1e6 })
-            case .failed(let delivery, let failure, _, let retryIn):
-                if delivery.key.channel == .https, let status = failure.rejectedStatus { serverRejects = status }
-                failed(delivery, message: failure.message, retryInSeconds: retryIn)
-            case .replaced(let delivery, let newer):
-                replaced(delivery, bySequence: newer)
-            }
-        }
-        return started
-    }
-
-    private func fields(_ delivery: Delivery) -> [String: String] {
-        ["SOS_ALERT_ID": delivery.alertUUID, "SOS_CHANNEL": delivery.key.channel.rawValue, "SOS_KIND": delivery.kind,
-         "SOS_SEQUENCE": String(delivery.sequence), "MESSAGE_ID": Self.journalMessageID]
-    }
-
-    /// Writes a delivery's new state to sos.db (not for those sent from memory), logs a failure
-    /// with what it means, and returns the journal fields for `stage`.
-    private func record(_ delivery: Delivery, stage: String, unrecorded: String,
-                        _ write: @escaping (AlertStore, Delivery.Key, Int64) throws -> Void) -> [String: String] {
-        var entry = fields(delivery)
-        let atMs = wallMs(Self.time(MonotonicTime.nanoseconds()))
-        let apply = { [self, entry] in
-            do {
-                if let key = storedKey(delivery.key), let store { try write(store, key, atMs) }
-            } catch {
-                log(.error, "\(error)" + (unrecorded.isEmpty ? "" : ": \(unrecorded)"), entry)
-            }
-        }
-        if committing[delivery.key.messageID] != nil {
-            // Its alert's commit is still running: written after it, in the order they came.
-            committing[delivery.key.messageID]?.writes.append(apply)
-        } else {
-            apply()
-        }
-        entry["SOS_STAGE"] = stage
-        return entry
-    }
-
-    /// The key in sos.db: a delivery sent from memory has one only once its late commit is done.
-    private func storedKey(_ key: Delivery.Key) -> Delivery.Key? {
-        if key.messageID > 0 { return key }
-        return committedIDs[key.messageID].map { Delivery.Key(messageID: $0, channel: key.channel, target: key.target) }
-    }
-
-    private func acknowledged(_ delivery: Delivery, detail: String, tookMs: Double?) {
-        let key = delivery.key
-        var ack = record(delivery, stage: "acknowledged", unrecorded: "the acknowledgement of \(key) is not recorded; it may be sent again after a restart") {
-            try $0.acknowledged($1, atMs: $2)
-        }
-        if let tookMs { ack["SOS_ATTEMPT_MS"] = Self.format(tookMs) }
-        log(.notice, "SOS \(delivery.type) \(delivery.alertUUID) acknowledged by \(key.channel.rawValue) \(Self.redacted(key)) after \(delivery.attempts) attempt(s): \(detail)", ack)
-        let id = "\(delivery.alertUUID)#\(delivery.sequence)"
-        if var confirmation = confirmations[id] {
-            confirmation.acknowledged.insert(key)
-            confirmations[id] = confirmation
-            if confirmation.acknowledged == confirmation.keys { speakConfirmation(id, final: true) }
-        }
-    }
-
-    private func failed(_ delivery: Delivery, message: String, retryInSeconds backoff: Double) {
-        let key = delivery.key
-        let failed = record(delivery, stage: "attempt_failed", unrecorded: "") { try $0.failed($1, error: message, atMs: $2) }
-        // Every failure of the first few, then one in ten: a dead modem must not flood the journal.
-        if delivery.attempts <= 3 || delivery.attempts % 10 == 0 {
-            log(.warning, "SOS \(delivery.type) \(delivery.alertUUID) by \(key.channel.rawValue) \(Self.redacted(key)) failed (attempt \(delivery.attempts)): \(message); retrying in \(Int(backoff)) s", failed)
-        }
-    }
-
-    /// Recorded and logged; the outbox never hears of it.
-    private func smsReported(_ delivery: Delivery, _ report: SMSStatusReport) {
-        let state = report.state.rawValue
-        let entry = record(delivery, stage: "sms_report", unrecorded: "") { try $0.reported($1, state: state, atMs: $2) }
-        let level: LaneLogLevel = report.state.outcome == .notDelivered ? .warning : .info
-        log(level, "SOS \(delivery.type) \(delivery.alertUUID) to sms \(Self.redacted(delivery.key)): \(DeliveryReportText.summary(report.state))",
-            entry.merging(["SOS_SMS_DELIVERY_STATE": report.state.description]) { $1 })
-    }
-
-    private func replaced(_ delivery: Delivery, bySequence newer: Int) {
-        let key = delivery.key
-        let entry = record(delivery, stage: "replaced", unrecorded: "\(key) may be sent after a restart although a newer follow-up replaced it") {
-            try $0.replaced($1, atMs: $2)
-        }
-        log(.info, "SOS \(delivery.type) \(delivery.alertUUID) #\(delivery.sequence) to \(key.channel.rawValue) \(Self.redacted(key)) replaced by #\(newer); not sent", entry)
-        let id = "\(delivery.alertUUID)#\(delivery.sequence)"
-        if var confirmation = confirmations[id] {
-            confirmation.keys.remove(key)
-            confirmations[id] = confirmation.keys.isEmpty ? nil : confirmation
-        }
-    }
-
-    // MARK: Speech
-
-    private func say(_ text: String, atNs: UInt64) {
-        onCue(Cue(time: Self.time(atNs), kind: .sos, text: text), atNs)
-    }
-
-    private func speakConfirmation(_ id: String, final: Bool) {
-        guard var confirmation = confirmations[id] else { return }
-        confirmation.spokePartial = true
-        // Done: forgotten. Not yet: kept, so the whole story is told once everything is through.
-        confirmations[id] = final ? nil : confirmation
-        var channels: [String] = []
-        let sms = confirmation.acknowledged.filter { $0.channel == .sms }.count
-        if sms > 0 { channels.append("by text message to \(sms) contact\(sms == 1 ? "" : "s")") }
-        if confirmation.acknowledged.contains(where: { $0.channel == .https }) { channels.append("to the server") }
-        if confirmation.acknowledged.contains(where: { $0.channel == .hook }) { channels.append("to the local hook") }
-        var text = AlertText.spokenConfirmation(kind: confirmation.kind, message: confirmation.type, channels: channels)
-        if !final, !channels.isEmpty { text += " Still trying the rest." }
-        // Follow-ups go out every minute: confirming each aloud would only be noise.
-        if confirmation.type == .followUp { return }
-        say(text, atNs: MonotonicTime.nanoseconds())
-    }
-
-    // MARK: Content
-
-    private func content(_ type: AlertContent.Message, kind: AlertKind, at time: Timestamp, firstOutOfRange: Timestamp?, heartRate: Int?,
-                         trend: HeartRateTrend?, position: AlertPosition?) -> AlertContent {
-        AlertContent(message: type, kind: kind, time: Timestamp(milliseconds: wallMs(time)),
-                     firstOutOfRange: firstOutOfRange.map { Timestamp(milliseconds: wallMs($0)) }, heartRate: heartRate,
-                     trend: trend?.direction, threshold: settings.rules.threshold(for: kind), latitude: position?.latitude,
-                     longitude: position?.longitude, positionAgeSeconds: position.map { time.seconds(since: $0.time) },
-                     accuracyMeters: position?.accuracyMeters, device: settings.deviceName, runID: run?.id, batteryPercent: deviceBattery)
-    }
-
-    /// A follow-up says when its heart rate was measured: the newest valid reading and its time,
-    /// or, when that is older than a follow-up period, only "no heart rate since" its time.
-    private func showHeartRateAge(in content: inout AlertContent, at time: Timestamp) {
-        guard let last = lastHeartRate else { return }
-        let measured = Self.time(last.ns)
-        content.heartRateTime = Timestamp(milliseconds: wallMs(measured))
-        content.heartRate = time.seconds(since: measured) > settings.rules.followUpEverySeconds ? nil : last.bpm
-    }
-
-    private func body(uuid: String, sequence: Int, content: AlertContent, raisedAt: Timestamp, trend: HeartRateTrend?, position: AlertPosition?,
-                      test: Bool, sms: String) -> String {
-        let heart: AlertBody.HeartRate? = content.heartRate == nil && trend == nil ? nil : AlertBody.HeartRate(
-            bpm: content.heartRate, trend: trend?.direction.rawValue, trend_bpm_per_min: trend.map { ($0.bpmPerMinute * 10).rounded() / 10 },
-            min_30s: trend?.minimum, max_30s: trend?.maximum, threshold_bpm: content.threshold)
-        let where_: AlertBody.Position? = position.map {
-            AlertBody.Position(lat: $0.latitude, lon: $0.longitude, time: Timestamp(milliseconds: wallMs($0.time)).iso8601,
-                               age_s: (raisedAt.seconds(since: $0.time) * 10).rounded() / 10, accuracy_m: $0.accuracyMeters)
-        }
-        return AlertBody(alert_id: uuid, sequence: sequence, type: content.message.rawValue, test: test, kind: content.kind.rawValue,
-                         time: content.time.iso8601, raised_at: content.time.iso8601, first_out_of_range: content.firstOutOfRange?.iso8601,
-                         device: settings.deviceName, run_id: run?.uuid, heart_rate: heart, position: where_,
-                         battery_percent: deviceBattery, sms: sms).json()
-    }
-
-    // MARK: Journal and status
-
-    /// One entry per stage (detected, confirmed, recorded, dispatched per channel), all with the
-    /// SOS MESSAGE_ID and the ms since the confirming sample, then the summary line a person reads.
-    private func journalStages(_ alert: VitalsAlert, uuid: String, timing: AlertTiming, dispatched: [(Delivery.Key, UInt64)], test: Bool,
-                               stillCommitting: Bool) {
-        let base = ["SOS_ALERT_ID": uuid, "SOS_KIND": alert.kind.rawValue, "MESSAGE_ID": Self.journalMessageID]
-        let breachMs = Double(alert.firstOutOfRange.milliseconds)
-        func since(_ ns: UInt64?) -> String { ns.map { Self.format(Double($0 &- timing.confirmingNs) / 1e6) } ?? "-" }
-        func sinceBreach(_ ns: UInt64?) -> String { ns.map { Self.format(Double($0) / 1e6 - breachMs) } ?? "-" }
-        func stage(_ name: String, _ text: String, _ extra: [String: String] = [:]) {
-            log(.info, "SOS alert \(uuid) \(name): \(text)", base.merging(extra) { $1 }.merging(["SOS_STAGE": name]) { $1 })
-        }
-        if !test {
-            stage("detected", "first out-of-range sample \(Self.format(alert.confirmationSeconds)) s before confirmation",
-                  ["SOS_SINCE_BREACH_MS": "0"])
-            stage("confirmed", "\(Self.format(alert.confirmationSeconds)) s after the first out-of-range sample",
-                  ["SOS_CONFIRM_S": Self.format(alert.confirmationSeconds), "SOS_LATENCY_MS": "0"])
-        }
-        // Still committing: the "recorded" stage comes when it is done (`.committed`).
-        if !stillCommitting {
-            stage("recorded", timing.recordedNs == nil ? "NOT recorded (store unavailable)" : "\(since(timing.recordedNs)) ms after the confirming sample",
-                  ["SOS_LATENCY_MS": since(timing.recordedNs), "SOS_SINCE_BREACH_MS": sinceBreach(timing.recordedNs)])
-        }
-        for (key, ns) in dispatched {
-            stage("dispatched", "\(key.channel.rawValue) \(Self.redacted(key)) started \(since(ns)) ms after the confirming sample",
-                  ["SOS_CHANNEL": key.channel.rawValue, "SOS_LATENCY_MS": since(ns), "SOS_SINCE_BREACH_MS": sinceBreach(ns)])
-        }
-        var entry = base
-        entry["SOS_STAGE"] = "raised"
-        entry["SOS_CONFIRM_S"] = Self.format(alert.confirmationSeconds)
-        entry["SOS_RECORDED_MS"] = since(timing.recordedNs)
-        entry["SOS_DISPATCHED_MS"] = since(timing.firstDispatchNs)
-        entry["SOS_SINCE_BREACH_MS"] = sinceBreach(timing.firstDispatchNs)
-        if let run { entry["SOS_RUN_ID"] = run.uuid }
-        let what = test ? "SOS TEST \(uuid) sent through every channel" : "SOS alert \(uuid) raised: \(alert.kind.rawValue)"
-            + (alert.heartRate.map { ", heart rate \($0) bpm" } ?? "")
-        log(test ? .notice : .critical,
-            "\(what); detected at the first out-of-range sample, confirmed \(Self.format(alert.confirmationSeconds)) s later; "
-                + "recorded \(since(timing.recordedNs)) ms and first dispatch \(since(timing.firstDispatchNs)) ms after the confirming sample "
-                + "(\(sinceBreach(timing.firstDispatchNs)) ms after the first)", entry)
-    }
-
-    private func status() -> LaneStatus {
-        let now = MonotonicTime.nanoseconds()
-        var recent: [AlertRecord] = []
-        var problem: String?
-        do { recent = try store?.recent(limit: 10) ?? [] } catch { problem = "\(error)" }
-        return LaneStatus(monitoring: settings.rules.enabled, lastHeartRate: lastHeartRate?.bpm,
-                          lastHeartRateAgeSeconds: lastHeartRate.map { Double(now &- $0.ns) / 1e9 },
-                          faults: watcher.activeFaults.map(\.rawValue),
-                          openAlerts: adopted.compactMap { uuids[$0.number] } + watcher.openAlerts.compactMap { uuids[$0.number] },
-                          channels: settings.targets.map { "\($0.channel.rawValue):\($0.target)" }, recent: recent, storeProblem: problem,
-                          serverRejects: serverRejects)
-    }
-
-    // MARK: Clocks
-
-    static func time(_ ns: UInt64) -> Timestamp { Timestamp(milliseconds: Int64(ns / 1_000_000)) }
-
-    /// Wall-clock ms of a monotonic time: through GPS time when a fix gave it, else the system
-    /// clock (which a Pi without RTC may have wrong; GPS is preferred for that reason).
-    private func wallMs(_ time: Timestamp) -> Int64 {
-        if let offset = wallMinusMonotonicMs { return time.milliseconds + offset }
-        var real = timespec()
-        clock_gettime(CLOCK_REALTIME, &real)
-        let realMs = Int64(real.tv_sec) * 1000 + Int64(real.tv_nsec) / 1_000_000
-        return time.milliseconds + realMs - Int64(MonotonicTime.nanoseconds() / 1_000_000)
-    }
-
-    /// Phone numbers are personal: the journal shows only their last three digits.
-    static func redacted(_ key: Delivery.Key) -> String {
-        key.channel == .sms ? "…" + String(key.target.suffix(3)) : key.target
-    }
-
-    static func format(_ value: Double) -> String {
-        String(Double(Int((value * 10).rounded())) / 10)
     }
 }

@@ -13,6 +13,8 @@ public struct LaneStatus: Sendable {
     public var storeProblem: String?
     /// The server's last refusal of an alert (HTTP 4xx), until it accepts one.
     public var serverRejects: Int?
+    /// The newest alert's voice call (`[sos] call`), nil: none placed since pacerd started.
+    public var call: LaneCallStatus? = nil
 
     /// "server rejects alerts: 401", or nil.
     public var serverProblem: String? { serverRejects.map(LaneHealth.serverProblem) }
@@ -22,6 +24,7 @@ public struct LaneStatus: Sendable {
 /// status` answers from the control service).
 public final class LaneHealth: Sendable {
     private let rejects = Mutex<Int?>(nil)
+    private let newestCall = Mutex<LaneCallStatus?>(nil)
 
     public init() {}
 
@@ -32,5 +35,22 @@ public final class LaneHealth: Sendable {
 
     func setServerRejects(_ status: Int?) { rejects.withLock { $0 = status } }
 
+    /// The newest alert's voice call, nil: none placed since pacerd started.
+    public var call: LaneCallStatus? { newestCall.withLock { $0 } }
+
+    func setCall(_ call: LaneCallStatus?) { newestCall.withLock { $0 = call } }
+
     static func serverProblem(_ status: Int) -> String { "server rejects alerts: \(status)" }
+}
+
+/// An alert's voice call as `pacerctl sos` and `status` show it.
+public struct LaneCallStatus: Sendable, Equatable {
+    public var alertUUID: String
+    /// "placing", "dialing", "ringing", "active", "held", "ended", "failed: …".
+    public var state: String
+
+    public init(alertUUID: String, state: String) {
+        self.alertUUID = alertUUID
+        self.state = state
+    }
 }

@@ -2,6 +2,10 @@ import PacerCore
 import Synchronization
 import Threads
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The SOS lane: its own thread, its own queue, its own SQLite file. Strap notifications reach it
 /// straight from the strap client, not through the run pipeline, so an alert never waits behind
 /// a run's batch commit, speech or an upload. On an alert it records (fsync, waited for at most
@@ -40,41 +44,75 @@ public final class SOSLane: Sendable {
             let lane = LaneState(settings: settings, store: store, channels: channels, caller: caller, queue: queue, health: health, log: log, onCue: onCue,
                                  onTiming: onTiming, onAsking: { self.asking.store($0, ordering: .releasing) })
             lane.resumeOwedDeliveries()
-            var nextTick = MonotonicTime.nanoseconds() + Self.tickNs
-            /// Hands one input to the lane; false once it was the shutdown.
-            func carryOut(_ input: LaneInput) -> Bool {
-                guard case .shutdown(let done) = input else {
-                    lane.handle(input)
-                    return true
-                }
-                self.heartbeatNs.store(0, ordering: .relaxed)
-                lane.shutDown()
-                done()
-                return false
-            }
-            while true {
-                self.heartbeatNs.store(MonotonicTime.nanoseconds(), ordering: .relaxed)
-                // A held button may be due before the tick: its very long press is not late by up to a tick.
-                if let input = queue.take(until: min(nextTick, lane.buttonDeadlineNs ?? .max)), !carryOut(input) { return }
-                var now = MonotonicTime.nanoseconds()
-                if now >= nextTick {
-                    // What already waits in the queue (samples that arrived during a long input,
-                    // a cancel's store write) goes in before the tick judges silence: else those
-                    // on-time notifications look missing (found by tools/bench-sos-path). Bounded,
-                    // so a flood cannot hold the tick off.
-                    var drained = 0
-                    while drained < 256, let waiting = queue.take(until: 0) {
-                        guard carryOut(waiting) else { return }
-                        drained += 1
-                    }
-                    now = MonotonicTime.nanoseconds()
-                    lane.tick(nowNs: now)
-                    nextTick = now + Self.tickNs
-                } else if let due = lane.buttonDeadlineNs, now >= due {
-                    lane.advanceButtons(nowNs: now)
-                }
-            }
+            var loop = LaneLoop(lane: lane, take: { queue.take(until: $0) }, heartbeat: { self.heartbeatNs.store($0, ordering: .relaxed) })
+            while loop.turn() {}
         }
+    }
+}
+
+/// The lane's thread as a loop around `LaneState`: it waits for an input or the next tick,
+/// reads the clocks, and hands the input over. Time and the wait are injected, so the order of
+/// inputs and ticks is tested without sleeping.
+struct LaneLoop {
+    let lane: LaneState
+    /// The next input, or nil once the deadline (CLOCK_MONOTONIC ns) passed without one.
+    let take: (UInt64) -> LaneInput?
+    /// The loop turned at this time (0: it stopped): the watchdog pings only while it turns.
+    let heartbeat: (UInt64) -> Void
+    /// At most this many queued inputs go in before a tick: a flood cannot hold the tick off.
+    let drainLimit: Int
+    private var nextTick: UInt64
+
+    init(lane: LaneState, take: @escaping (UInt64) -> LaneInput?, heartbeat: @escaping (UInt64) -> Void, drainLimit: Int = 256) {
+        self.lane = lane
+        self.take = take
+        self.heartbeat = heartbeat
+        self.drainLimit = drainLimit
+        nextTick = lane.clock().monotonicNs + SOSLane.tickNs
+    }
+
+    /// One turn: an input if one comes before the tick (or a held button's deadline), then the
+    /// tick or the button if due. False once the shutdown was handled.
+    mutating func turn() -> Bool {
+        heartbeat(lane.clock().monotonicNs)
+        // A held button may be due before the tick: its very long press is not late by up to a tick.
+        if let input = take(min(nextTick, lane.buttonDeadlineNs ?? .max)), !carryOut(input) { return false }
+        var now = lane.clock()
+        if now.monotonicNs >= nextTick {
+            // What already waits in the queue (samples that arrived during a long input, a
+            // cancel's store write) goes in before the tick judges silence: else those on-time
+            // notifications look missing (found by tools/bench-sos-path).
+            var drained = 0
+            while drained < drainLimit, let waiting = take(0) {
+                guard carryOut(waiting) else { return false }
+                drained += 1
+            }
+            now = lane.clock()
+            lane.tick(now: now)
+            nextTick = now.monotonicNs + SOSLane.tickNs
+        } else if let due = lane.buttonDeadlineNs, now.monotonicNs >= due {
+            lane.advanceButtons(now: now)
+        }
+        return true
+    }
+
+    /// Hands one input to the lane, with the clocks read for it; false once it was the shutdown.
+    private func carryOut(_ input: LaneInput) -> Bool {
+        guard case .shutdown(let done) = input else {
+            lane.handle(input, now: lane.clock())
+            return true
+        }
+        heartbeat(0)
+        lane.shutDown()
+        done()
+        return false
+    }
+}
+
+extension LaneClock {
+    /// The lane thread's one reading of both clocks for an input.
+    static func read() -> LaneClock {
+        LaneClock(monotonicNs: MonotonicTime.nanoseconds(), wallMs: WallClock.milliseconds())
     }
 }
 

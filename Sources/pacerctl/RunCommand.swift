@@ -86,6 +86,7 @@ func printStatus(_ status: JSONValue?, json: Bool) {
     if let hr = status["hr"] { print(strapLine(hr)) }
     if let uploads = status["uploads"] { print(uploadsLine(uploads)) }
     if let problem = status["sos_problem"]?.stringValue { print("SOS: \(problem)") }
+    if let call = status["sos_call"]?.stringValue { print("SOS call: \(call)") }
 }
 
 /// "uploads: 2 runs waiting (14 items, 180 KB), live position waiting" or "uploads: nothing waiting",

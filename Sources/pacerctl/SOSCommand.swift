@@ -121,6 +121,9 @@ enum SOSText {
         lines.append("open alerts: " + (open.isEmpty ? "none" : open.joined(separator: ", ")))
         if let problem = status["store_problem"]?.stringValue { lines.append("store: \(problem)") }
         if let problem = status["server_problem"]?.stringValue { lines.append("\(problem) (still retried)") }
+        if let call = status["call"], let state = call["state"]?.stringValue {
+            lines.append("call: \(state) (alert \(call["alert_id"]?.stringValue ?? "?"))")
+        }
         for alert in status["alerts"]?.arrayValue ?? [] {
             let test = alert["test"]?.boolValue == true ? " (TEST)" : ""
             lines.append("\(alert["raised"]?.stringValue ?? "?") \(alert["kind"]?.stringValue ?? "?")\(test) \(alert["state"]?.stringValue ?? "?") \(alert["alert_id"]?.stringValue ?? "?")")

@@ -78,6 +78,34 @@ extension SOSTests {
         #expect(await world.daemon.stop() == .exited(0))
     }
 
+    /// `pacerctl sos` and `pacerctl status` show the call: ringing while it rings, active once
+    /// answered, ended once hung up.
+    @Test func theCallsStateIsShownBySosStatusAndStatus() async throws {
+        let world = try await offPool { try World(modem: .init(ringDelay: 0.2, answerDelay: 3), extraSOS: "call = \"\(Self.callNumber)\"") }
+        defer { world.close() }
+        try await world.start()
+        let quiet = try await world.daemon.ctl("status")
+        #expect(!quiet.stdout.contains("SOS call"), "\(quiet.stdout)")
+
+        #expect(try await world.daemon.ctl("sos", "raise").status == 0)
+        try await waitOffPool(timeout: .seconds(20), every: .milliseconds(50)) { try world.modem.calls().first?.states.last == "ringing-out" }
+        try await waitOffPool(timeout: .seconds(5), every: .milliseconds(50)) { world.daemon.stderr.contains("call ringing-out") }
+        let ringing = try await world.daemon.ctl("sos", "status")
+        #expect(ringing.stdout.contains("call: ringing (alert "), "\(ringing.stdout)")
+        #expect(try await world.daemon.ctl("status").stdout.contains("SOS call: ringing"))
+        let json = try await world.daemon.ctl("sos", "status", "--json")
+        #expect(json.stdout.contains(#""state":"ringing""#), "\(json.stdout)")
+        #expect(json.stdout.contains(#""call_state":"ringing-out""#), "\(json.stdout)")
+
+        try await waitOffPool(timeout: .seconds(20), every: .milliseconds(50)) { world.daemon.stderr.contains("call active") }
+        #expect(try await world.daemon.ctl("sos", "status").stdout.contains("call: active (alert "))
+        #expect(try await world.daemon.ctl("sos", "cancel").status == 0)
+        try await waitOffPool(timeout: .seconds(10), every: .milliseconds(50)) { world.daemon.stderr.contains("call terminated") }
+        #expect(try await world.daemon.ctl("sos", "status").stdout.contains("call: ended (alert "))
+        #expect(try await world.daemon.ctl("status").stdout.contains("SOS call: ended"))
+        #expect(await world.daemon.stop() == .exited(0))
+    }
+
     @Test func withoutACallNumberNoCallIsPlaced() async throws {
         let world = try await offPool { try World() }
         defer { world.close() }
