@@ -98,13 +98,19 @@ def run_flow(entry, browser, binary, workdir):
         run_cleanups(cleanups)
 
 
+def shown_path(path):
+    """`path` relative to the working directory when it is below it, else absolute."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
 def describe_failure(entry, error, browser, cloud):
     """What a reader needs to see why a flow failed: the check, the page's URL, a screenshot of
     it, where in the flow, and the end of pacer-cloud's log."""
     lines = [f"{type(error).__name__}: {error}" if not isinstance(error, AssertionError) else str(error)]
     try:
         lines.append(f"page: {browser.url}")
-        lines.append(f"screenshot: {os.path.relpath(browser.shot('FAILED'))}")
+        lines.append(f"screenshot: {shown_path(browser.shot('FAILED'))}")
     except Exception as shot_error:  # noqa: BLE001 - the browser itself may be what failed
         lines.append(f"(no screenshot: {shot_error})")
     frames = [f for f in traceback.extract_tb(error.__traceback__) if "/flows/" in f.filename]
