@@ -96,7 +96,7 @@ enum AlertPage {
     }
 
     /// The page's only style; the CSP allows exactly this text (by its hash), and no script at all.
-    static let style = "body{font-family:sans-serif;max-width:40em;margin:1em auto;padding:0 1em}.state{font-size:1.4em;font-weight:bold}\n"
+    static let style = "body{font-family:sans-serif;max-width:40em;margin:1em auto;padding:0 1em;overflow-wrap:anywhere}.state{font-size:1.4em;font-weight:bold}\n"
         + ".open{color:#b00}.cancelled,.resolved{color:#070}.test{background:#ffd;padding:.5em}dt{font-weight:bold;margin-top:.5em}"
 
     /// Headers for every HTML answer: no script, no frames, no sniffing, no referrer, no caching.

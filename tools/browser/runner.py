@@ -1,0 +1,146 @@
+"""Flows and how tools/browser-test runs them: each once, in the one shared browser, each against
+its own pacer-cloud (and tools/smtp-sink when it sends mail) that is stopped when it ends.
+
+A flow is a function in a module of tools/browser/flows, registered with @flow. A sign-up flow,
+once those pages exist, would read (the paths are the pages', whatever they will be):
+
+    from browser.runner import expect, flow
+
+    @flow("sign-up", mail=True)
+    def sign_up(t):             # t: a FlowContext
+        t.browser.open(t.cloud.url + "/signup", shot="sign-up")
+        t.browser.fill({"email": "runner@example.org", "password": "a long pass phrase"})
+        t.browser.submit(shot="check-your-mail")
+        t.browser.open(t.mail.link(t.mail.wait_for("runner@example.org"), t.cloud.url + "/confirm/"), shot="confirmed")
+        t.browser.fill({"email": "runner@example.org", "password": "a long pass phrase"}, form="#login")
+        t.browser.submit(form="#login", shot="signed-in")
+        expect("runner@example.org" in t.browser.text(), f"not signed in: {t.browser.text()}")
+
+Checks are expect(condition, message); a failure names the page, its screenshot and the line.
+"""
+
+import os
+import time
+import traceback
+
+from pacertools.common import Interrupted, log, run_cleanups
+
+from .servers import Cloud, MailSink, OtherSite
+
+FLOWS = []
+
+
+class Flow:
+    def __init__(self, name, function, mail):
+        self.name, self.function, self.mail = name, function, mail
+
+
+def flow(name, mail=False):
+    """Registers a flow; `mail`: it gets a MailSink and a pacer-cloud that sends through it."""
+    def register(function):
+        FLOWS.append(Flow(name, function, mail))
+        return function
+    return register
+
+
+def expect(condition, message):
+    """A check of a flow (plain assert vanishes under python -O)."""
+    if not condition:
+        raise AssertionError(message)
+
+
+class FlowContext:
+    """What a flow works with: the shared browser, its pacer-cloud, its mail sink (or None), a
+    directory of its own, and other sites it starts."""
+
+    def __init__(self, browser, cloud, mail, directory, cleanups):
+        self.browser, self.cloud, self.mail, self.directory = browser, cloud, mail, directory
+        self._cleanups = cleanups
+
+    def other_site(self, pages):
+        """Another site serving `pages` ({"/path": html}) until the flow ends (servers.OtherSite)."""
+        site = OtherSite(pages)
+        self._cleanups.append(site.stop)
+        return site
+
+
+class FlowResult:
+    def __init__(self, name, seconds, failure=None):
+        self.name, self.seconds, self.failure = name, seconds, failure
+
+
+def run_flow(entry, browser, binary, workdir):
+    directory = os.path.join(workdir, entry.name)
+    os.makedirs(directory)
+    started = time.monotonic()
+    cleanups = []
+    cloud = None
+    try:
+        browser.reset(prefix=entry.name + "-")
+        mail = None
+        if entry.mail:
+            mail = MailSink(directory)
+            cleanups.append(mail.stop)
+        cloud = Cloud(binary, directory, mail)
+        cleanups.append(cloud.stop)
+        entry.function(FlowContext(browser, cloud, mail, directory, cleanups))
+        return FlowResult(entry.name, time.monotonic() - started)
+    except Interrupted:
+        raise
+    except Exception as error:  # noqa: BLE001 - every failure of a flow is reported the same way
+        return FlowResult(entry.name, time.monotonic() - started, describe_failure(entry, error, browser, cloud))
+    finally:
+        # The alert page reloads itself: leave it before its server goes.
+        try:
+            browser.driver.get("about:blank")
+        except Exception:  # noqa: BLE001 - a dead browser is reported by the next flow
+            pass
+        run_cleanups(cleanups)
+
+
+def shown_path(path):
+    """`path` relative to the working directory when it is below it, else absolute."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def describe_failure(entry, error, browser, cloud):
+    """What a reader needs to see why a flow failed: the check, the page's URL, a screenshot of
+    it, where in the flow, and the end of pacer-cloud's log."""
+    lines = [f"{type(error).__name__}: {error}" if not isinstance(error, AssertionError) else str(error)]
+    try:
+        lines.append(f"page: {browser.url}")
+        lines.append(f"screenshot: {shown_path(browser.shot('FAILED'))}")
+    except Exception as shot_error:  # noqa: BLE001 - the browser itself may be what failed
+        lines.append(f"(no screenshot: {shot_error})")
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "/flows/" in f.filename]
+    if frames:
+        lines.append(f"at: {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}: {frames[-1].line}")
+    if cloud is not None:
+        lines.append("pacer-cloud's log ends:\n    " + cloud.log_tail().replace("\n", "\n    "))
+    return "\n  ".join(lines)
+
+
+def prepare_shots(shots):
+    """An empty screenshots directory: what is in it after a run is that run's."""
+    os.makedirs(shots, exist_ok=True)
+    for name in os.listdir(shots):
+        if name.endswith(".png"):
+            os.remove(os.path.join(shots, name))
+
+
+def run_all(flows, browser_factory, binary, workdir):
+    """Starts the one browser, runs each flow once, quits it; [FlowResult] and the seconds the
+    browser took to start."""
+    started = time.monotonic()
+    browser = browser_factory()
+    startup = time.monotonic() - started
+    results = []
+    try:
+        for entry in flows:
+            result = run_flow(entry, browser, binary, workdir)
+            log(f"{entry.name}: {'ok' if result.failure is None else 'FAILED'} in {result.seconds:.1f} s")
+            results.append(result)
+    finally:
+        browser.quit()
+    return results, startup
