@@ -8,7 +8,7 @@ struct PacerCloudCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pacer-cloud",
         abstract: "Pacer's backend: runs, live position and SOS alerts from devices.",
-        subcommands: [Serve.self, DeviceCommand.self])
+        subcommands: [Serve.self, DeviceCommand.self, UserCommand.self])
 }
 
 struct DatabaseOption: ParsableArguments {
@@ -170,7 +170,7 @@ extension Serve {
 
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "device", abstract: "Manage the devices allowed to upload.", subcommands: [Add.self, List.self, Revoke.self, Remove.self])
+        commandName: "device", abstract: "Manage the devices allowed to upload.", subcommands: [Add.self, List.self, Revoke.self, Remove.self, Assign.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Register a device and print its bearer token (shown only once).")
@@ -200,10 +200,34 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func run() async throws {
             let devices = try await database.withStore { store in try await store.devices() }
+            let owners = Dictionary(uniqueKeysWithValues: try await database.withStore { store in try await store.accounts() }.map { ($0.id, $0.email) })
             for device in devices {
-                print([device.name, device.id, device.createdAt, device.email ?? "-", device.webhook ?? "-", device.revoked ? "revoked" : "active"]
+                print([device.name, device.id, device.createdAt, device.email ?? "-", device.webhook ?? "-", device.revoked ? "revoked" : "active",
+                       device.accountID.flatMap { owners[$0] } ?? "-"]
                     .joined(separator: "\t"))
             }
+        }
+    }
+
+    struct Assign: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a device to an account: its runs and alerts, past and future, belong to that account.")
+        @Argument(help: "The device's name.") var name: String
+        @Argument(help: "The account's e-mail address.") var email: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let (name, email) = (name, email)
+            let address = try EmailAddress.normalized(email).get()
+            try await database.withStore { store in
+                guard let owner = try await store.account(email: address) else {
+                    throw ValidationError("no account has the address \(DeviceCommand.quoted(address))")
+                }
+                guard try await store.assignDevice(name: name, accountID: owner.account.id) else {
+                    throw ValidationError("no device is named \(DeviceCommand.quoted(name))")
+                }
+            }
+            print("device \(name) now belongs to \(address), with its runs and alerts")
         }
     }
 
@@ -241,4 +265,79 @@ struct DeviceCommand: AsyncParsableCommand {
     }
 
     static func quoted(_ name: String) -> String { "'" + String(name.prefix(64)) + "'" }
+}
+
+
+/// Accounts for operators: made, listed, confirmed and deleted without the web pages.
+struct UserCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self, List.self, Confirm.self, Delete.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an account. The password is read from the first line of standard input (an option would show in ps).")
+        @Argument(help: "The account's e-mail address (its log-in name).") var email: String
+        @Option(help: "The name its pages show (default: the address's part before @).") var displayName: String?
+        @Option(help: "Its time zone, e.g. Europe/Rome.") var timezone = "UTC"
+        @Flag(help: "Mark the address confirmed now (no confirmation e-mail).") var confirmed = false
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                throw ValidationError("give the password on standard input, e.g. printf '%s\\n' \"$PASSWORD\" | pacer-cloud user add ...")
+            }
+            let (email, displayName, timezone, confirmed) = (email, displayName, timezone, confirmed)
+            let account = try await database.withStore { store in
+                try await Accounts.create(store: store, email: email, password: line, displayName: displayName, timezone: timezone,
+                                          confirmed: confirmed)
+            }
+            print("account \(account.email) added (id \(account.id))\(account.confirmed ? ", confirmed" : "")")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List accounts: e-mail, id, created, confirmed, display name, time zone.")
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            for account in try await database.withStore({ store in try await store.accounts() }) {
+                print([account.email, account.id, account.createdAt, account.confirmed ? "confirmed" : "unconfirmed", account.displayName,
+                       account.timezone].joined(separator: "\t"))
+            }
+        }
+    }
+
+    struct Confirm: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Mark an account's address confirmed.")
+        @Argument(help: "The account's e-mail address.") var email: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let address = try EmailAddress.normalized(email).get()
+            let confirmed = try await database.withStore { store -> Bool in
+                guard let stored = try await store.account(email: address) else { return false }
+                return try await store.confirmAccount(id: stored.account.id)
+            }
+            guard confirmed else { throw ValidationError("no account has the address \(DeviceCommand.quoted(address))") }
+            print("account \(address) confirmed")
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete an account with every device of it and their runs, positions and alerts.")
+        @Argument(help: "The account's e-mail address.") var email: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let address = try EmailAddress.normalized(email).get()
+            let removed = try await database.withStore { store -> StoreCounts? in
+                guard let stored = try await store.account(email: address) else { return nil }
+                return try await store.deleteAccount(id: stored.account.id)
+            }
+            guard let removed else { throw ValidationError("no account has the address \(DeviceCommand.quoted(address))") }
+            print("account \(address) deleted with \(removed.devices) devices: \(removed.runs) runs (\(removed.chunks) chunks), "
+                + "\(removed.positions) live position, \(removed.alerts) alerts (\(removed.alertMessages) messages)")
+        }
+    }
 }

@@ -18,6 +18,21 @@ public protocol CloudStore: Sendable {
     /// Forwards already queued in the outbox still go out.
     func removeDevice(name: String) async throws -> StoreCounts?
 
+    /// Gives the device to the account (or takes it from any with nil). False: no such device.
+    func assignDevice(name: String, accountID: String?) async throws -> Bool
+
+    // Accounts.
+    /// Throws `StoreError` when an account has that e-mail address already.
+    func addAccount(_ account: Account, passwordHash: String) async throws
+    func accounts() async throws -> [Account]
+    func account(email: String) async throws -> StoredAccount?
+    func account(id: String) async throws -> Account?
+    /// Marks the address confirmed; false: no such account.
+    func confirmAccount(id: String) async throws -> Bool
+    /// Deletes the account and, in the same transaction, every device of it with all their data
+    /// (as `removeDevice`); the rows deleted, or nil when there is no such account.
+    func deleteAccount(id: String) async throws -> StoreCounts?
+
     // Runs.
     func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult
     func putSummary(_ summary: StoredSummary, device: String) async throws -> PutResult

@@ -126,24 +126,100 @@ public final class PostgresCloudStore: CloudStore, Service {
     }
 
     public func devices() async throws -> [Device] {
-        let rows = try await client.query("SELECT id, name, email, webhook, created_at, token_sha256 FROM device ORDER BY name", logger: logger)
+        let rows = try await client.query("SELECT id, name, email, webhook, created_at, token_sha256, account_id FROM device ORDER BY name", logger: logger)
         return try await Self.devices(rows)
     }
 
     public func device(tokenHash: String) async throws -> Device? {
         let rows = try await client.query(
-            "SELECT id, name, email, webhook, created_at, token_sha256 FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
+            "SELECT id, name, email, webhook, created_at, token_sha256, account_id FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
         return try await Self.devices(rows).first
     }
 
     private static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
         var devices: [Device] = []
-        for try await (id, name, email, webhook, created, tokenHash) in rows.decode((String, String, String?, String?, String, String).self) {
+        for try await (id, name, email, webhook, created, tokenHash, accountID)
+            in rows.decode((String, String, String?, String?, String, String, String?).self) {
             var device = Device(id: id, name: name, email: email, webhook: webhook, createdAt: created)
             device.revoked = tokenHash.hasPrefix(Device.revokedTokenMark)
+            device.accountID = accountID
             devices.append(device)
         }
         return devices
+    }
+
+    public func assignDevice(name: String, accountID: String?) async throws -> Bool {
+        let rows = try await client.query("UPDATE device SET account_id = \(accountID) WHERE name = \(name) RETURNING id", logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func addAccount(_ account: Account, passwordHash: String) async throws {
+        let rows = try await client.query(
+            """
+            INSERT INTO account (id, email, password_bcrypt, confirmed, display_name, timezone, created_at)
+            VALUES (\(account.id), \(account.email), \(passwordHash), \(account.confirmed), \(account.displayName), \(account.timezone),
+                    \(account.createdAt))
+            ON CONFLICT DO NOTHING RETURNING id
+            """, logger: logger)
+        if try await Self.first(rows, as: String.self) == nil {
+            throw StoreError("an account with the address \(account.email) exists already")
+        }
+    }
+
+    private static let accountColumns = "id, email, password_bcrypt, confirmed, display_name, timezone, created_at"
+
+    public func accounts() async throws -> [Account] {
+        try await Self.accounts(client.query(PostgresQuery(unsafeSQL: "SELECT \(Self.accountColumns) FROM account ORDER BY email"), logger: logger))
+            .map(\.account)
+    }
+
+    public func account(email: String) async throws -> StoredAccount? {
+        var query = PostgresQuery(unsafeSQL: "SELECT \(Self.accountColumns) FROM account WHERE email = $1")
+        query.binds.append(email)
+        return try await Self.accounts(client.query(query, logger: logger)).first
+    }
+
+    public func account(id: String) async throws -> Account? {
+        var query = PostgresQuery(unsafeSQL: "SELECT \(Self.accountColumns) FROM account WHERE id = $1")
+        query.binds.append(id)
+        return try await Self.accounts(client.query(query, logger: logger)).first?.account
+    }
+
+    private static func accounts(_ rows: PostgresRowSequence) async throws -> [StoredAccount] {
+        var accounts: [StoredAccount] = []
+        for try await (id, email, hash, confirmed, name, timezone, created)
+            in rows.decode((String, String, String, Bool, String, String, String).self) {
+            accounts.append(StoredAccount(
+                account: Account(id: id, email: email, confirmed: confirmed, displayName: name, timezone: timezone, createdAt: created),
+                passwordHash: hash))
+        }
+        return accounts
+    }
+
+    public func confirmAccount(id: String) async throws -> Bool {
+        let rows = try await client.query("UPDATE account SET confirmed = TRUE WHERE id = \(id) RETURNING id", logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func deleteAccount(id: String) async throws -> StoreCounts? {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection async throws -> StoreCounts? in
+            let found = try await connection.query("SELECT id FROM account WHERE id = \(id) FOR UPDATE", logger: logger)
+            guard try await Self.first(found, as: String.self) != nil else { return nil }
+            var deleted: [String: Int] = [:]
+            for table in StoreCounts.deviceTables {
+                let owned = table == "device" ? "account_id = $1" : "device_id IN (SELECT id FROM device WHERE account_id = $1)"
+                var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(owned) RETURNING 1")
+                query.binds.append(id)
+                deleted[table] = try await Self.count(connection.query(query, logger: logger))
+            }
+            for table in StoreCounts.accountTables {
+                var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(table == "account" ? "id" : "account_id") = $1 RETURNING 1")
+                query.binds.append(id)
+                deleted[table] = try await Self.count(connection.query(query, logger: logger))
+            }
+            return StoreCounts.tabulate(StoreCounts.deviceTables + StoreCounts.accountTables) { deleted[$0] ?? 0 }
+        }
     }
 
     public func revokeDevice(name: String) async throws -> Bool {

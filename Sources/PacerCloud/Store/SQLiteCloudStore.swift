@@ -73,7 +73,72 @@ public final class SQLiteCloudStore: CloudStore {
     private static func device(_ row: Row) -> Device {
         var device = Device(id: row["id"], name: row["name"], email: row["email"], webhook: row["webhook"], createdAt: row["created_at"])
         device.revoked = (row["token_sha256"] as String).hasPrefix(Device.revokedTokenMark)
+        device.accountID = row["account_id"]
         return device
+    }
+
+    public func assignDevice(name: String, accountID: String?) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE device SET account_id = ? WHERE name = ?", arguments: [accountID, name])
+            return db.changesCount > 0
+        }
+    }
+
+    public func addAccount(_ account: Account, passwordHash: String) async throws {
+        try await pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE email = ?", arguments: [account.email]) != nil {
+                throw StoreError("an account with the address \(account.email) exists already")
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO account (id, email, password_bcrypt, confirmed, display_name, timezone, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [account.id, account.email, passwordHash, account.confirmed, account.displayName, account.timezone, account.createdAt])
+        }
+    }
+
+    public func accounts() async throws -> [Account] {
+        try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM account ORDER BY email").map { Self.account($0).account } }
+    }
+
+    public func account(email: String) async throws -> StoredAccount? {
+        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM account WHERE email = ?", arguments: [email]).map(Self.account) }
+    }
+
+    public func account(id: String) async throws -> Account? {
+        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM account WHERE id = ?", arguments: [id]).map { Self.account($0).account } }
+    }
+
+    private static func account(_ row: Row) -> StoredAccount {
+        StoredAccount(
+            account: Account(id: row["id"], email: row["email"], confirmed: row["confirmed"], displayName: row["display_name"],
+                             timezone: row["timezone"], createdAt: row["created_at"]),
+            passwordHash: row["password_bcrypt"])
+    }
+
+    public func confirmAccount(id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE account SET confirmed = 1 WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func deleteAccount(id: String) async throws -> StoreCounts? {
+        try await pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE id = ?", arguments: [id]) != nil else { return nil }
+            var deleted: [String: Int] = [:]
+            for table in StoreCounts.deviceTables {
+                let owned = table == "device" ? "account_id = ?" : "device_id IN (SELECT id FROM device WHERE account_id = ?)"
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(owned)", arguments: [id])
+                deleted[table] = db.changesCount
+            }
+            for table in StoreCounts.accountTables {
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(table == "account" ? "id" : "account_id") = ?", arguments: [id])
+                deleted[table] = db.changesCount
+            }
+            return StoreCounts.tabulate(StoreCounts.deviceTables + StoreCounts.accountTables) { deleted[$0] ?? 0 }
+        }
     }
 
     public func revokeDevice(name: String) async throws -> Bool {
