@@ -243,6 +243,66 @@ public final class PostgresCloudStore: CloudStore, Service {
         }
     }
 
+    public func setPassword(accountID: String, passwordHash: String) async throws {
+        let logger = logger
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("UPDATE account SET password_bcrypt = \(passwordHash) WHERE id = \(accountID)", logger: logger)
+            try await connection.query("DELETE FROM session WHERE account_id = \(accountID)", logger: logger)
+        }
+    }
+
+    public func addSession(_ session: StoredSession) async throws {
+        try await client.query(
+            """
+            INSERT INTO session (id_sha256, account_id, csrf, created_ms, seen_ms)
+            VALUES (\(session.idHash), \(session.accountID), \(session.csrf), \(session.createdMs), \(session.seenMs))
+            """, logger: logger)
+    }
+
+    public func session(idHash: String) async throws -> StoredSession? {
+        let rows = try await client.query(
+            "SELECT id_sha256, account_id, csrf, created_ms, seen_ms FROM session WHERE id_sha256 = \(idHash)", logger: logger)
+        for try await (hash, account, csrf, created, seen) in rows.decode((String, String, String, Int64, Int64).self) {
+            return StoredSession(idHash: hash, accountID: account, csrf: csrf, createdMs: created, seenMs: seen)
+        }
+        return nil
+    }
+
+    public func touchSession(idHash: String, seenMs: Int64) async throws {
+        try await client.query("UPDATE session SET seen_ms = GREATEST(seen_ms, \(seenMs)) WHERE id_sha256 = \(idHash)", logger: logger)
+    }
+
+    public func deleteSession(idHash: String) async throws {
+        try await client.query("DELETE FROM session WHERE id_sha256 = \(idHash)", logger: logger)
+    }
+
+    public func deleteExpiredSessions(idleBeforeMs: Int64, createdBeforeMs: Int64) async throws {
+        try await client.query("DELETE FROM session WHERE seen_ms < \(idleBeforeMs) OR created_ms < \(createdBeforeMs)", logger: logger)
+    }
+
+    public func addAccountToken(_ token: AccountToken, mail: OutboxMail) async throws {
+        let logger = logger
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(
+                """
+                INSERT INTO account_token (token_sha256, account_id, purpose, expires_ms)
+                VALUES (\(token.hash), \(token.accountID), \(token.purpose), \(token.expiresMs))
+                """, logger: logger)
+            try await connection.query(
+                "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', \(mail.to), \(mail.payload), 0)", logger: logger)
+        }
+    }
+
+    public func takeAccountToken(hash: String, purpose: String, nowMs: Int64) async throws -> String? {
+        // DELETE ... RETURNING: of two instances taking one token at once, one gets the row.
+        let rows = try await client.query(
+            "DELETE FROM account_token WHERE token_sha256 = \(hash) RETURNING account_id, purpose, expires_ms", logger: logger)
+        for try await (account, storedPurpose, expires) in rows.decode((String, String, Int64).self) {
+            return storedPurpose == purpose && expires > nowMs ? account : nil
+        }
+        return nil
+    }
+
     public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {
         let rows = try await client.query(
             """

@@ -160,6 +160,64 @@ public final class SQLiteCloudStore: CloudStore {
         }
     }
 
+    public func setPassword(accountID: String, passwordHash: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE account SET password_bcrypt = ? WHERE id = ?", arguments: [passwordHash, accountID])
+            try db.execute(sql: "DELETE FROM session WHERE account_id = ?", arguments: [accountID])
+        }
+    }
+
+    public func addSession(_ session: StoredSession) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO session (id_sha256, account_id, csrf, created_ms, seen_ms) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [session.idHash, session.accountID, session.csrf, session.createdMs, session.seenMs])
+        }
+    }
+
+    public func session(idHash: String) async throws -> StoredSession? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM session WHERE id_sha256 = ?", arguments: [idHash]).map { row in
+                StoredSession(idHash: row["id_sha256"], accountID: row["account_id"], csrf: row["csrf"], createdMs: row["created_ms"],
+                              seenMs: row["seen_ms"])
+            }
+        }
+    }
+
+    public func touchSession(idHash: String, seenMs: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE session SET seen_ms = MAX(seen_ms, ?) WHERE id_sha256 = ?", arguments: [seenMs, idHash])
+        }
+    }
+
+    public func deleteSession(idHash: String) async throws {
+        try await pool.write { db in try db.execute(sql: "DELETE FROM session WHERE id_sha256 = ?", arguments: [idHash]) }
+    }
+
+    public func deleteExpiredSessions(idleBeforeMs: Int64, createdBeforeMs: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM session WHERE seen_ms < ? OR created_ms < ?", arguments: [idleBeforeMs, createdBeforeMs])
+        }
+    }
+
+    public func addAccountToken(_ token: AccountToken, mail: OutboxMail) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO account_token (token_sha256, account_id, purpose, expires_ms) VALUES (?, ?, ?, ?)",
+                           arguments: [token.hash, token.accountID, token.purpose, token.expiresMs])
+            try db.execute(sql: "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', ?, ?, 0)",
+                           arguments: [mail.to, mail.payload])
+        }
+    }
+
+    public func takeAccountToken(hash: String, purpose: String, nowMs: Int64) async throws -> String? {
+        try await pool.write { db in
+            let row = try Row.fetchOne(db, sql: "SELECT account_id, purpose, expires_ms FROM account_token WHERE token_sha256 = ?", arguments: [hash])
+            guard let row else { return nil }
+            try db.execute(sql: "DELETE FROM account_token WHERE token_sha256 = ?", arguments: [hash])
+            let expires: Int64 = row["expires_ms"]
+            return row["purpose"] == purpose && expires > nowMs ? row["account_id"] : nil
+        }
+    }
+
     public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {
         try await pool.write { db in
             if let digest = try String.fetchOne(

@@ -5,8 +5,9 @@ enum Schema {
     /// 2: alert sequences 64-bit in PostgreSQL too; chunk.samples (the run's cap is checked
     /// without reading bodies). 3: device.webhook_secret (webhooks are signed with it) and
     /// outbox.device_id (whose secret signs an item). 4: accounts, and device.account_id (the
-    /// account a device, and so its runs and alerts, belongs to).
-    static let version = 4
+    /// account a device, and so its runs and alerts, belongs to). 5: web sessions and the
+    /// single-use account tokens of e-mailed links, both kept only as SHA-256.
+    static let version = 5
 
     static func statements(postgres: Bool) -> [String] {
         let blob = postgres ? "BYTEA" : "BLOB"
@@ -52,6 +53,16 @@ enum Schema {
             CREATE TABLE IF NOT EXISTS account (
                 id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, password_bcrypt TEXT NOT NULL, confirmed BOOLEAN NOT NULL,
                 display_name TEXT NOT NULL, timezone TEXT NOT NULL, created_at TEXT NOT NULL)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS session (
+                id_sha256 TEXT PRIMARY KEY, account_id TEXT NOT NULL, csrf TEXT NOT NULL, created_ms BIGINT NOT NULL,
+                seen_ms BIGINT NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS session_by_account ON session (account_id)",
+            """
+            CREATE TABLE IF NOT EXISTS account_token (
+                token_sha256 TEXT PRIMARY KEY, account_id TEXT NOT NULL, purpose TEXT NOT NULL, expires_ms BIGINT NOT NULL)
             """,
         ]
     }

@@ -8,13 +8,15 @@ public struct StoreCounts: Sendable, Equatable {
     public var alertMessages = 0
     public var outbox = 0
     public var accounts = 0
+    public var sessions = 0
+    public var accountTokens = 0
 
     public init() {}
 
     /// A device's tables, children first: the order `removeDevice` deletes from them.
     static let deviceTables = ["chunk", "run", "position", "alert_message", "alert", "device"]
     /// An account's own tables, the account last: what `deleteAccount` deletes after its devices'.
-    static let accountTables = ["account"]
+    static let accountTables = ["session", "account_token", "account"]
     static let allTables = deviceTables + ["outbox"] + accountTables
 
     /// Counts filled in by `count(table)` for each of `tables`.
@@ -30,6 +32,8 @@ public struct StoreCounts: Sendable, Equatable {
             case "alert": counts.alerts = value
             case "alert_message": counts.alertMessages = value
             case "account": counts.accounts = value
+            case "session": counts.sessions = value
+            case "account_token": counts.accountTokens = value
             default: counts.outbox = value
             }
         }
