@@ -7,6 +7,14 @@ public struct StoredSession: Sendable, Equatable {
     public var csrf: String
     public var createdMs: Int64
     public var seenMs: Int64
+
+    public init(idHash: String, accountID: String, csrf: String, createdMs: Int64, seenMs: Int64) {
+        self.idHash = idHash
+        self.accountID = accountID
+        self.csrf = csrf
+        self.createdMs = createdMs
+        self.seenMs = seenMs
+    }
 }
 
 /// A single-use token of an e-mailed link, by its SHA-256.
@@ -17,6 +25,13 @@ public struct AccountToken: Sendable, Equatable {
     public var purpose: String
     public var expiresMs: Int64
 
+    public init(hash: String, accountID: String, purpose: String, expiresMs: Int64) {
+        self.hash = hash
+        self.accountID = accountID
+        self.purpose = purpose
+        self.expiresMs = expiresMs
+    }
+
     public static let confirm = "confirm"
     public static let reset = "reset"
 }
@@ -26,4 +41,9 @@ public struct OutboxMail: Sendable, Equatable {
     public var to: String
     /// `Forwarding.Email` as JSON.
     public var payload: String
+
+    public init(to: String, payload: String) {
+        self.to = to
+        self.payload = payload
+    }
 }
