@@ -96,6 +96,12 @@ struct Serve: AsyncParsableCommand {
     var uploadRateDevice: RateOption?
     @Option(help: ArgumentHelp("Uploads (PUT) per client address (default 1200/60). Alerts are never limited.", valueName: RateOption.valueName))
     var uploadRateAddress: RateOption?
+    @Option(help: ArgumentHelp("Log-in attempts per account (default 10/900: 10, then one every 90 s).", valueName: RateOption.valueName))
+    var loginRateAccount: RateOption?
+    @Option(help: ArgumentHelp("Log-in attempts per client address (default 10/900).", valueName: RateOption.valueName))
+    var loginRateAddress: RateOption?
+    @Option(help: "Seconds without a request after which a web session ends (default 1800).") var sessionIdle = 1800
+    @Option(help: "Seconds after log-in at which a web session ends however busy (default 43200, 12 h).") var sessionMax = 43_200
 
     func run() async throws {
         guard let config else { return try await serve() }
@@ -116,6 +122,11 @@ struct Serve: AsyncParsableCommand {
         if let alertPageRate { limits.alertPagePerAddress = alertPageRate.limit }
         if let uploadRateDevice { limits.uploadPerDevice = uploadRateDevice.limit }
         if let uploadRateAddress { limits.uploadPerAddress = uploadRateAddress.limit }
+        if let loginRateAccount { limits.loginPerAccount = loginRateAccount.limit }
+        if let loginRateAddress { limits.loginPerAddress = loginRateAddress.limit }
+        guard (60...86_400 * 30).contains(sessionIdle), (60...86_400 * 365).contains(sessionMax), sessionIdle <= sessionMax else {
+            throw ValidationError("--session-idle and --session-max are seconds from 60 (idle up to 30 days, max up to a year), idle at most max")
+        }
         var proxies: Set<String> = []
         for proxy in trustedProxy {
             guard let address = ClientAddress.normalized(proxy) else {
@@ -123,7 +134,8 @@ struct Serve: AsyncParsableCommand {
             }
             proxies.insert(address)
         }
-        var configuration = CloudConfiguration(publicURL: publicURL, rateLimits: limits, trustedProxies: proxies)
+        var configuration = CloudConfiguration(publicURL: publicURL, rateLimits: limits, trustedProxies: proxies,
+                                               sessions: SessionSettings(idle: .seconds(sessionIdle), absolute: .seconds(sessionMax)))
         if let smtp {
             let parts = smtp.split(separator: ":")
             guard parts.count == 2, let smtpPort = Int(parts[1]) else {
@@ -220,10 +232,8 @@ struct DeviceCommand: AsyncParsableCommand {
             let (name, email) = (name, email)
             let address = try EmailAddress.normalized(email).get()
             try await database.withStore { store in
-                guard let owner = try await store.account(email: address) else {
-                    throw ValidationError("no account has the address \(DeviceCommand.quoted(address))")
-                }
-                guard try await store.assignDevice(name: name, accountID: owner.account.id) else {
+                let owner = try await UserCommand.account(store, address)
+                guard try await store.assignDevice(name: name, accountID: owner.id) else {
                     throw ValidationError("no device is named \(DeviceCommand.quoted(name))")
                 }
             }
@@ -273,6 +283,14 @@ struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self, List.self, Confirm.self, Delete.self])
 
+    /// The account with the (normalised) address, or the operator's error naming it.
+    static func account(_ store: any CloudStore, _ address: String) async throws -> Account {
+        guard let stored = try await store.account(email: address) else {
+            throw ValidationError("no account has the address \(DeviceCommand.quoted(address))")
+        }
+        return stored.account
+    }
+
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create an account. The password is read from the first line of standard input (an option would show in ps).")
@@ -314,11 +332,7 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let address = try EmailAddress.normalized(email).get()
-            let confirmed = try await database.withStore { store -> Bool in
-                guard let stored = try await store.account(email: address) else { return false }
-                return try await store.confirmAccount(id: stored.account.id)
-            }
-            guard confirmed else { throw ValidationError("no account has the address \(DeviceCommand.quoted(address))") }
+            _ = try await database.withStore { store in try await store.confirmAccount(id: try await UserCommand.account(store, address).id) }
             print("account \(address) confirmed")
         }
     }
@@ -331,11 +345,13 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let address = try EmailAddress.normalized(email).get()
-            let removed = try await database.withStore { store -> StoreCounts? in
-                guard let stored = try await store.account(email: address) else { return nil }
-                return try await store.deleteAccount(id: stored.account.id)
+            let removed = try await database.withStore { store -> StoreCounts in
+                let account = try await UserCommand.account(store, address)
+                guard let removed = try await store.deleteAccount(id: account.id) else {
+                    throw ValidationError("account \(address) was deleted meanwhile")
+                }
+                return removed
             }
-            guard let removed else { throw ValidationError("no account has the address \(DeviceCommand.quoted(address))") }
             print("account \(address) deleted with \(removed.devices) devices: \(removed.runs) runs (\(removed.chunks) chunks), "
                 + "\(removed.positions) live position, \(removed.alerts) alerts (\(removed.alertMessages) messages)")
         }

@@ -95,3 +95,53 @@ struct AccountTests {
         }
     }
 }
+
+@Suite("pacer-cloud: schema upgrade to accounts")
+struct AccountUpgradeTests {
+    /// A version 3 database (before accounts): its device table, one device, its version.
+    static let version3 = [
+        """
+        CREATE TABLE device (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, token_sha256 TEXT NOT NULL UNIQUE, email TEXT, webhook TEXT,
+                             created_at TEXT NOT NULL, webhook_secret TEXT)
+        """,
+        "INSERT INTO device (id, name, token_sha256, created_at) VALUES ('d1', 'pacer-7', 'abc', '2026-05-10T07:30:00.000Z')",
+        "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+        "INSERT INTO schema_version (version) VALUES (3)",
+    ]
+
+    @Test("a version 3 database gains accounts, sessions and device.account_id; its device is kept, owned by nobody",
+          arguments: Backend.allCases)
+    func upgrade(backend: Backend) async throws {
+        let directory = try TemporaryDirectory(prefix: "pacer-cloud-upgrade")
+        let store: any CloudStore
+        switch backend {
+        case .sqlite:
+            let path = directory.file("cloud.db")
+            let made = try await offPool { try DaemonFixture.runBlocking("/usr/bin/sqlite3", [path, Self.version3.joined(separator: ";\n")]) }
+            #expect(made.status == 0, "\(made.stderr)")
+            store = try SQLiteCloudStore(path: path)
+        case .postgres:
+            let url = try await Cloud.freshPostgresDatabase()
+            let made = try await offPool {
+                try DaemonFixture.runBlocking("/usr/lib/postgresql/15/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-c", Self.version3.joined(separator: ";\n")])
+            }
+            #expect(made.status == 0, "\(made.stderr)")
+            store = try DatabaseURL(url).open()
+        }
+        let check: @Sendable () async throws -> Void = {
+            try await store.migrate()
+            let devices = try await store.devices()
+            #expect(devices.map(\.name) == ["pacer-7"] && devices.first?.accountID == nil)
+            let account = try await Accounts.create(store: store, email: "ann@example.org", password: AccountTests.password, displayName: nil,
+                                                    cost: AccountTests.cost)
+            #expect(try await store.assignDevice(name: "pacer-7", accountID: account.id))
+            #expect(try await store.devices().first?.accountID == account.id)
+            try await store.addSession(StoredSession(idHash: "h", accountID: account.id, csrf: "c", createdMs: 1, seenMs: 1))
+            #expect(try await store.session(idHash: "h")?.accountID == account.id)
+            // Migrating again changes nothing.
+            try await store.migrate()
+            #expect(try await store.counts().accounts == 1)
+        }
+        if let postgres = store as? PostgresCloudStore { try await postgres.withRunning(check) } else { try await check() }
+    }
+}

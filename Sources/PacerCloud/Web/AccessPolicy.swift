@@ -27,13 +27,12 @@ struct DeviceAccess: AccessPolicy {
 }
 
 /// A signed-in account with a live session; the route then shows or changes only that account.
-/// A page asked for without one redirects to the log-in page; a form posted without one is 401.
+/// Without one: 401, a page with the way to log in.
 struct SignedInAccess: AccessPolicy {
     var rule: String { "signed-in" }
     func authorize(_ request: Request, context: CloudRequestContext) throws {
         guard context.account == nil || context.session == nil else { return }
-        if request.method == .get { throw WebRefusal.signInFirst(redirect: true) }
-        throw WebRefusal.signInFirst(redirect: false)
+        throw WebRefusal.signInFirst
     }
 }
 

@@ -191,7 +191,7 @@ extension CloudRoutes {
     }
 
     private func accountPage(_ context: CloudRequestContext) async throws -> Response {
-        guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst(redirect: true) }
+        guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
         let devices = try await store.devices().filter { $0.accountID == account.id }.map { ["name": $0.name] }
         return WebPage.account.response(
             values: ["display_name": account.displayName, "email": account.email, "timezone": account.timezone, "devices": devices],
@@ -200,7 +200,7 @@ extension CloudRoutes {
 
     private func deleteAccount(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
         let form = try await WebForm.read(request, context: context)
-        guard let account = context.account else { throw WebRefusal.signInFirst(redirect: false) }
+        guard let account = context.account else { throw WebRefusal.signInFirst }
         let password = try form.required("password", page: .accountDelete)
         // A stolen session must not become unlimited password guesses.
         try limitLogIn(request, context, email: account.email)

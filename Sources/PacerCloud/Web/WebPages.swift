@@ -145,17 +145,17 @@ enum SecurityHeaders {
 }
 
 /// A refusal of a web route, answered as a page: the form again with the message (naming the
-/// field), a plain message page, or the way to the log-in page.
+/// field), a plain message page, or the way to the log-in page (401).
 enum WebRefusal: Error, HTTPResponseError, Sendable {
     case form(HTTPResponse.Status, page: WebPage, message: String, values: [String: String] = [:], csrf: String? = nil)
     case plain(HTTPResponse.Status, String)
-    case signInFirst(redirect: Bool)
+    case signInFirst
     case tooManyAttempts(retryAfter: Int, message: String)
 
     var status: HTTPResponse.Status {
         switch self {
         case .form(let status, _, _, _, _), .plain(let status, _): status
-        case .signInFirst(let redirect): redirect ? .seeOther : .unauthorized
+        case .signInFirst: .unauthorized
         case .tooManyAttempts: .tooManyRequests
         }
     }
@@ -167,11 +167,7 @@ enum WebRefusal: Error, HTTPResponseError, Sendable {
             return page.response(status, values: values, csrf: formCSRF ?? csrf, error: message)
         case .plain(let status, let message):
             return WebPage.message.response(status, values: ["title": "Not done"], csrf: nil, error: message)
-        case .signInFirst(true):
-            var response = WebPage.message.response(.seeOther, values: ["title": "Log in first"], csrf: nil, error: "log in first")
-            response.headers[.location] = "/login"
-            return response
-        case .signInFirst(false):
+        case .signInFirst:
             return WebPage.message.response(.unauthorized, values: ["title": "Log in first", "text": "Your session has ended or you are not logged in.",
                                                                     "link": ["href": "/login", "label": "Log in"]], csrf: nil)
         case .tooManyAttempts(let seconds, let message):
