@@ -117,6 +117,14 @@ struct SessionTests {
             }
             clock.advance(.seconds(200))  // 3,700 s after log-in, 200 s after the last request
             #expect(try await busy.get("/account").status == .unauthorized)
+            // An ended session nobody comes back to is deleted at the next log-in.
+            let forgotten = Browser(cloud)
+            #expect(try await forgotten.post("/login", ["email": "ann@example.org", "password": Self.password]).status == .seeOther)
+            clock.advance(.seconds(601))
+            #expect(try await cloud.store.counts().sessions == 1)
+            #expect(try await Browser(cloud).post("/login", ["email": "ann@example.org", "password": Self.password]).status == .seeOther)
+            #expect(try await cloud.store.counts().sessions == 1)
+            #expect(try await forgotten.get("/account").status == .unauthorized)
         }
     }
 

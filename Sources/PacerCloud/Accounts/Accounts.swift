@@ -30,7 +30,9 @@ public enum Accounts {
     /// (whether or not the address has an account).
     public static func authenticate(store: any CloudStore, email: String, password: String,
                                     cost: UInt8 = Passwords.defaultCost) async throws -> Account? {
-        guard case .success(let address) = EmailAddress.normalized(email),
+        // bcrypt reads a C string: "secret\0anything" would pass for "secret". No stored
+        // password has a NUL (`PasswordPolicy`), so none may match one.
+        guard case .success(let address) = EmailAddress.normalized(email), !password.contains("\0"),
               let stored = try await store.account(email: address) else {
             await Passwords.waste(password, cost: cost)
             return nil

@@ -141,7 +141,10 @@ extension CloudRoutes {
         if let old = request.cookies[Sessions.cookieName]?.value, Tokens.isWellFormedSecret(old) {
             try await store.deleteSession(idHash: Tokens.hash(old))
         }
-        let (id, _) = try await sessions.start(accountID: account.id)
+        let (id, started) = try await sessions.start(accountID: account.id)
+        // Sessions nobody came back to are deleted here, at the rate people log in.
+        try await store.deleteExpiredSessions(idleBeforeMs: started.createdMs - configuration.sessions.idle.milliseconds,
+                                              createdBeforeMs: started.createdMs - configuration.sessions.absolute.milliseconds)
         return Response(status: .seeOther, headers: [.location: "/account", .setCookie: sessions.sessionCookie(id: id), .cacheControl: "no-store"])
     }
 
