@@ -126,6 +126,11 @@ struct CLITests {
         #expect(try await Self.run(["user", "list"] + database).stdout.isEmpty)
         #expect(try await Self.run(["device", "list"] + database).stdout.isEmpty)
         #expect(try await Self.run(["user", "delete", "ann@example.org"] + database).status != 0)
+
+        for bad in [["--session-idle", "10"], ["--session-idle", "7200", "--session-max", "3600"]] {
+            let refused = try await Self.run(["serve", "--port", String(try FreePort.tcp())] + bad + database)
+            #expect(refused.status != 0 && refused.stderr.contains("--session-idle and --session-max are seconds from 60"), "\(refused.stderr)")
+        }
     }
 
     @Test("X-Forwarded-For is believed only from a trusted proxy: a spoofed one cannot dodge the limit")
