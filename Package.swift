@@ -26,6 +26,9 @@ let package = Package(
         // STARTTLS (NIOSSL) and PostgreSQL TLS can be configured.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // pacer-cloud's accounts: bcrypt password hashes, and the server-rendered pages' templates.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // Pure: samples and time in, decisions out. No I/O, no clocks, no Foundation.
@@ -161,6 +164,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             exclude: ["openapi.yaml"]
         ),

@@ -10,11 +10,12 @@ import ServiceLifecycle
 public enum CloudApplication {
     public static func make(
         store: any CloudStore, configuration: CloudConfiguration, host: String = "127.0.0.1", port: Int = 8080,
-        logger: Logger = Logger(label: "pacer-cloud"), now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow
+        logger: Logger = Logger(label: "pacer-cloud"), now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow,
+        wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock
     ) throws(ConfigurationError) -> some ApplicationProtocol {
         let forwarder = Forwarder(store: store, configuration: configuration)
         let routes = CloudRoutes(store: store, configuration: configuration, linkBase: try configuration.linkBase(host: host, port: port),
-                                 now: now, wakeForwarder: { forwarder.wake() })
+                                 now: now, wallClock: wallClock, wakeForwarder: { forwarder.wake() })
         var services: [any Service] = [forwarder]
         if let postgres = store as? PostgresCloudStore { services.insert(postgres, at: 0) }
         var app = Application(

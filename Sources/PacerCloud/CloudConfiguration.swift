@@ -16,9 +16,16 @@ public struct CloudConfiguration: Sendable {
     public var rateLimits: RateLimits
     /// Reverse proxies whose X-Forwarded-For is believed (IP addresses, normalized).
     public var trustedProxies: Set<String>
+    /// How long a web session lasts.
+    public var sessions: SessionSettings
+    /// bcrypt's cost for new password hashes (`Passwords.defaultCost`).
+    public var passwordCost: UInt8
 
     public init(publicURL: String? = nil, mail: MailSettings? = nil, outboxPoll: Duration = .seconds(2), retryMax: Duration = .seconds(300),
-                rateLimits: RateLimits = .defaults, trustedProxies: Set<String> = []) {
+                rateLimits: RateLimits = .defaults, trustedProxies: Set<String> = [], sessions: SessionSettings = .defaults,
+                passwordCost: UInt8 = Passwords.defaultCost) {
+        self.sessions = sessions
+        self.passwordCost = passwordCost
         self.publicURL = publicURL
         self.mail = mail
         self.outboxPoll = outboxPoll
@@ -52,6 +59,30 @@ public struct CloudConfiguration: Sendable {
         if host.lowercased() == "localhost" { return true }
         guard let address = ClientAddress.normalized(host) else { return false }
         return address == "::1" || (address.hasPrefix("127.") && !address.contains(":"))
+    }
+}
+
+/// Web session lifetimes (OWASP ASVS 3.3.2): a session ends after `idle` without a request, and
+/// after `absolute` however busy. README: Accounts.
+public struct SessionSettings: Sendable, Equatable {
+    public var idle: Duration
+    public var absolute: Duration
+    /// How long the links of confirmation and reset e-mails work.
+    public var confirmLinkLifetime: Duration
+    public var resetLinkLifetime: Duration
+
+    public static let defaults = SessionSettings(idle: .seconds(30 * 60), absolute: .seconds(12 * 3600))
+
+    /// Milliseconds since 1970 by the system's clock: what sessions and links expire by (tests
+    /// pass their own).
+    public static let systemClock: @Sendable () -> Int64 = { Timestamp.nowMilliseconds() }
+
+    public init(idle: Duration, absolute: Duration, confirmLinkLifetime: Duration = .seconds(48 * 3600),
+                resetLinkLifetime: Duration = .seconds(3600)) {
+        self.idle = idle
+        self.absolute = absolute
+        self.confirmLinkLifetime = confirmLinkLifetime
+        self.resetLinkLifetime = resetLinkLifetime
     }
 }
 

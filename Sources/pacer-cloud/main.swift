@@ -8,7 +8,7 @@ struct PacerCloudCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pacer-cloud",
         abstract: "Pacer's backend: runs, live position and SOS alerts from devices.",
-        subcommands: [Serve.self, DeviceCommand.self])
+        subcommands: [Serve.self, DeviceCommand.self, UserCommand.self])
 }
 
 struct DatabaseOption: ParsableArguments {
@@ -96,6 +96,12 @@ struct Serve: AsyncParsableCommand {
     var uploadRateDevice: RateOption?
     @Option(help: ArgumentHelp("Uploads (PUT) per client address (default 1200/60). Alerts are never limited.", valueName: RateOption.valueName))
     var uploadRateAddress: RateOption?
+    @Option(help: ArgumentHelp("Log-in attempts per account (default 10/900: 10, then one every 90 s).", valueName: RateOption.valueName))
+    var loginRateAccount: RateOption?
+    @Option(help: ArgumentHelp("Log-in attempts per client address (default 10/900).", valueName: RateOption.valueName))
+    var loginRateAddress: RateOption?
+    @Option(help: "Seconds without a request after which a web session ends (default 1800).") var sessionIdle = 1800
+    @Option(help: "Seconds after log-in at which a web session ends however busy (default 43200, 12 h).") var sessionMax = 43_200
 
     func run() async throws {
         guard let config else { return try await serve() }
@@ -116,6 +122,11 @@ struct Serve: AsyncParsableCommand {
         if let alertPageRate { limits.alertPagePerAddress = alertPageRate.limit }
         if let uploadRateDevice { limits.uploadPerDevice = uploadRateDevice.limit }
         if let uploadRateAddress { limits.uploadPerAddress = uploadRateAddress.limit }
+        if let loginRateAccount { limits.loginPerAccount = loginRateAccount.limit }
+        if let loginRateAddress { limits.loginPerAddress = loginRateAddress.limit }
+        guard (60...86_400 * 30).contains(sessionIdle), (60...86_400 * 365).contains(sessionMax), sessionIdle <= sessionMax else {
+            throw ValidationError("--session-idle and --session-max are seconds from 60 (idle up to 30 days, max up to a year), idle at most max")
+        }
         var proxies: Set<String> = []
         for proxy in trustedProxy {
             guard let address = ClientAddress.normalized(proxy) else {
@@ -123,7 +134,8 @@ struct Serve: AsyncParsableCommand {
             }
             proxies.insert(address)
         }
-        var configuration = CloudConfiguration(publicURL: publicURL, rateLimits: limits, trustedProxies: proxies)
+        var configuration = CloudConfiguration(publicURL: publicURL, rateLimits: limits, trustedProxies: proxies,
+                                               sessions: SessionSettings(idle: .seconds(sessionIdle), absolute: .seconds(sessionMax)))
         if let smtp {
             let parts = smtp.split(separator: ":")
             guard parts.count == 2, let smtpPort = Int(parts[1]) else {
@@ -170,7 +182,7 @@ extension Serve {
 
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "device", abstract: "Manage the devices allowed to upload.", subcommands: [Add.self, List.self, Revoke.self, Remove.self])
+        commandName: "device", abstract: "Manage the devices allowed to upload.", subcommands: [Add.self, List.self, Revoke.self, Remove.self, Assign.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Register a device and print its bearer token (shown only once).")
@@ -200,10 +212,32 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func run() async throws {
             let devices = try await database.withStore { store in try await store.devices() }
+            let owners = Dictionary(uniqueKeysWithValues: try await database.withStore { store in try await store.accounts() }.map { ($0.id, $0.email) })
             for device in devices {
-                print([device.name, device.id, device.createdAt, device.email ?? "-", device.webhook ?? "-", device.revoked ? "revoked" : "active"]
+                print([device.name, device.id, device.createdAt, device.email ?? "-", device.webhook ?? "-", device.revoked ? "revoked" : "active",
+                       device.accountID.flatMap { owners[$0] } ?? "-"]
                     .joined(separator: "\t"))
             }
+        }
+    }
+
+    struct Assign: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a device to an account: its runs and alerts, past and future, belong to that account.")
+        @Argument(help: "The device's name.") var name: String
+        @Argument(help: "The account's e-mail address.") var email: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let (name, email) = (name, email)
+            let address = try EmailAddress.normalized(email).get()
+            try await database.withStore { store in
+                let owner = try await UserCommand.account(store, address)
+                guard try await store.assignDevice(name: name, accountID: owner.id) else {
+                    throw ValidationError("no device is named \(DeviceCommand.quoted(name))")
+                }
+            }
+            print("device \(name) now belongs to \(address), with its runs and alerts")
         }
     }
 
@@ -241,4 +275,85 @@ struct DeviceCommand: AsyncParsableCommand {
     }
 
     static func quoted(_ name: String) -> String { "'" + String(name.prefix(64)) + "'" }
+}
+
+
+/// Accounts for operators: made, listed, confirmed and deleted without the web pages.
+struct UserCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self, List.self, Confirm.self, Delete.self])
+
+    /// The account with the (normalised) address, or the operator's error naming it.
+    static func account(_ store: any CloudStore, _ address: String) async throws -> Account {
+        guard let stored = try await store.account(email: address) else {
+            throw ValidationError("no account has the address \(DeviceCommand.quoted(address))")
+        }
+        return stored.account
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an account. The password is read from the first line of standard input (an option would show in ps).")
+        @Argument(help: "The account's e-mail address (its log-in name).") var email: String
+        @Option(help: "The name its pages show (default: the address's part before @).") var displayName: String?
+        @Option(help: "Its time zone, e.g. Europe/Rome.") var timezone = "UTC"
+        @Flag(help: "Mark the address confirmed now (no confirmation e-mail).") var confirmed = false
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                throw ValidationError("give the password on standard input, e.g. printf '%s\\n' \"$PASSWORD\" | pacer-cloud user add ...")
+            }
+            let (email, displayName, timezone, confirmed) = (email, displayName, timezone, confirmed)
+            let account = try await database.withStore { store in
+                try await Accounts.create(store: store, email: email, password: line, displayName: displayName, timezone: timezone,
+                                          confirmed: confirmed)
+            }
+            print("account \(account.email) added (id \(account.id))\(account.confirmed ? ", confirmed" : "")")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List accounts: e-mail, id, created, confirmed, display name, time zone.")
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            for account in try await database.withStore({ store in try await store.accounts() }) {
+                print([account.email, account.id, account.createdAt, account.confirmed ? "confirmed" : "unconfirmed", account.displayName,
+                       account.timezone].joined(separator: "\t"))
+            }
+        }
+    }
+
+    struct Confirm: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Mark an account's address confirmed.")
+        @Argument(help: "The account's e-mail address.") var email: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let address = try EmailAddress.normalized(email).get()
+            _ = try await database.withStore { store in try await store.confirmAccount(id: try await UserCommand.account(store, address).id) }
+            print("account \(address) confirmed")
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete an account with every device of it and their runs, positions and alerts.")
+        @Argument(help: "The account's e-mail address.") var email: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let address = try EmailAddress.normalized(email).get()
+            let removed = try await database.withStore { store -> StoreCounts in
+                let account = try await UserCommand.account(store, address)
+                guard let removed = try await store.deleteAccount(id: account.id) else {
+                    throw ValidationError("account \(address) was deleted meanwhile")
+                }
+                return removed
+            }
+            print("account \(address) deleted with \(removed.devices) devices: \(removed.runs) runs (\(removed.chunks) chunks), "
+                + "\(removed.positions) live position, \(removed.alerts) alerts (\(removed.alertMessages) messages)")
+        }
+    }
 }

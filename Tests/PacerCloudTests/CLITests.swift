@@ -89,6 +89,50 @@ struct CLITests {
         #expect(!after.stdout.contains("pacer-8"))
     }
 
+    @Test("user add|list|confirm|delete and device assign, as an operator runs them")
+    func userCommands() async throws {
+        let directory = try TemporaryDirectory(prefix: "pacer-cloud-users")
+        let database = ["--database", "sqlite:" + directory.file("cloud.db")]
+        /// pacer-cloud with `stdin` piped in (the password is never an argument).
+        func run(_ arguments: [String], stdin: String) async throws -> DaemonFixture.CtlResult {
+            let quoted = ([Self.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+            return try await offPool { try DaemonFixture.runBlocking("/bin/sh", ["-c", "printf '%s\\n' '\(stdin)' | \(quoted)"]) }
+        }
+        let added = try await run(["user", "add", "Ann@Example.org", "--display-name", "Ann", "--timezone", "Europe/Rome"] + database,
+                                  stdin: "a long enough password")
+        #expect(added.status == 0 && added.stdout.hasPrefix("account ann@example.org added"), "\(added.stderr)")
+        let weak = try await run(["user", "add", "bob@example.org"] + database, stdin: "password1234")
+        #expect(weak.status != 0 && weak.stderr.contains("password is one of the most common passwords"), "\(weak.stderr)")
+        let taken = try await run(["user", "add", "ANN@example.org"] + database, stdin: "another long password")
+        #expect(taken.status != 0 && taken.stderr.contains("exists already"), "\(taken.stderr)")
+        let noPassword = try await run(["user", "add", "carl@example.org"] + database, stdin: "")
+        #expect(noPassword.status != 0 && noPassword.stderr.contains("standard input"), "\(noPassword.stderr)")
+
+        var list = try await Self.run(["user", "list"] + database)
+        #expect(list.stdout.hasPrefix("ann@example.org\t") && list.stdout.contains("\tunconfirmed\tAnn\tEurope/Rome"), "\(list.stdout)")
+        #expect(try await Self.run(["user", "confirm", "ann@example.org"] + database).status == 0)
+        list = try await Self.run(["user", "list"] + database)
+        #expect(list.stdout.contains("\tconfirmed\tAnn"), "\(list.stdout)")
+
+        #expect(try await Self.run(["device", "add", "pacer-7"] + database).status == 0)
+        let unknownAccount = try await Self.run(["device", "assign", "pacer-7", "nobody@example.org"] + database)
+        #expect(unknownAccount.status != 0 && unknownAccount.stderr.contains("no account has the address 'nobody@example.org'"))
+        let assigned = try await Self.run(["device", "assign", "pacer-7", "ann@example.org"] + database)
+        #expect(assigned.status == 0 && assigned.stdout.contains("now belongs to ann@example.org"), "\(assigned.stderr)")
+        #expect(try await Self.run(["device", "list"] + database).stdout.contains("\tann@example.org"))
+
+        let deleted = try await Self.run(["user", "delete", "ann@example.org"] + database)
+        #expect(deleted.status == 0 && deleted.stdout.contains("deleted with 1 devices"), "\(deleted.stdout) \(deleted.stderr)")
+        #expect(try await Self.run(["user", "list"] + database).stdout.isEmpty)
+        #expect(try await Self.run(["device", "list"] + database).stdout.isEmpty)
+        #expect(try await Self.run(["user", "delete", "ann@example.org"] + database).status != 0)
+
+        for bad in [["--session-idle", "10"], ["--session-idle", "7200", "--session-max", "3600"]] {
+            let refused = try await Self.run(["serve", "--port", String(try FreePort.tcp())] + bad + database)
+            #expect(refused.status != 0 && refused.stderr.contains("--session-idle and --session-max are seconds from 60"), "\(refused.stderr)")
+        }
+    }
+
     @Test("X-Forwarded-For is believed only from a trusted proxy: a spoofed one cannot dodge the limit")
     func forwardedFor() async throws {
         for trusted in [false, true] {

@@ -49,6 +49,7 @@ struct Cloud: Sendable {
 
     static func with(_ backend: Backend, configuration: CloudConfiguration = CloudConfiguration(),
                      logger: Logger = Logger(label: "pacer-cloud"), now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow,
+                     wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock, testing: TestingSetup = .router,
                      _ body: @Sendable (Cloud) async throws -> Void) async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-test")
         let store: any CloudStore
@@ -58,9 +59,9 @@ struct Cloud: Sendable {
         case .postgres:
             store = try DatabaseURL(try await freshPostgresDatabase()).open()
         }
-        let app = try CloudApplication.make(store: store, configuration: configuration, logger: logger, now: now)
+        let app = try CloudApplication.make(store: store, configuration: configuration, logger: logger, now: now, wallClock: wallClock)
         let path = backend == .sqlite ? directory.file("cloud.db") : nil
-        try await app.test(.router) { client in try await body(Cloud(client: client, store: store, databasePath: path)) }
+        try await app.test(testing) { client in try await body(Cloud(client: client, store: store, databasePath: path)) }
     }
 
     /// Registers a device; its bearer token.

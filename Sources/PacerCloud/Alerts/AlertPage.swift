@@ -101,17 +101,7 @@ enum AlertPage {
 
     /// Headers for every HTML answer: no script, no frames, no sniffing, no referrer, no caching.
     /// The page refreshes itself with a meta refresh, which is not script.
-    static let headers: HTTPFields = {
-        let styleHash = Data(SHA256.hash(data: Data(style.utf8))).base64EncodedString()
-        let policy = "default-src 'none'; style-src 'sha256-\(styleHash)'; img-src 'none'; base-uri 'none'; form-action 'none'; "
-            + "frame-ancestors 'none'"
-        var fields: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
-        fields[.contentSecurityPolicy] = policy
-        fields[.init("X-Frame-Options")!] = "DENY"
-        fields[.init("X-Content-Type-Options")!] = "nosniff"
-        fields[.init("Referrer-Policy")!] = "no-referrer"
-        return fields
-    }()
+    static let headers = SecurityHeaders.html(style: style, formAction: "'none'")
 
     private static func document(title: String, body: String, refresh: Bool = true) -> String {
         """

@@ -4,12 +4,17 @@ import Hummingbird
 public struct CloudRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var device: Device?
+    /// The signed-in account and its session, from the session cookie (`SessionMiddleware`).
+    public var session: StoredSession?
+    public var account: Account?
     /// The socket's remote address (nil in router tests, which have no socket).
     public let peerAddress: String?
 
     public init(source: Source) {
         coreContext = .init(source: source)
         device = nil
+        session = nil
+        account = nil
         peerAddress = source.channel.remoteAddress?.ipAddress
     }
 

@@ -1,7 +1,8 @@
 import Hummingbird
 
 /// Builds pacer-cloud's router: `/health` and `/a/{secret}` open, everything under `/v1`
-/// behind a device's bearer token.
+/// behind a device's bearer token, the account pages behind a session. Every route is added
+/// with its `AccessPolicy`, recorded in `accessRegistry` for the access harness.
 public struct CloudRoutes: Sendable {
     let store: any CloudStore
     let configuration: CloudConfiguration
@@ -13,9 +14,17 @@ public struct CloudRoutes: Sendable {
     let alertPageLimiter: RateLimiter?
     let uploadAddressLimiter: RateLimiter?
     let uploadDeviceLimiter: RateLimiter?
+    let loginAccountLimiter: RateLimiter?
+    let loginAddressLimiter: RateLimiter?
+    /// Milliseconds since 1970: what sessions and e-mailed links expire by.
+    let wallClock: @Sendable () -> Int64
+    /// Each route's policy, filled by `router()`.
+    public let accessRegistry = AccessRegistry()
 
     public init(store: any CloudStore, configuration: CloudConfiguration, linkBase: String,
-                now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow, wakeForwarder: @escaping @Sendable () -> Void = {}) {
+                now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow, wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock,
+                wakeForwarder: @escaping @Sendable () -> Void = {}) {
+        self.wallClock = wallClock
         self.store = store
         self.configuration = configuration
         self.linkBase = linkBase
@@ -24,12 +33,15 @@ public struct CloudRoutes: Sendable {
         alertPageLimiter = limits.alertPagePerAddress.map { RateLimiter($0, now: now) }
         uploadAddressLimiter = limits.uploadPerAddress.map { RateLimiter($0, now: now) }
         uploadDeviceLimiter = limits.uploadPerDevice.map { RateLimiter($0, now: now) }
+        loginAccountLimiter = limits.loginPerAccount.map { RateLimiter($0, now: now) }
+        loginAddressLimiter = limits.loginPerAddress.map { RateLimiter($0, now: now) }
     }
 
     public func router() -> Router<CloudRequestContext> {
         let router = Router(context: CloudRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        router.get("health") { _, _ in
+        let root = PolicedRoutes(group: router.group(), prefix: "", registry: accessRegistry)
+        root.on(.get, "health", PublicAccess(why: "a liveness probe that says nothing")) { _, _ in
             JSONInput.json(Array(#"{"status":"ok"}"#.utf8))
         }
         let clientAddress = RateLimitMiddleware.Key.clientAddress(trustedProxies: configuration.trustedProxies)
@@ -38,7 +50,10 @@ public struct CloudRoutes: Sendable {
             pages.add(middleware: RateLimitMiddleware(limiter: alertPageLimiter, key: clientAddress, what: "alert page lookups",
                                                       applies: { _ in true }, html: true))
         }
-        pages.get(":secret") { _, context in try await alertPage(context: context) }
+        PolicedRoutes(group: pages, prefix: "/a", registry: accessRegistry)
+            .on(.get, ":secret", PublicAccess(why: "the 192-bit secret in the path is the credential; rate-limited per address")) { _, context in
+                try await alertPage(context: context)
+            }
 
         // Uploads are every PUT; alerts (POST) and reads are never limited here.
         let isUpload: @Sendable (Request) -> Bool = { $0.method == .put }
@@ -50,16 +65,21 @@ public struct CloudRoutes: Sendable {
         if let uploadDeviceLimiter {
             v1.add(middleware: RateLimitMiddleware(limiter: uploadDeviceLimiter, key: .device, what: "uploads", applies: isUpload))
         }
-        v1.put("runs/:run_id/chunks/:seq") { request, context in try await putChunk(request, context: context) }
-        v1.put("runs/:run_id") { request, context in try await putSummary(request, context: context) }
-        v1.get("runs") { request, context in try await listRuns(request, context: context) }
-        v1.get("runs/:run_id") { _, context in try await showRun(context: context) }
-        v1.get("runs/:run_id/gpx") { _, context in try await runGPX(context: context) }
-        v1.delete("runs/:run_id") { _, context in try await deleteRun(context: context) }
-        v1.put("position") { request, context in try await putPosition(request, context: context) }
-        v1.get("position") { _, context in try await getPosition(context: context) }
-        v1.post("alerts") { request, context in try await postAlert(request, context: context) }
-        v1.get("alerts") { request, context in try await listAlerts(request, context: context) }
+        let device = PolicedRoutes(group: v1, prefix: "/v1", registry: accessRegistry)
+        device.on(.put, "runs/:run_id/chunks/:seq", DeviceAccess()) { request, context in try await putChunk(request, context: context) }
+        device.on(.put, "runs/:run_id", DeviceAccess()) { request, context in try await putSummary(request, context: context) }
+        device.on(.get, "runs", DeviceAccess()) { request, context in try await listRuns(request, context: context) }
+        device.on(.get, "runs/:run_id", DeviceAccess()) { _, context in try await showRun(context: context) }
+        device.on(.get, "runs/:run_id/gpx", DeviceAccess()) { _, context in try await runGPX(context: context) }
+        device.on(.delete, "runs/:run_id", DeviceAccess()) { _, context in try await deleteRun(context: context) }
+        device.on(.put, "position", DeviceAccess()) { request, context in try await putPosition(request, context: context) }
+        device.on(.get, "position", DeviceAccess()) { _, context in try await getPosition(context: context) }
+        device.on(.post, "alerts", DeviceAccess()) { request, context in try await postAlert(request, context: context) }
+        device.on(.get, "alerts", DeviceAccess()) { request, context in try await listAlerts(request, context: context) }
+
+        let web = router.group()
+        web.add(middleware: SessionMiddleware(sessions: sessions))
+        addWebRoutes(PolicedRoutes(group: web, prefix: "", registry: accessRegistry))
         return router
     }
 }

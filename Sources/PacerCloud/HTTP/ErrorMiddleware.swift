@@ -11,6 +11,9 @@ struct ErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
+        } catch let refusal as WebRefusal {
+            // The account pages' refusals are pages, rendered by the refusal itself.
+            throw refusal
         } catch is NIOTooManyBytesError {
             throw APIError(.contentTooLarge, "too_large", "the body is larger than \(context.maxUploadSize) bytes")
         } catch let error as HTTPError where error.status == .notFound && error.body == nil {

@@ -11,6 +11,14 @@ enum RouteTable {
         (["v1", "runs", "*", "chunks", "*"], ["PUT"]),
         (["v1", "position"], ["GET", "PUT"]),
         (["v1", "alerts"], ["GET", "POST"]),
+        (["signup"], ["GET", "POST"]),
+        (["confirm"], ["GET", "POST"]),
+        (["login"], ["GET", "POST"]),
+        (["logout"], ["POST"]),
+        (["reset"], ["GET", "POST"]),
+        (["reset", "password"], ["GET", "POST"]),
+        (["account"], ["GET"]),
+        (["account", "delete"], ["GET", "POST"]),
     ]
 
     /// The methods `path` takes, or nil when it is no path of the API.

@@ -12,15 +12,25 @@ public struct RateLimits: Sendable, Equatable {
     /// Uploads per client address, before the token is looked at (so guessed tokens are limited
     /// too); twice a device's, since several devices may share an address behind a NAT.
     public var uploadPerAddress: RateLimit?
+    /// Log-in attempts per account (by the address typed, whether or not it has an account):
+    /// 10, then one every 90 s. Guessing one person's password from many addresses stays slow.
+    public var loginPerAccount: RateLimit?
+    /// Log-in attempts per client address: the same, so one address cannot try a common
+    /// password against many accounts.
+    public var loginPerAddress: RateLimit?
 
     public static let defaults = RateLimits(
         alertPagePerAddress: RateLimit(burst: 60, period: .seconds(60)),
         uploadPerDevice: RateLimit(burst: 600, period: .seconds(60)),
         uploadPerAddress: RateLimit(burst: 1200, period: .seconds(60)))
 
-    public init(alertPagePerAddress: RateLimit?, uploadPerDevice: RateLimit?, uploadPerAddress: RateLimit?) {
+    public init(alertPagePerAddress: RateLimit?, uploadPerDevice: RateLimit?, uploadPerAddress: RateLimit?,
+                loginPerAccount: RateLimit? = RateLimit(burst: 10, period: .seconds(900)),
+                loginPerAddress: RateLimit? = RateLimit(burst: 10, period: .seconds(900))) {
         self.alertPagePerAddress = alertPagePerAddress
         self.uploadPerDevice = uploadPerDevice
         self.uploadPerAddress = uploadPerAddress
+        self.loginPerAccount = loginPerAccount
+        self.loginPerAddress = loginPerAddress
     }
 }

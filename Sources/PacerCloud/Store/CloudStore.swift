@@ -18,6 +18,39 @@ public protocol CloudStore: Sendable {
     /// Forwards already queued in the outbox still go out.
     func removeDevice(name: String) async throws -> StoreCounts?
 
+    /// Gives the device to the account (or takes it from any with nil). False: no such device.
+    func assignDevice(name: String, accountID: String?) async throws -> Bool
+
+    // Accounts.
+    /// Throws `StoreError` when an account has that e-mail address already.
+    func addAccount(_ account: Account, passwordHash: String) async throws
+    func accounts() async throws -> [Account]
+    func account(email: String) async throws -> StoredAccount?
+    func account(id: String) async throws -> Account?
+    /// Marks the address confirmed; false: no such account.
+    func confirmAccount(id: String) async throws -> Bool
+    /// Deletes the account and, in the same transaction, every device of it with all their data
+    /// (as `removeDevice`); the rows deleted, or nil when there is no such account.
+    func deleteAccount(id: String) async throws -> StoreCounts?
+    /// Replaces the password hash and ends every session of the account (a reset locks out
+    /// whoever knew the old password).
+    func setPassword(accountID: String, passwordHash: String) async throws
+
+    // Web sessions, by the SHA-256 of their id: shared by every instance on one database.
+    func addSession(_ session: StoredSession) async throws
+    func session(idHash: String) async throws -> StoredSession?
+    func touchSession(idHash: String, seenMs: Int64) async throws
+    func deleteSession(idHash: String) async throws
+    /// Deletes sessions idle since before `idleBeforeMs` or created before `createdBeforeMs`.
+    func deleteExpiredSessions(idleBeforeMs: Int64, createdBeforeMs: Int64) async throws
+
+    // Single-use tokens of e-mailed links (confirmation, password reset), by their SHA-256.
+    /// Stores the token and queues `mail` (the link to it) in one transaction.
+    func addAccountToken(_ token: AccountToken, mail: OutboxMail) async throws
+    /// Deletes the token and returns its account when it has that purpose and has not expired
+    /// at `nowMs`; a token can be taken once.
+    func takeAccountToken(hash: String, purpose: String, nowMs: Int64) async throws -> String?
+
     // Runs.
     func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult
     func putSummary(_ summary: StoredSummary, device: String) async throws -> PutResult

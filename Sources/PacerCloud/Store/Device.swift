@@ -9,6 +9,9 @@ public struct Device: Sendable, Equatable, Codable {
     public var createdAt: String
     /// Its token was revoked (`pacer-cloud device revoke`): it cannot authenticate any more.
     public var revoked = false
+    /// The account it belongs to (`pacer-cloud device assign`), and with it its runs and alerts;
+    /// nil for a device no account owns yet.
+    public var accountID: String?
 
     /// What a revoked device's token hash starts with: no SHA-256 in hex does.
     static let revokedTokenMark = "revoked:"

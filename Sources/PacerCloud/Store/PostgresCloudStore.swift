@@ -127,24 +127,100 @@ public final class PostgresCloudStore: CloudStore, Service {
     }
 
     public func devices() async throws -> [Device] {
-        let rows = try await client.query("SELECT id, name, email, webhook, created_at, token_sha256 FROM device ORDER BY name", logger: logger)
+        let rows = try await client.query("SELECT id, name, email, webhook, created_at, token_sha256, account_id FROM device ORDER BY name", logger: logger)
         return try await Self.devices(rows)
     }
 
     public func device(tokenHash: String) async throws -> Device? {
         let rows = try await client.query(
-            "SELECT id, name, email, webhook, created_at, token_sha256 FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
+            "SELECT id, name, email, webhook, created_at, token_sha256, account_id FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
         return try await Self.devices(rows).first
     }
 
     private static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
         var devices: [Device] = []
-        for try await (id, name, email, webhook, created, tokenHash) in rows.decode((String, String, String?, String?, String, String).self) {
+        for try await (id, name, email, webhook, created, tokenHash, accountID)
+            in rows.decode((String, String, String?, String?, String, String, String?).self) {
             var device = Device(id: id, name: name, email: email, webhook: webhook, createdAt: created)
             device.revoked = tokenHash.hasPrefix(Device.revokedTokenMark)
+            device.accountID = accountID
             devices.append(device)
         }
         return devices
+    }
+
+    public func assignDevice(name: String, accountID: String?) async throws -> Bool {
+        let rows = try await client.query("UPDATE device SET account_id = \(accountID) WHERE name = \(name) RETURNING id", logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func addAccount(_ account: Account, passwordHash: String) async throws {
+        let rows = try await client.query(
+            """
+            INSERT INTO account (id, email, password_bcrypt, confirmed, display_name, timezone, created_at)
+            VALUES (\(account.id), \(account.email), \(passwordHash), \(account.confirmed), \(account.displayName), \(account.timezone),
+                    \(account.createdAt))
+            ON CONFLICT DO NOTHING RETURNING id
+            """, logger: logger)
+        if try await Self.first(rows, as: String.self) == nil {
+            throw StoreError("an account with the address \(account.email) exists already")
+        }
+    }
+
+    private static let accountColumns = "id, email, password_bcrypt, confirmed, display_name, timezone, created_at"
+
+    public func accounts() async throws -> [Account] {
+        try await Self.accounts(client.query(PostgresQuery(unsafeSQL: "SELECT \(Self.accountColumns) FROM account ORDER BY email"), logger: logger))
+            .map(\.account)
+    }
+
+    public func account(email: String) async throws -> StoredAccount? {
+        var query = PostgresQuery(unsafeSQL: "SELECT \(Self.accountColumns) FROM account WHERE email = $1")
+        query.binds.append(email)
+        return try await Self.accounts(client.query(query, logger: logger)).first
+    }
+
+    public func account(id: String) async throws -> Account? {
+        var query = PostgresQuery(unsafeSQL: "SELECT \(Self.accountColumns) FROM account WHERE id = $1")
+        query.binds.append(id)
+        return try await Self.accounts(client.query(query, logger: logger)).first?.account
+    }
+
+    private static func accounts(_ rows: PostgresRowSequence) async throws -> [StoredAccount] {
+        var accounts: [StoredAccount] = []
+        for try await (id, email, hash, confirmed, name, timezone, created)
+            in rows.decode((String, String, String, Bool, String, String, String).self) {
+            accounts.append(StoredAccount(
+                account: Account(id: id, email: email, confirmed: confirmed, displayName: name, timezone: timezone, createdAt: created),
+                passwordHash: hash))
+        }
+        return accounts
+    }
+
+    public func confirmAccount(id: String) async throws -> Bool {
+        let rows = try await client.query("UPDATE account SET confirmed = TRUE WHERE id = \(id) RETURNING id", logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func deleteAccount(id: String) async throws -> StoreCounts? {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection async throws -> StoreCounts? in
+            let found = try await connection.query("SELECT id FROM account WHERE id = \(id) FOR UPDATE", logger: logger)
+            guard try await Self.first(found, as: String.self) != nil else { return nil }
+            var deleted: [String: Int] = [:]
+            for table in StoreCounts.deviceTables {
+                let owned = table == "device" ? "account_id = $1" : "device_id IN (SELECT id FROM device WHERE account_id = $1)"
+                var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(owned) RETURNING 1")
+                query.binds.append(id)
+                deleted[table] = try await Self.count(connection.query(query, logger: logger))
+            }
+            for table in StoreCounts.accountTables {
+                var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(table == "account" ? "id" : "account_id") = $1 RETURNING 1")
+                query.binds.append(id)
+                deleted[table] = try await Self.count(connection.query(query, logger: logger))
+            }
+            return StoreCounts.tabulate(StoreCounts.deviceTables + StoreCounts.accountTables) { deleted[$0] ?? 0 }
+        }
     }
 
     public func revokeDevice(name: String) async throws -> Bool {
@@ -166,6 +242,66 @@ public final class PostgresCloudStore: CloudStore, Service {
             }
             return StoreCounts.tabulate(StoreCounts.deviceTables) { deleted[$0] ?? 0 }
         }
+    }
+
+    public func setPassword(accountID: String, passwordHash: String) async throws {
+        let logger = logger
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("UPDATE account SET password_bcrypt = \(passwordHash) WHERE id = \(accountID)", logger: logger)
+            try await connection.query("DELETE FROM session WHERE account_id = \(accountID)", logger: logger)
+        }
+    }
+
+    public func addSession(_ session: StoredSession) async throws {
+        try await client.query(
+            """
+            INSERT INTO session (id_sha256, account_id, csrf, created_ms, seen_ms)
+            VALUES (\(session.idHash), \(session.accountID), \(session.csrf), \(session.createdMs), \(session.seenMs))
+            """, logger: logger)
+    }
+
+    public func session(idHash: String) async throws -> StoredSession? {
+        let rows = try await client.query(
+            "SELECT id_sha256, account_id, csrf, created_ms, seen_ms FROM session WHERE id_sha256 = \(idHash)", logger: logger)
+        for try await (hash, account, csrf, created, seen) in rows.decode((String, String, String, Int64, Int64).self) {
+            return StoredSession(idHash: hash, accountID: account, csrf: csrf, createdMs: created, seenMs: seen)
+        }
+        return nil
+    }
+
+    public func touchSession(idHash: String, seenMs: Int64) async throws {
+        try await client.query("UPDATE session SET seen_ms = GREATEST(seen_ms, \(seenMs)) WHERE id_sha256 = \(idHash)", logger: logger)
+    }
+
+    public func deleteSession(idHash: String) async throws {
+        try await client.query("DELETE FROM session WHERE id_sha256 = \(idHash)", logger: logger)
+    }
+
+    public func deleteExpiredSessions(idleBeforeMs: Int64, createdBeforeMs: Int64) async throws {
+        try await client.query("DELETE FROM session WHERE seen_ms < \(idleBeforeMs) OR created_ms < \(createdBeforeMs)", logger: logger)
+    }
+
+    public func addAccountToken(_ token: AccountToken, mail: OutboxMail) async throws {
+        let logger = logger
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(
+                """
+                INSERT INTO account_token (token_sha256, account_id, purpose, expires_ms)
+                VALUES (\(token.hash), \(token.accountID), \(token.purpose), \(token.expiresMs))
+                """, logger: logger)
+            try await connection.query(
+                "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', \(mail.to), \(mail.payload), 0)", logger: logger)
+        }
+    }
+
+    public func takeAccountToken(hash: String, purpose: String, nowMs: Int64) async throws -> String? {
+        // DELETE ... RETURNING: of two instances taking one token at once, one gets the row.
+        let rows = try await client.query(
+            "DELETE FROM account_token WHERE token_sha256 = \(hash) RETURNING account_id, purpose, expires_ms", logger: logger)
+        for try await (account, storedPurpose, expires) in rows.decode((String, String, Int64).self) {
+            return storedPurpose == purpose && expires > nowMs ? account : nil
+        }
+        return nil
     }
 
     public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {

@@ -74,7 +74,72 @@ public final class SQLiteCloudStore: CloudStore {
     private static func device(_ row: Row) -> Device {
         var device = Device(id: row["id"], name: row["name"], email: row["email"], webhook: row["webhook"], createdAt: row["created_at"])
         device.revoked = (row["token_sha256"] as String).hasPrefix(Device.revokedTokenMark)
+        device.accountID = row["account_id"]
         return device
+    }
+
+    public func assignDevice(name: String, accountID: String?) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE device SET account_id = ? WHERE name = ?", arguments: [accountID, name])
+            return db.changesCount > 0
+        }
+    }
+
+    public func addAccount(_ account: Account, passwordHash: String) async throws {
+        try await pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE email = ?", arguments: [account.email]) != nil {
+                throw StoreError("an account with the address \(account.email) exists already")
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO account (id, email, password_bcrypt, confirmed, display_name, timezone, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [account.id, account.email, passwordHash, account.confirmed, account.displayName, account.timezone, account.createdAt])
+        }
+    }
+
+    public func accounts() async throws -> [Account] {
+        try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM account ORDER BY email").map { Self.account($0).account } }
+    }
+
+    public func account(email: String) async throws -> StoredAccount? {
+        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM account WHERE email = ?", arguments: [email]).map(Self.account) }
+    }
+
+    public func account(id: String) async throws -> Account? {
+        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM account WHERE id = ?", arguments: [id]).map { Self.account($0).account } }
+    }
+
+    private static func account(_ row: Row) -> StoredAccount {
+        StoredAccount(
+            account: Account(id: row["id"], email: row["email"], confirmed: row["confirmed"], displayName: row["display_name"],
+                             timezone: row["timezone"], createdAt: row["created_at"]),
+            passwordHash: row["password_bcrypt"])
+    }
+
+    public func confirmAccount(id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE account SET confirmed = 1 WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func deleteAccount(id: String) async throws -> StoreCounts? {
+        try await pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE id = ?", arguments: [id]) != nil else { return nil }
+            var deleted: [String: Int] = [:]
+            for table in StoreCounts.deviceTables {
+                let owned = table == "device" ? "account_id = ?" : "device_id IN (SELECT id FROM device WHERE account_id = ?)"
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(owned)", arguments: [id])
+                deleted[table] = db.changesCount
+            }
+            for table in StoreCounts.accountTables {
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(table == "account" ? "id" : "account_id") = ?", arguments: [id])
+                deleted[table] = db.changesCount
+            }
+            return StoreCounts.tabulate(StoreCounts.deviceTables + StoreCounts.accountTables) { deleted[$0] ?? 0 }
+        }
     }
 
     public func revokeDevice(name: String) async throws -> Bool {
@@ -93,6 +158,64 @@ public final class SQLiteCloudStore: CloudStore {
                 deleted[table] = db.changesCount
             }
             return StoreCounts.tabulate(StoreCounts.deviceTables) { deleted[$0] ?? 0 }
+        }
+    }
+
+    public func setPassword(accountID: String, passwordHash: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE account SET password_bcrypt = ? WHERE id = ?", arguments: [passwordHash, accountID])
+            try db.execute(sql: "DELETE FROM session WHERE account_id = ?", arguments: [accountID])
+        }
+    }
+
+    public func addSession(_ session: StoredSession) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO session (id_sha256, account_id, csrf, created_ms, seen_ms) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [session.idHash, session.accountID, session.csrf, session.createdMs, session.seenMs])
+        }
+    }
+
+    public func session(idHash: String) async throws -> StoredSession? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM session WHERE id_sha256 = ?", arguments: [idHash]).map { row in
+                StoredSession(idHash: row["id_sha256"], accountID: row["account_id"], csrf: row["csrf"], createdMs: row["created_ms"],
+                              seenMs: row["seen_ms"])
+            }
+        }
+    }
+
+    public func touchSession(idHash: String, seenMs: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE session SET seen_ms = MAX(seen_ms, ?) WHERE id_sha256 = ?", arguments: [seenMs, idHash])
+        }
+    }
+
+    public func deleteSession(idHash: String) async throws {
+        try await pool.write { db in try db.execute(sql: "DELETE FROM session WHERE id_sha256 = ?", arguments: [idHash]) }
+    }
+
+    public func deleteExpiredSessions(idleBeforeMs: Int64, createdBeforeMs: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM session WHERE seen_ms < ? OR created_ms < ?", arguments: [idleBeforeMs, createdBeforeMs])
+        }
+    }
+
+    public func addAccountToken(_ token: AccountToken, mail: OutboxMail) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO account_token (token_sha256, account_id, purpose, expires_ms) VALUES (?, ?, ?, ?)",
+                           arguments: [token.hash, token.accountID, token.purpose, token.expiresMs])
+            try db.execute(sql: "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', ?, ?, 0)",
+                           arguments: [mail.to, mail.payload])
+        }
+    }
+
+    public func takeAccountToken(hash: String, purpose: String, nowMs: Int64) async throws -> String? {
+        try await pool.write { db in
+            let row = try Row.fetchOne(db, sql: "SELECT account_id, purpose, expires_ms FROM account_token WHERE token_sha256 = ?", arguments: [hash])
+            guard let row else { return nil }
+            try db.execute(sql: "DELETE FROM account_token WHERE token_sha256 = ?", arguments: [hash])
+            let expires: Int64 = row["expires_ms"]
+            return row["purpose"] == purpose && expires > nowMs ? row["account_id"] : nil
         }
     }
 

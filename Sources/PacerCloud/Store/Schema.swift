@@ -4,8 +4,10 @@ enum Schema {
     /// Bumped with every change; a store refuses a database newer than it knows.
     /// 2: alert sequences 64-bit in PostgreSQL too; chunk.samples (the run's cap is checked
     /// without reading bodies). 3: device.webhook_secret (webhooks are signed with it) and
-    /// outbox.device_id (whose secret signs an item).
-    static let version = 3
+    /// outbox.device_id (whose secret signs an item). 4: accounts, and device.account_id (the
+    /// account a device, and so its runs and alerts, belongs to). 5: web sessions and the
+    /// single-use account tokens of e-mailed links, both kept only as SHA-256.
+    static let version = 5
 
     static func statements(postgres: Bool) -> [String] {
         let blob = postgres ? "BYTEA" : "BLOB"
@@ -47,10 +49,25 @@ enum Schema {
                 device_id TEXT)
             """,
             "CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_attempt_ms) WHERE delivered_ms IS NULL",
+            """
+            CREATE TABLE IF NOT EXISTS account (
+                id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, password_bcrypt TEXT NOT NULL, confirmed BOOLEAN NOT NULL,
+                display_name TEXT NOT NULL, timezone TEXT NOT NULL, created_at TEXT NOT NULL)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS session (
+                id_sha256 TEXT PRIMARY KEY, account_id TEXT NOT NULL, csrf TEXT NOT NULL, created_ms BIGINT NOT NULL,
+                seen_ms BIGINT NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS session_by_account ON session (account_id)",
+            """
+            CREATE TABLE IF NOT EXISTS account_token (
+                token_sha256 TEXT PRIMARY KEY, account_id TEXT NOT NULL, purpose TEXT NOT NULL, expires_ms BIGINT NOT NULL)
+            """,
         ]
     }
 
-    /// What takes a version 1 or 2 database to version 3 in PostgreSQL (in the migration's
+    /// What takes an older database to the current version in PostgreSQL (in the migration's
     /// transaction, so it is all or nothing). Harmless on a new database. SQLite's INTEGER is
     /// 64-bit already; its new columns are `sqliteAddedColumns`.
     static let postgresUpgrades = [
@@ -59,12 +76,14 @@ enum Schema {
         "ALTER TABLE chunk ADD COLUMN IF NOT EXISTS samples BIGINT",
         "ALTER TABLE device ADD COLUMN IF NOT EXISTS webhook_secret TEXT",
         "ALTER TABLE outbox ADD COLUMN IF NOT EXISTS device_id TEXT",
+        "ALTER TABLE device ADD COLUMN IF NOT EXISTS account_id TEXT",
     ]
 
     /// Columns SQLite adds to older databases (table, column, type): it has no ADD COLUMN IF
     /// NOT EXISTS, so the store checks each first.
     static let sqliteAddedColumns = [
         ("chunk", "samples", "INTEGER"), ("device", "webhook_secret", "TEXT"), ("outbox", "device_id", "TEXT"),
+        ("device", "account_id", "TEXT"),
     ]
 
     /// Chunks counted in a migration at a time (their bodies are read to count the samples).

@@ -7,12 +7,17 @@ public struct StoreCounts: Sendable, Equatable {
     public var alerts = 0
     public var alertMessages = 0
     public var outbox = 0
+    public var accounts = 0
+    public var sessions = 0
+    public var accountTokens = 0
 
     public init() {}
 
     /// A device's tables, children first: the order `removeDevice` deletes from them.
     static let deviceTables = ["chunk", "run", "position", "alert_message", "alert", "device"]
-    static let allTables = deviceTables + ["outbox"]
+    /// An account's own tables, the account last: what `deleteAccount` deletes after its devices'.
+    static let accountTables = ["session", "account_token", "account"]
+    static let allTables = deviceTables + ["outbox"] + accountTables
 
     /// Counts filled in by `count(table)` for each of `tables`.
     static func tabulate(_ tables: [String] = allTables, _ count: (String) throws -> Int) rethrows -> StoreCounts {
@@ -26,6 +31,9 @@ public struct StoreCounts: Sendable, Equatable {
             case "position": counts.positions = value
             case "alert": counts.alerts = value
             case "alert_message": counts.alertMessages = value
+            case "account": counts.accounts = value
+            case "session": counts.sessions = value
+            case "account_token": counts.accountTokens = value
             default: counts.outbox = value
             }
         }

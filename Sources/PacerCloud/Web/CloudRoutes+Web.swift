@@ -1,0 +1,217 @@
+import Foundation
+import Hummingbird
+
+/// The account pages: sign up, confirm, log in and out, reset the password, the account, and
+/// deleting it. Forms post back to their own path; a refusal shows the form again with a 4xx
+/// that names the field.
+extension CloudRoutes {
+    func addWebRoutes(_ web: PolicedRoutes) {
+        let anyone = { (why: String) in PublicAccess(why: why) }
+        web.on(.get, "signup", anyone("the sign-up form")) { request, context in formPage(.signup, request, context) }
+        web.on(.post, "signup", anyone("creating an account needs no account")) { request, context in try await signUp(request, context) }
+        web.on(.get, "confirm", anyone("the e-mailed token is the credential; GET only shows the button")) { request, context in
+            formPage(.confirm, request, context, values: ["token": request.uri.queryParameters["token"].map(String.init) ?? ""])
+        }
+        web.on(.post, "confirm", anyone("the e-mailed single-use token is the credential")) { request, context in
+            try await confirm(request, context)
+        }
+        web.on(.get, "login", anyone("the log-in form")) { request, context in formPage(.login, request, context) }
+        web.on(.post, "login", anyone("the password is the credential; rate-limited per account and address")) { request, context in
+            try await logIn(request, context)
+        }
+        web.on(.post, "logout", SignedInAccess()) { request, context in try await logOut(request, context) }
+        web.on(.get, "reset", anyone("the reset form")) { request, context in formPage(.reset, request, context) }
+        web.on(.post, "reset", anyone("answers the same whether or not the address has an account")) { request, context in
+            try await requestReset(request, context)
+        }
+        web.on(.get, "reset/password", anyone("the e-mailed token is the credential; GET only shows the form")) { request, context in
+            formPage(.resetPassword, request, context, values: ["token": request.uri.queryParameters["token"].map(String.init) ?? ""])
+        }
+        web.on(.post, "reset/password", anyone("the e-mailed single-use token is the credential")) { request, context in
+            try await resetPassword(request, context)
+        }
+        web.on(.get, "account", SignedInAccess()) { _, context in try await accountPage(context) }
+        web.on(.get, "account/delete", SignedInAccess()) { request, context in formPage(.accountDelete, request, context) }
+        web.on(.post, "account/delete", SignedInAccess()) { request, context in try await deleteAccount(request, context) }
+    }
+
+    var sessions: Sessions {
+        Sessions(store: store, settings: configuration.sessions, secureCookies: linkBase.lowercased().hasPrefix("https:"), nowMs: wallClock)
+    }
+
+    /// A form page. Signed in, its CSRF token is the session's; signed out, the form cookie's
+    /// (made now when the browser has none).
+    private func formPage(_ page: WebPage, _ request: Request, _ context: CloudRequestContext, values: [String: String] = [:]) -> Response {
+        if let session = context.session { return page.response(values: values, csrf: session.csrf) }
+        if let existing = request.cookies[Sessions.formCookieName]?.value, Tokens.isWellFormedSecret(existing) {
+            return page.response(values: values, csrf: existing)
+        }
+        let token = Tokens.random()
+        return page.response(values: values, csrf: token,
+                             extraHeaders: [.setCookie: sessions.cookie(Sessions.formCookieName, value: token, maxAge: nil)])
+    }
+
+    private func message(_ title: String, _ text: String, link: (href: String, label: String)? = nil, headers: HTTPFields = [:]) -> Response {
+        var values: [String: Any] = ["title": title, "text": text]
+        if let link { values["link"] = ["href": link.href, "label": link.label] }
+        return WebPage.message.response(values: values, csrf: nil, extraHeaders: headers)
+    }
+
+    /// Refuses a form field: the form again with a 400 naming it.
+    private func refuse(_ error: AccountInputError, _ page: WebPage, values: [String: String]) -> WebRefusal {
+        .form(.badRequest, page: page, message: error.message, values: values)
+    }
+
+    private func signUp(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let form = try await WebForm.read(request, context: context)
+        let values = ["email": form["email"] ?? "", "display_name": form["display_name"] ?? "", "timezone": form["timezone"] ?? ""]
+        let password = try form.required("password", page: .signup, values: values)
+        let account: Account
+        do {
+            account = try await Accounts.create(store: store, email: try form.required("email", page: .signup, values: values), password: password,
+                                                displayName: form["display_name"].flatMap { $0.isEmpty ? nil : $0 },
+                                                timezone: form["timezone"].flatMap { $0.isEmpty ? nil : $0 } ?? "UTC",
+                                                cost: configuration.passwordCost)
+        } catch let error as AccountInputError {
+            throw refuse(error, .signup, values: values)
+        } catch is StoreError {
+            throw WebRefusal.form(.conflict, page: .signup, message: "email: an account with this address exists already; log in or reset its password",
+                                  values: values)
+        }
+        guard try await mailLink(to: account, purpose: AccountToken.confirm) else {
+            return message("Account created", "This server sends no e-mail: ask its operator to confirm your account (pacer-cloud user confirm).")
+        }
+        return message("Check your e-mail", "We sent a link to \(account.email). Follow it to confirm your address, then log in.")
+    }
+
+    /// Stores a single-use token for the account and queues the e-mail with its link; false when
+    /// this server has no mail relay.
+    private func mailLink(to account: Account, purpose: String) async throws -> Bool {
+        guard let mail = configuration.mail else { return false }
+        let token = Tokens.random()
+        let (lifetime, path, subject, intro) = purpose == AccountToken.confirm
+            ? (configuration.sessions.confirmLinkLifetime, "/confirm", "Confirm your Pacer account", "Confirm your address for Pacer:")
+            : (configuration.sessions.resetLinkLifetime, "/reset/password", "Reset your Pacer password", "Choose a new Pacer password:")
+        let hours = max(1, lifetime.milliseconds / 3_600_000)
+        let text = "\(intro)\n\n\(linkBase)\(path)?token=\(token)\n\nThe link works once, for \(hours) hours. "
+            + "If you did not ask for this, ignore this e-mail."
+        let payload = try JSONInput.canonical(Forwarding.Email(from: mail.from, to: account.email, subject: subject, text: text))
+        try await store.addAccountToken(
+            AccountToken(hash: Tokens.hash(token), accountID: account.id, purpose: purpose, expiresMs: wallClock() + lifetime.milliseconds),
+            mail: OutboxMail(to: account.email, payload: payload))
+        wakeForwarder()
+        return true
+    }
+
+    /// The account the form's token is for, taking the token; a 400 naming it when it is none.
+    private func takeToken(_ form: WebForm, purpose: String, page: WebPage) async throws -> String {
+        let token = try form.required("token", page: page)
+        guard Tokens.isWellFormedSecret(token),
+              let accountID = try await store.takeAccountToken(hash: Tokens.hash(token), purpose: purpose, nowMs: wallClock()) else {
+            throw WebRefusal.plain(.badRequest, "token: this link is not valid, was used already or has expired; ask for a new one")
+        }
+        return accountID
+    }
+
+    private func confirm(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let form = try await WebForm.read(request, context: context)
+        let accountID = try await takeToken(form, purpose: AccountToken.confirm, page: .confirm)
+        _ = try await store.confirmAccount(id: accountID)
+        return message("Address confirmed", "You can log in now.", link: ("/login", "Log in"))
+    }
+
+    private func logIn(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let form = try await WebForm.read(request, context: context)
+        let values = ["email": form["email"] ?? ""]
+        let password = try form.required("password", page: .login, values: values)
+        let email: String
+        switch EmailAddress.normalized(try form.required("email", page: .login, values: values)) {
+        case .success(let address): email = address
+        case .failure(let error): throw refuse(error, .login, values: values)
+        }
+        try limitLogIn(request, context, email: email)
+        guard let account = try await Accounts.authenticate(store: store, email: email, password: password, cost: configuration.passwordCost) else {
+            throw WebRefusal.form(.unauthorized, page: .login, message: "email or password: the address or the password is wrong", values: values)
+        }
+        guard account.confirmed else {
+            throw WebRefusal.form(.forbidden, page: .login, message: "email: confirm this address first, with the link we e-mailed to it",
+                                  values: values)
+        }
+        // A new id at every log-in (no session fixation); the browser's old session, if any, ends.
+        if let old = request.cookies[Sessions.cookieName]?.value, Tokens.isWellFormedSecret(old) {
+            try await store.deleteSession(idHash: Tokens.hash(old))
+        }
+        let (id, started) = try await sessions.start(accountID: account.id)
+        // Sessions nobody came back to are deleted here, at the rate people log in.
+        try await store.deleteExpiredSessions(idleBeforeMs: started.createdMs - configuration.sessions.idle.milliseconds,
+                                              createdBeforeMs: started.createdMs - configuration.sessions.absolute.milliseconds)
+        return Response(status: .seeOther, headers: [.location: "/account", .setCookie: sessions.sessionCookie(id: id), .cacheControl: "no-store"])
+    }
+
+    /// Log-in attempts, per client address and per account (the address typed): 429 past either.
+    private func limitLogIn(_ request: Request, _ context: CloudRequestContext, email: String) throws {
+        let forwarded = request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value)
+        let address = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: forwarded, trustedProxies: configuration.trustedProxies)
+        for (limiter, key, source) in [(loginAddressLimiter, "address " + address, "this address"), (loginAccountLimiter, "account " + email, "this account")] {
+            guard let limiter, case .limited(let seconds) = limiter.take(key) else { continue }
+            throw WebRefusal.tooManyAttempts(
+                retryAfter: seconds, message: "too many log-in attempts for \(source): at most \(limiter.limit.phrase); retry after \(seconds) s")
+        }
+    }
+
+    private func logOut(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        _ = try await WebForm.read(request, context: context)
+        if let session = context.session { try await store.deleteSession(idHash: session.idHash) }
+        return Response(status: .seeOther, headers: [.location: "/login", .setCookie: sessions.clearedSessionCookie(), .cacheControl: "no-store"])
+    }
+
+    private func requestReset(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let form = try await WebForm.read(request, context: context)
+        let values = ["email": form["email"] ?? ""]
+        let email: String
+        switch EmailAddress.normalized(try form.required("email", page: .reset, values: values)) {
+        case .success(let address): email = address
+        case .failure(let error): throw refuse(error, .reset, values: values)
+        }
+        // The log-in limits: reset e-mails cannot be used to flood someone's inbox either.
+        try limitLogIn(request, context, email: email)
+        if let stored = try await store.account(email: email) { _ = try await mailLink(to: stored.account, purpose: AccountToken.reset) }
+        return message("Check your e-mail", "If \(email) has an account here, we sent it a link to choose a new password.")
+    }
+
+    private func resetPassword(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let form = try await WebForm.read(request, context: context)
+        let values = ["token": form["token"] ?? ""]
+        let password = try form.required("password", page: .resetPassword, values: values)
+        // The password is checked before the token is taken: a weak one does not use up the link.
+        if let problem = PasswordPolicy.problem(with: password) { throw refuse(problem, .resetPassword, values: values) }
+        let accountID = try await takeToken(form, purpose: AccountToken.reset, page: .resetPassword)
+        try await store.setPassword(accountID: accountID, passwordHash: await Passwords.hash(password, cost: configuration.passwordCost))
+        // Following the e-mailed link proves the address as well as confirming it would.
+        _ = try await store.confirmAccount(id: accountID)
+        return message("Password changed", "Every session of your account has ended. Log in with the new password.", link: ("/login", "Log in"),
+                       headers: [.setCookie: sessions.clearedSessionCookie()])
+    }
+
+    private func accountPage(_ context: CloudRequestContext) async throws -> Response {
+        guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
+        let devices = try await store.devices().filter { $0.accountID == account.id }.map { ["name": $0.name] }
+        return WebPage.account.response(
+            values: ["display_name": account.displayName, "email": account.email, "timezone": account.timezone, "devices": devices],
+            csrf: session.csrf)
+    }
+
+    private func deleteAccount(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let form = try await WebForm.read(request, context: context)
+        guard let account = context.account else { throw WebRefusal.signInFirst }
+        let password = try form.required("password", page: .accountDelete)
+        // A stolen session must not become unlimited password guesses.
+        try limitLogIn(request, context, email: account.email)
+        guard let stored = try await store.account(email: account.email), await Passwords.verify(password, hash: stored.passwordHash) else {
+            throw WebRefusal.form(.unauthorized, page: .accountDelete, message: "password: this is not your password; nothing was deleted")
+        }
+        _ = try await store.deleteAccount(id: account.id)
+        return message("Account deleted", "Your account, its devices and all their runs and alerts are deleted.",
+                       headers: [.setCookie: sessions.clearedSessionCookie()])
+    }
+}

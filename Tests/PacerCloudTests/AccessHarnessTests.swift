@@ -1,0 +1,212 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import PacerCloud
+import PacerTestSupport
+import Testing
+
+/// The access harness: every route the router has must have a case here, in which another
+/// account, another device's token, an expired session and no credentials each try it on the
+/// owner's things and are refused, or else be declared public by its own policy. A route
+/// added without its case fails `everyRouteIsCovered`. Later routes add their cases here.
+@Suite("pacer-cloud: access harness (every route, four callers)")
+struct AccessHarnessTests {
+    /// What the owner has, and the callers that are not the owner.
+    struct Fixture: Sendable {
+        var ownerEmail: String
+        var ownerToken: String
+        var ownerRun: String
+        var ownerAlert: String
+        var ownerSession: String
+        var otherDeviceToken: String
+    }
+
+    /// A caller trying a route; `session` is a cookie id and its CSRF token.
+    struct Caller: Sendable, CustomStringConvertible {
+        var description: String
+        var bearer: String?
+        var session: (id: String, csrf: String)?
+    }
+
+    /// A request on the owner's things. `scoped`: the route answers about the caller only, so a
+    /// 2xx is no breach as long as it shows nothing of the owner's and leaves the owner's
+    /// things as they were (checked after every case).
+    struct Case: Sendable {
+        var method: HTTPRequest.Method
+        var uri: @Sendable (Fixture) -> String
+        var body: @Sendable (Fixture) -> [UInt8]? = { _ in nil }
+        var contentType: String? = nil
+        var scoped = false
+    }
+
+    enum Rule: Sendable {
+        case publicRoute
+        case guarded(Case)
+    }
+
+    static func form(_ fields: [String: String]) -> [UInt8] { Array(Browser.encode(fields).utf8) }
+    static let formType = "application/x-www-form-urlencoded"
+
+    /// One per route, by Hummingbird's spelling of it ("GET /v1/runs/{run_id}").
+    static let cases: [String: Rule] = [
+        "GET /health": .publicRoute,
+        "GET /a/{secret}": .publicRoute,
+        "GET /signup": .publicRoute,
+        "POST /signup": .publicRoute,
+        "GET /confirm": .publicRoute,
+        "POST /confirm": .publicRoute,
+        "GET /login": .publicRoute,
+        "POST /login": .publicRoute,
+        "GET /reset": .publicRoute,
+        "POST /reset": .publicRoute,
+        "GET /reset/password": .publicRoute,
+        "POST /reset/password": .publicRoute,
+        "PUT /v1/runs/{run_id}/chunks/{seq}": .guarded(Case(
+            method: .put, uri: { "/v1/runs/\($0.ownerRun)/chunks/0" }, body: { _ in Track.chunk(Track.samples(2, from: 50)) },
+            contentType: "application/x-pacer-track", scoped: true)),
+        "PUT /v1/runs/{run_id}": .guarded(Case(
+            method: .put, uri: { "/v1/runs/\($0.ownerRun)" },
+            body: { _ in Array((try? JSONSerialization.data(withJSONObject: Track.summary(chunks: 1, distance: 1.0))) ?? Data()) },
+            contentType: "application/json", scoped: true)),
+        "GET /v1/runs": .guarded(Case(method: .get, uri: { _ in "/v1/runs" }, scoped: true)),
+        "GET /v1/runs/{run_id}": .guarded(Case(method: .get, uri: { "/v1/runs/\($0.ownerRun)" })),
+        "GET /v1/runs/{run_id}/gpx": .guarded(Case(method: .get, uri: { "/v1/runs/\($0.ownerRun)/gpx" })),
+        "DELETE /v1/runs/{run_id}": .guarded(Case(method: .delete, uri: { "/v1/runs/\($0.ownerRun)" })),
+        "PUT /v1/position": .guarded(Case(
+            method: .put, uri: { _ in "/v1/position" },
+            body: { _ in Array(#"{"time":"2026-05-10T09:00:00.000Z","lat":1.5,"lon":2.5}"#.utf8) }, contentType: "application/json", scoped: true)),
+        "GET /v1/position": .guarded(Case(method: .get, uri: { _ in "/v1/position" })),
+        "POST /v1/alerts": .guarded(Case(
+            method: .post, uri: { _ in "/v1/alerts" },
+            body: { Array((try? JSONSerialization.data(withJSONObject: AlertTests.message($0.ownerAlert, 1, type: "cancelled"))) ?? Data()) },
+            contentType: "application/json", scoped: true)),
+        "GET /v1/alerts": .guarded(Case(method: .get, uri: { _ in "/v1/alerts" }, scoped: true)),
+        "POST /logout": .guarded(Case(method: .post, uri: { _ in "/logout" }, body: { _ in form([:]) }, contentType: formType, scoped: true)),
+        "GET /account": .guarded(Case(method: .get, uri: { _ in "/account" }, scoped: true)),
+        "GET /account/delete": .guarded(Case(method: .get, uri: { _ in "/account/delete" }, scoped: true)),
+        "POST /account/delete": .guarded(Case(
+            method: .post, uri: { _ in "/account/delete" }, body: { _ in form(["password": AccountTests.password]) }, contentType: formType,
+            scoped: true)),
+    ]
+
+    /// The routes of `router` without a case, or whose case disagrees with the policy they were
+    /// registered with (a case says public, the route is guarded, or the other way round).
+    static func uncovered(_ router: Router<CloudRequestContext>, registry: AccessRegistry) -> [String] {
+        let rules = registry.all
+        return router.routes.map { AccessRegistry.key(method: $0.method, path: "\($0.path)") }.sorted().compactMap { key in
+            guard let rule = rules[key] else { return "\(key): added without an access policy" }
+            switch cases[key] {
+            case nil: return "\(key): no access case (policy \(rule))"
+            case .publicRoute where !rule.hasPrefix("public: "): return "\(key): its case says public, its policy is \(rule)"
+            case .guarded where rule.hasPrefix("public: "): return "\(key): its case is guarded, its policy says \(rule)"
+            default: return nil
+            }
+        }
+    }
+
+    static func routes(_ store: any CloudStore) -> CloudRoutes {
+        CloudRoutes(store: store, configuration: WebConfig.make(), linkBase: "http://127.0.0.1:8080")
+    }
+
+    @Test("every registered route has its access case, and each case's kind matches the route's policy")
+    func everyRouteIsCovered() async throws {
+        let directory = try TemporaryDirectory(prefix: "pacer-cloud-access")
+        let routes = Self.routes(try SQLiteCloudStore(path: directory.file("cloud.db")))
+        let router = routes.router()
+        #expect(router.routes.count == Self.cases.count)
+        #expect(Self.uncovered(router, registry: routes.accessRegistry) == [])
+        // Public routes state why, in their policy.
+        for (key, rule) in routes.accessRegistry.all where rule.hasPrefix("public: ") {
+            #expect(rule.count > "public: ".count + 10, "\(key): \(rule)")
+        }
+    }
+
+    @Test("a route added without its case is caught")
+    func missingCaseFails() async throws {
+        let directory = try TemporaryDirectory(prefix: "pacer-cloud-access")
+        let routes = Self.routes(try SQLiteCloudStore(path: directory.file("cloud.db")))
+        let router = routes.router()
+        router.get("account/export") { _, _ in "everything" }
+        #expect(Self.uncovered(router, registry: routes.accessRegistry) == ["GET /account/export: added without an access policy"])
+    }
+
+    @Test("another account, another device's token, an expired session and no credentials are refused on every guarded route",
+          arguments: Backend.allCases)
+    func everyCallerIsRefused(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: WebConfig.make()) { cloud in
+            let owner = try await Accounts.create(store: cloud.store, email: "ann@example.org", password: AccountTests.password,
+                                                  displayName: "Ann", confirmed: true, cost: AccountTests.cost)
+            let other = try await Accounts.create(store: cloud.store, email: "bob@example.org", password: "bob's own long password",
+                                                  displayName: "Bob", confirmed: true, cost: AccountTests.cost)
+            let ownerToken = try await cloud.addDevice("ann-pacer")
+            let otherToken = try await cloud.addDevice("bob-pacer")
+            #expect(try await cloud.store.assignDevice(name: "ann-pacer", accountID: owner.id))
+            #expect(try await cloud.store.assignDevice(name: "bob-pacer", accountID: other.id))
+            let run = Track.runID(), alert = Track.runID()
+            #expect(try await cloud.putChunk(run, 0, Track.chunk(Track.samples(5)), token: ownerToken).status == .created)
+            #expect(try await cloud.json(.put, "/v1/runs/\(run)", token: ownerToken, Track.summary(chunks: 1)).status == .created)
+            #expect(try await cloud.json(.put, "/v1/position", token: ownerToken,
+                                         ["time": "2026-05-10T07:31:00.000Z", "lat": 45.5, "lon": 9.2]).status == .ok)
+            #expect(try await cloud.json(.post, "/v1/alerts", token: ownerToken, AlertTests.message(alert, 0)).status == .created)
+            let now = SessionSettings.systemClock()
+            func session(_ account: Account, ageMs: Int64) async throws -> (id: String, csrf: String) {
+                let id = Tokens.random(), csrf = Tokens.random()
+                try await cloud.store.addSession(StoredSession(idHash: Tokens.hash(id), accountID: account.id, csrf: csrf,
+                                                               createdMs: now - ageMs, seenMs: now - ageMs))
+                return (id, csrf)
+            }
+            let fixture = Fixture(ownerEmail: owner.email, ownerToken: ownerToken, ownerRun: run, ownerAlert: alert,
+                                  ownerSession: try await session(owner, ageMs: 0).id, otherDeviceToken: otherToken)
+
+            /// What the owner sees of their things; the same before and after every attack.
+            func ownerView() async throws -> [String] {
+                var view: [String] = []
+                for path in ["/v1/runs/\(run)", "/v1/position", "/v1/alerts", "/v1/runs"] {
+                    view.append(try await cloud.request(.get, path, token: ownerToken).text)
+                }
+                let page = try await cloud.request(.get, "/account", token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
+                view.append("\(page.status) " + page.text)
+                view.append(String(try await cloud.store.accounts().count))
+                return view
+            }
+            let before = try await ownerView()
+            #expect(before.last == "2" && before[4].contains("ann@example.org"))
+
+            for (key, rule) in Self.cases.sorted(by: { $0.key < $1.key }) {
+                guard case .guarded(let item) = rule else { continue }
+                // Fresh sessions per case: a log-out by one case must not disarm the next.
+                let callers = [
+                    Caller(description: "no credentials"),
+                    Caller(description: "another device's token", bearer: otherToken),
+                    Caller(description: "an expired session", session: try await session(owner, ageMs: 13 * 3_600_000)),
+                    Caller(description: "another account", session: try await session(other, ageMs: 0)),
+                ]
+                for caller in callers {
+                    var headers: HTTPFields = [:]
+                    if let type = item.contentType { headers[.contentType] = type }
+                    if let bearer = caller.bearer { headers[.authorization] = "Bearer \(bearer)" }
+                    var body = item.body(fixture)
+                    if let session = caller.session {
+                        headers[.cookie] = "pacer_session=\(session.id)"
+                        // The caller's own valid CSRF token: the policy, not the CSRF check, must refuse.
+                        if item.contentType == Self.formType {
+                            body = Array((String(decoding: body ?? [], as: UTF8.self) + "&csrf=\(session.csrf)").utf8)
+                        }
+                    }
+                    let response = try await cloud.client.execute(uri: item.uri(fixture), method: item.method, headers: headers,
+                                                                  body: body.map { ByteBuffer(bytes: $0) })
+                    let status = response.status.code
+                    let refused = [401, 403, 404].contains(status)
+                    // The ids in the path are the caller's own choice (a device names its runs): a scoped
+                    // answer may echo them; it may not show the owner's address or device.
+                    let harmless = item.scoped && status < 400 && !response.text.contains(fixture.ownerEmail)
+                        && !response.text.contains("ann-pacer")
+                    #expect(refused || harmless, "\(key) by \(caller): \(status) \(response.text.prefix(300))")
+                    #expect(status < 500, "\(key) by \(caller): \(status)")
+                    #expect(try await ownerView() == before, "\(key) by \(caller) changed what the owner sees")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import PacerCloud
+import Testing
+
+@Suite("pacer-cloud: account pages")
+struct PageTests {
+    @Test("every page: security headers, no script, a phone's viewport, and what was typed escaped", arguments: Backend.allCases)
+    func pages(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: WebConfig.make()) { cloud in
+            let browser = Browser(cloud)
+            var seen: [TestResponse] = []
+            for path in ["/signup", "/confirm?token=x%22%3E%3Cb%3E", "/login", "/reset", "/reset/password?token=abc"] {
+                seen.append(try await browser.get(path))
+            }
+            let hostile = #""><script>alert(1)</script>"#
+            let refused = try await browser.post("/signup", ["email": hostile + "@example.org", "password": AccountTests.password,
+                                                             "display_name": hostile])
+            #expect(refused.status == .badRequest && refused.text.contains("email is not an e-mail address"))
+            #expect(refused.text.contains("&lt;script&gt;") && !refused.text.contains(hostile))
+            seen.append(refused)
+            try await browser.signUpAndLogIn("ann@example.org")
+            seen.append(try await browser.get("/account"))
+            seen.append(try await browser.get("/account/delete"))
+            #expect(seen[2].text.contains("<h1>Log in</h1>") && seen[1].text.contains(#"value="x&quot;&gt;&lt;b&gt;""#))
+            for page in seen {
+                #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+                let policy = page.headers[.contentSecurityPolicy] ?? ""
+                #expect(policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'") && !policy.contains("script-src"))
+                #expect(page.headers[.init("X-Frame-Options")!] == "DENY" && page.headers[.init("X-Content-Type-Options")!] == "nosniff")
+                #expect(page.headers[.init("Referrer-Policy")!] == "no-referrer" && page.headers[.cacheControl] == "no-store")
+                #expect(!page.text.contains("<script") && !page.text.contains(" style=") && !page.text.contains("onclick"))
+                #expect(page.text.contains(#"<meta name="viewport" content="width=device-width, initial-scale=1">"#))
+            }
+        }
+    }
+
+    @Test("malformed forms are a 4xx naming what is wrong, never a 5xx, and store nothing", arguments: Backend.allCases)
+    func malformed(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: WebConfig.make()) { cloud in
+            let browser = Browser(cloud)
+            let csrf = try #require(Browser.csrf(in: try await browser.get("/signup").text))
+            let cookie = "pacer_form=\(csrf)"
+            func post(_ body: [UInt8], type: String = "application/x-www-form-urlencoded") async throws -> TestResponse {
+                try await cloud.client.execute(uri: "/signup", method: .post, headers: [.contentType: type, .cookie: cookie],
+                                               body: ByteBuffer(bytes: body))
+            }
+            let cases: [(body: [UInt8], type: String, status: HTTPResponse.Status, says: String)] = [
+                (Array(#"{"email":"a@b.org"}"#.utf8), "application/json", .unsupportedMediaType, "application/x-www-form-urlencoded"),
+                (Array(repeating: UInt8(ascii: "a"), count: 17_000), "application/x-www-form-urlencoded", .contentTooLarge, "larger than 16384"),
+                (Array("csrf=\(csrf)&email=%ZZ".utf8), "application/x-www-form-urlencoded", .badRequest, "not valid percent-encoded"),
+                (Array("csrf=\(csrf)&email=".utf8) + [0xFF, 0xFE], "application/x-www-form-urlencoded", .badRequest, "not UTF-8"),
+                (Array("csrf=\(csrf)&email=a%00b".utf8), "application/x-www-form-urlencoded", .badRequest, "email contains a NUL"),
+                (Array("csrf=\(csrf)&email=a%40b.org".utf8), "application/x-www-form-urlencoded", .badRequest, "password is missing"),
+                (Array("csrf=\(csrf)&password=correct+horse+battery".utf8), "application/x-www-form-urlencoded", .badRequest, "email is missing"),
+                (Array("csrf=\(csrf)&email=a%40b.org&password=correct+horse+battery&timezone=Nowhere".utf8), "application/x-www-form-urlencoded",
+                 .badRequest, "timezone &#39;Nowhere&#39; is not a time zone"),
+            ]
+            for item in cases {
+                let response = try await post(item.body, type: item.type)
+                #expect(response.status == item.status, "\(item.says): \(response.status)")
+                #expect(response.text.contains(item.says), "\(item.says): \(response.text)")
+            }
+            #expect(try await cloud.store.accounts().isEmpty)
+            // A taken address is a 409 naming the field.
+            _ = try await Accounts.create(store: cloud.store, email: "a@b.org", password: AccountTests.password, displayName: nil, cost: AccountTests.cost)
+            let taken = try await post(Array("csrf=\(csrf)&email=A%40b.org&password=another+long+password".utf8))
+            #expect(taken.status == .conflict && taken.text.contains("email: an account with this address exists already"))
+        }
+    }
+}
