@@ -75,7 +75,7 @@ public struct SessionSettings: Sendable, Equatable {
 
     /// Milliseconds since 1970 by the system's clock: what sessions and links expire by (tests
     /// pass their own).
-    public static let systemClock: @Sendable () -> Int64 = { Timestamp.nowMilliseconds() }
+    public static let systemClock: @Sendable () -> Int64 = { WallClock.nowMilliseconds() }
 
     public init(idle: Duration, absolute: Duration, confirmLinkLifetime: Duration = .seconds(48 * 3600),
                 resetLinkLifetime: Duration = .seconds(3600)) {

@@ -1,4 +1,5 @@
 import Foundation
+import PacerContract
 
 /// Creating accounts and checking passwords: the same rules for the admin CLI and the sign-up
 /// page, so neither can make an account the other would refuse.
@@ -21,7 +22,7 @@ public enum Accounts {
             throw AccountInputError(field: "timezone", "timezone '\(timezone.prefix(64))' is not a time zone name like Europe/Rome or UTC")
         }
         let account = Account(id: UUID().uuidString.lowercased(), email: address, confirmed: confirmed, displayName: name, timezone: timezone,
-                              createdAt: Timestamp.iso8601(milliseconds: Timestamp.nowMilliseconds()))
+                              createdAt: WireTime.text(milliseconds: WallClock.nowMilliseconds()))
         try await store.addAccount(account, passwordHash: await Passwords.hash(password, cost: cost))
         return account
     }
