@@ -68,8 +68,11 @@ struct BluetoothSimulatorTests {
             usleep(400_000)
             let seen = monitor.messages()
             try gdbus(sim, "/org/bluez/hci0", "org.bluez.Adapter1.StopDiscovery").check()
+            // The simulator announces Discovering false first and invalidates the straps' RSSI
+            // after it: wait for both, or the invalidation may not have arrived yet.
             let stopped = monitor.wait { messages in
                 messages.contains { property($0, "/org/bluez/hci0", "org.bluez.Adapter1", "Discovering") == .bool(false) }
+                    && messages.contains { rssiInvalidated($0, BluetoothSimulator.devicePath(Self.newStrap)) }
             }
             return (found.satisfied, stopped.satisfied, seen, stopped.messages)
         }
@@ -86,12 +89,13 @@ struct BluetoothSimulatorTests {
         #expect(added(messages, BluetoothSimulator.devicePath(Self.farStrap)) == nil)
         #expect(added(messages, BluetoothSimulator.devicePath(Self.silentStrap)) == nil)
         // When discovery stops, RSSI is invalidated.
-        let invalidated = afterStop.filter {
-            $0.isSignal("org.freedesktop.DBus.Properties", "PropertiesChanged")
-                && $0.path == BluetoothSimulator.devicePath(Self.newStrap)
-                && ($0.arguments[safe: 2]?.array ?? []).contains(.string("RSSI"))
-        }
-        #expect(!invalidated.isEmpty)
+        #expect(afterStop.contains { rssiInvalidated($0, BluetoothSimulator.devicePath(Self.newStrap)) })
+    }
+
+    /// A PropertiesChanged of `path`'s Device1 that invalidates its RSSI.
+    private func rssiInvalidated(_ message: BusMessage, _ path: String) -> Bool {
+        message.isSignal("org.freedesktop.DBus.Properties", "PropertiesChanged") && message.path == path
+            && (message.arguments[safe: 2]?.array ?? []).contains(.string("RSSI"))
     }
 
     /// BlueZ ties a discovery session to the client that started it: busctl leaves the bus at
