@@ -105,7 +105,8 @@ struct ForwardingTests {
 
     static func verify(secret: String, signature: String, body: String, now: Int? = nil) async throws -> CommandResult {
         let script = DaemonFixture.repositoryRoot + "/tools/verify-webhook"
-        let arguments = ["--secret", secret, "--signature", signature, "--body", body] + (now.map { ["--now", String($0)] } ?? [])
+        // `--name=value`: a random secret may begin with "-", which argparse would take for an option.
+        let arguments = ["--secret=" + secret, "--signature=" + signature, "--body=" + body] + (now.map { ["--now=" + String($0)] } ?? [])
         return try await offPool { try BlockingCommand.run(script, arguments) }
     }
 
