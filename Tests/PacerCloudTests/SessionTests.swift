@@ -220,6 +220,23 @@ struct SessionTests {
             #expect(owner.status == .seeOther)
         }
     }
+
+    @Test("sign-ups cost a bcrypt hash and an e-mail: 10 from one address, and the 11th is 429 with nothing created")
+    func signUpLimitPerAddress() async throws {
+        let configuration = WebConfig.make(proxies: ["127.0.0.1", "::1"])
+        try await Cloud.with(.sqlite, configuration: configuration, testing: .live) { cloud in
+            let flooder = Browser(cloud, address: "198.51.100.44")
+            for index in 0..<10 {
+                let made = try await flooder.post("/signup", ["email": "new\(index)@example.org", "password": Self.password])
+                #expect(made.status == .ok, "sign-up \(index): \(made.status)")
+            }
+            let limited = try await flooder.post("/signup", ["email": "new10@example.org", "password": Self.password])
+            #expect(limited.status == .tooManyRequests && limited.text.contains("too many sign-up attempts for this address"), "\(limited.status)")
+            #expect(try await cloud.store.account(email: "new10@example.org") == nil)
+            // Someone else signs up as usual.
+            try await Browser(cloud, address: "203.0.113.6").signUpAndLogIn("eve@example.org")
+        }
+    }
 }
 
 @Suite("pacer-cloud: password reset and account deletion")

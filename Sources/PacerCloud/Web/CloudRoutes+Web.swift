@@ -66,9 +66,16 @@ extension CloudRoutes {
         let form = try await WebForm.read(request, context: context)
         let values = ["email": form["email"] ?? "", "display_name": form["display_name"] ?? "", "timezone": form["timezone"] ?? ""]
         let password = try form.required("password", page: .signup, values: values)
+        let email: String
+        switch EmailAddress.normalized(try form.required("email", page: .signup, values: values)) {
+        case .success(let address): email = address
+        case .failure(let error): throw refuse(error, .signup, values: values)
+        }
+        // Each sign-up costs a bcrypt hash and may send an e-mail: the log-in limits hold it too.
+        try limitAttempts(request, context, email: email, what: "sign-up")
         let account: Account
         do {
-            account = try await Accounts.create(store: store, email: try form.required("email", page: .signup, values: values), password: password,
+            account = try await Accounts.create(store: store, email: email, password: password,
                                                 displayName: form["display_name"].flatMap { $0.isEmpty ? nil : $0 },
                                                 timezone: form["timezone"].flatMap { $0.isEmpty ? nil : $0 } ?? "UTC",
                                                 cost: configuration.passwordCost)
@@ -129,7 +136,7 @@ extension CloudRoutes {
         case .success(let address): email = address
         case .failure(let error): throw refuse(error, .login, values: values)
         }
-        try limitLogIn(request, context, email: email)
+        try limitAttempts(request, context, email: email, what: "log-in")
         guard let account = try await Accounts.authenticate(store: store, email: email, password: password, cost: configuration.passwordCost) else {
             throw WebRefusal.form(.unauthorized, page: .login, message: "email or password: the address or the password is wrong", values: values)
         }
@@ -148,14 +155,15 @@ extension CloudRoutes {
         return Response(status: .seeOther, headers: [.location: "/account", .setCookie: sessions.sessionCookie(id: id), .cacheControl: "no-store"])
     }
 
-    /// Log-in attempts, per client address and per account (the address typed): 429 past either.
-    private func limitLogIn(_ request: Request, _ context: CloudRequestContext, email: String) throws {
+    /// Log-in, sign-up and reset attempts share one budget per client address and per account
+    /// (the address typed): 429 past either.
+    private func limitAttempts(_ request: Request, _ context: CloudRequestContext, email: String, what: String) throws {
         let forwarded = request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value)
         let address = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: forwarded, trustedProxies: configuration.trustedProxies)
         for (limiter, key, source) in [(loginAddressLimiter, "address " + address, "this address"), (loginAccountLimiter, "account " + email, "this account")] {
             guard let limiter, case .limited(let seconds) = limiter.take(key) else { continue }
             throw WebRefusal.tooManyAttempts(
-                retryAfter: seconds, message: "too many log-in attempts for \(source): at most \(limiter.limit.phrase); retry after \(seconds) s")
+                retryAfter: seconds, message: "too many \(what) attempts for \(source): at most \(limiter.limit.phrase); retry after \(seconds) s")
         }
     }
 
@@ -174,7 +182,7 @@ extension CloudRoutes {
         case .failure(let error): throw refuse(error, .reset, values: values)
         }
         // The log-in limits: reset e-mails cannot be used to flood someone's inbox either.
-        try limitLogIn(request, context, email: email)
+        try limitAttempts(request, context, email: email, what: "reset")
         if let stored = try await store.account(email: email) { _ = try await mailLink(to: stored.account, purpose: AccountToken.reset) }
         return message("Check your e-mail", "If \(email) has an account here, we sent it a link to choose a new password.")
     }
@@ -206,7 +214,7 @@ extension CloudRoutes {
         guard let account = context.account else { throw WebRefusal.signInFirst }
         let password = try form.required("password", page: .accountDelete)
         // A stolen session must not become unlimited password guesses.
-        try limitLogIn(request, context, email: account.email)
+        try limitAttempts(request, context, email: account.email, what: "password")
         guard let stored = try await store.account(email: account.email), await Passwords.verify(password, hash: stored.passwordHash) else {
             throw WebRefusal.form(.unauthorized, page: .accountDelete, message: "password: this is not your password; nothing was deleted")
         }
