@@ -46,6 +46,7 @@ Parameters (-p JSON object, all optional):
 
 import math
 import re
+import os
 import sys
 import time
 
@@ -54,6 +55,11 @@ import dbus.lowlevel
 from gi.repository import GLib
 
 from dbusmock import mockobject
+
+# The helpers both simulators share (dbusmock loads this file by its path).
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from pacertools.dbus_properties import dbus_error, get_all_properties, get_property  # noqa: E402
 
 BUS_NAME = 'org.bluez'
 MAIN_OBJ = '/'
@@ -140,10 +146,6 @@ def log(message):
 
 def bluez_error(name, message):
     return dbus.exceptions.DBusException(message, name='org.bluez.Error.' + name)
-
-
-def dbus_error(name, message):
-    return dbus.exceptions.DBusException(message, name='org.freedesktop.DBus.Error.' + name)
 
 
 def control_error(name, message):
@@ -345,16 +347,10 @@ class Node:
             self.sim.emitter.properties(self.path, interface, {}, [name])
 
     def _get(self, interface, name):
-        if interface not in self.obj.props:
-            raise dbus_error('InvalidArgs', f"No such interface '{interface}'")
-        if name not in self.obj.props[interface]:
-            raise dbus_error('InvalidArgs', f"No such property '{name}'")
-        return self.obj.props[interface][name]
+        return get_property(self.obj.props, interface, name)
 
     def _get_all(self, interface):
-        if interface not in self.obj.props:
-            raise dbus_error('InvalidArgs', f"No such interface '{interface}'")
-        return dbus.Dictionary(self.obj.props[interface], signature='sv')
+        return get_all_properties(self.obj.props, interface)
 
     def _set(self, interface, name, value):
         if interface not in self.obj.props:
