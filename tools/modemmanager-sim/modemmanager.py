@@ -45,7 +45,7 @@ from dbusmock import mockobject
 # The helpers both simulators share (dbusmock loads this file by its path).
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-from pacertools.dbus_properties import dbus_error, get_all_properties, get_property  # noqa: E402
+from pacertools.dbus_sim import PropertyTable, SimulatorBase, dbus_error  # noqa: E402
 
 BUS_NAME = 'org.freedesktop.ModemManager1'
 MAIN_OBJ = '/org/freedesktop/ModemManager1'
@@ -263,7 +263,7 @@ class Emitter:
         self.connection.send_message(message)
 
 
-class Node:
+class Node(PropertyTable):
     '''One exported object: its interfaces, properties and signals, with
     Properties.Get/GetAll/Set answering as GDBus does for ModemManager's
     skeletons (every ModemManager property is read-only) and Introspect
@@ -315,15 +315,8 @@ class Node:
         self.sim.emitter.forget(self.path)
         self.sim.root.RemoveObject(self.path)
 
-    def _get(self, interface, name):
-        return get_property(self.obj.props, interface, name)
-
-    def _get_all(self, interface):
-        return get_all_properties(self.obj.props, interface)
-
     def _set(self, interface, name, value):
-        if interface not in self.obj.props:
-            raise dbus_error('InvalidArgs', f"No such interface '{interface}'")
+        self._require_interface(interface)
         if name not in self.obj.props[interface]:
             raise dbus_error('InvalidArgs', f"No such property '{name}'")
         raise dbus_error('InvalidArgs', f"Property '{name}' is not writable")
@@ -898,12 +891,9 @@ class Modem:
 # --- The simulator ------------------------------------------------------------
 
 
-class Simulator:
+class Simulator(SimulatorBase):
     def __init__(self, root, parameters):
-        self.root = root
-        self.connection = root.connection
-        self.params = dict(DEFAULTS)
-        self.params.update({k: v for k, v in parameters.items() if k in DEFAULTS})
+        super().__init__(root, parameters, DEFAULTS)
         self.params['send_delay'] = float(self.params['send_delay'])
         self.params['sending_state'] = bool(self.params['sending_state'])
         self.params['report_state'] = int(self.params['report_state'])
