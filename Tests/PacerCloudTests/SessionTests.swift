@@ -304,6 +304,10 @@ struct ResetAndDeletionTests {
 
             let wrong = try await ann.post("/account/delete", ["password": "not my password at all"])
             #expect(wrong.status == .unauthorized && wrong.text.contains("password: this is not your password"))
+            // The form shown again carries the session's CSRF token, so sending it again works
+            // (the refusal was once rendered with the pre-log-in form token, and refused as forged).
+            let again = try await ann.post("/account/delete", ["password": "still not my password"], csrf: Browser.csrf(in: wrong.text))
+            #expect(again.status == .unauthorized && again.text.contains("password: this is not your password"))
             // Bob's session with Ann's password deletes nothing: the route acts on the caller's account only.
             let bobTries = try await bob.post("/account/delete", ["password": "not bob's password"])
             #expect(bobTries.status == .unauthorized)
