@@ -25,6 +25,7 @@ import traceback
 
 from pacertools.common import Interrupted, log, run_cleanups
 
+from .device import Device
 from .servers import Cloud, MailSink, OtherSite
 
 FLOWS = []
@@ -56,6 +57,14 @@ class FlowContext:
     def __init__(self, browser, cloud, mail, directory, cleanups):
         self.browser, self.cloud, self.mail, self.directory = browser, cloud, mail, directory
         self._cleanups = cleanups
+
+    def device(self, upload=None):
+        """A started pacerd (browser.device.Device, built next to pacer-cloud) with `upload` as
+        its [upload] keys, stopped when the flow ends."""
+        device = Device(os.path.dirname(self.cloud.binary), os.path.join(self.directory, "device"), upload)
+        self._cleanups.append(device.stop)
+        device.start()
+        return device
 
     def other_site(self, pages):
         """Another site serving `pages` ({"/path": html}) until the flow ends (servers.OtherSite)."""
