@@ -47,6 +47,8 @@ public protocol CloudStore: Sendable {
     // Single-use tokens of e-mailed links (confirmation, password reset), by their SHA-256.
     /// Stores the token and queues `mail` (the link to it) in one transaction.
     func addAccountToken(_ token: AccountToken, mail: OutboxMail) async throws
+    /// Queues an e-mail that carries no link (a notice to an account's address).
+    func queueMail(_ mail: OutboxMail) async throws
     /// Deletes the token and returns its account when it has that purpose and has not expired
     /// at `nowMs`; a token can be taken once.
     func takeAccountToken(hash: String, purpose: String, nowMs: Int64) async throws -> String?

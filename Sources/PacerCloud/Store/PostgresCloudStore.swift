@@ -289,12 +289,21 @@ public final class PostgresCloudStore: CloudStore, Service {
                 INSERT INTO account_token (token_sha256, account_id, purpose, expires_ms)
                 VALUES (\(token.hash), \(token.accountID), \(token.purpose), \(token.expiresMs))
                 """, logger: logger)
-            try await connection.query(
-                "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', \(mail.to), \(mail.payload), 0)", logger: logger)
+            try await connection.query(Self.queueing(mail), logger: logger)
         }
     }
 
+    public func queueMail(_ mail: OutboxMail) async throws {
+        try await client.query(Self.queueing(mail), logger: logger)
+    }
+
+    private static func queueing(_ mail: OutboxMail) -> PostgresQuery {
+        "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', \(mail.to), \(mail.payload), 0)"
+    }
+
     public func takeAccountToken(hash: String, purpose: String, nowMs: Int64) async throws -> String? {
+        // Links nobody followed in time go here, at the rate links are followed.
+        try await client.query("DELETE FROM account_token WHERE expires_ms <= \(nowMs) AND token_sha256 <> \(hash)", logger: logger)
         // DELETE ... RETURNING: of two instances taking one token at once, one gets the row.
         let rows = try await client.query(
             "DELETE FROM account_token WHERE token_sha256 = \(hash) RETURNING account_id, purpose, expires_ms", logger: logger)
@@ -536,7 +545,11 @@ public final class PostgresCloudStore: CloudStore, Service {
 
     public func outboxDelivered(id: Int64, nowMs: Int64) async throws {
         try await client.query(
-            "UPDATE outbox SET attempts = attempts + 1, delivered_ms = \(nowMs), last_error = NULL WHERE id = \(id)", logger: logger)
+            // An account's e-mail held a single-use link: once sent, only that it was sent stays.
+            """
+            UPDATE outbox SET attempts = attempts + 1, delivered_ms = \(nowMs), last_error = NULL,
+                payload = CASE WHEN device_id IS NULL THEN '' ELSE payload END WHERE id = \(id)
+            """, logger: logger)
     }
 
     public func outboxFailed(id: Int64, error: String, nextAttemptMs: Int64) async throws {

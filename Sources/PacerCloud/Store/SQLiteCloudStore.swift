@@ -204,14 +204,24 @@ public final class SQLiteCloudStore: CloudStore {
         try await pool.write { db in
             try db.execute(sql: "INSERT INTO account_token (token_sha256, account_id, purpose, expires_ms) VALUES (?, ?, ?, ?)",
                            arguments: [token.hash, token.accountID, token.purpose, token.expiresMs])
-            try db.execute(sql: "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', ?, ?, 0)",
-                           arguments: [mail.to, mail.payload])
+            try Self.queueMail(mail, in: db)
         }
+    }
+
+    public func queueMail(_ mail: OutboxMail) async throws {
+        try await pool.write { db in try Self.queueMail(mail, in: db) }
+    }
+
+    private static func queueMail(_ mail: OutboxMail, in db: Database) throws {
+        try db.execute(sql: "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', ?, ?, 0)",
+                       arguments: [mail.to, mail.payload])
     }
 
     public func takeAccountToken(hash: String, purpose: String, nowMs: Int64) async throws -> String? {
         try await pool.write { db in
             let row = try Row.fetchOne(db, sql: "SELECT account_id, purpose, expires_ms FROM account_token WHERE token_sha256 = ?", arguments: [hash])
+            // Links nobody followed in time go here, at the rate links are followed.
+            try db.execute(sql: "DELETE FROM account_token WHERE expires_ms <= ? AND token_sha256 <> ?", arguments: [nowMs, hash])
             guard let row else { return nil }
             try db.execute(sql: "DELETE FROM account_token WHERE token_sha256 = ?", arguments: [hash])
             let expires: Int64 = row["expires_ms"]
@@ -439,7 +449,11 @@ public final class SQLiteCloudStore: CloudStore {
 
     public func outboxDelivered(id: Int64, nowMs: Int64) async throws {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1, delivered_ms = ?, last_error = NULL WHERE id = ?",
+            // An account's e-mail held a single-use link: once sent, only that it was sent stays.
+            try db.execute(sql: """
+                UPDATE outbox SET attempts = attempts + 1, delivered_ms = ?, last_error = NULL,
+                    payload = CASE WHEN device_id IS NULL THEN '' ELSE payload END WHERE id = ?
+                """,
                            arguments: [nowMs, id])
         }
     }
