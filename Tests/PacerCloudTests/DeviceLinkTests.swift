@@ -47,7 +47,7 @@ struct DeviceLinkTests {
             let token = try #require(grant["token"] as? String)
             let account = try #require(try await cloud.store.account(email: "ann@example.org")).account
             let device = try #require(try await cloud.store.devices().first { $0.name == "ann-pi" })
-            #expect(device.accountID == account.id && !device.revoked)
+            #expect(device.accountID == account.id && !device.revoked && device.lastSeenMs != nil, "seen when it linked")
 
             // Uploads with the new token belong to the device, and so to the account.
             let run = Track.runID()
@@ -55,7 +55,7 @@ struct DeviceLinkTests {
             #expect(try await cloud.json(.put, "/v1/runs/\(run)", token: token, Track.summary(chunks: 1)).status == .created)
             #expect(try await cloud.request(.get, "/v1/runs", token: token).text.contains(run))
             let page = try await browser.get("/devices")
-            #expect(page.text.contains("ann-pi") && !page.text.contains("Last seen: not yet"), "seen when it uploaded")
+            #expect(page.text.contains("ann-pi") && page.text.contains("Last seen: 20"), "\(page.text)")
 
             // The code works once, in any case and spacing.
             let (again, refusal) = try await Self.link(cloud, code.lowercased(), name: "ann-other")
@@ -151,6 +151,7 @@ struct DeviceLinkTests {
             }
             let linked = outcomes.compactMap { outcome -> Device? in if case .linked(let device, _) = outcome { device } else { nil } }
             #expect(linked.count == 1 && outcomes.filter { $0 == .usedCode }.count == 7, "\(outcomes)")
+            #expect(linked.first?.lastSeenMs == 1_500)
             let winner = try #require(linked.first)
             #expect(try await store.devices().map(\.name) == [winner.name] && winner.accountID == ann.id)
 
@@ -182,7 +183,17 @@ struct DeviceLinkTests {
             try await browser.signUpAndLogIn("ann@example.org")
             let code = try await Self.newCode(browser)
             clock.advance(.seconds(599))
-            #expect(try await Self.link(cloud, code, name: "in-time").0.status == .created)
+            let (linked, grant) = try await Self.link(cloud, code, name: "in-time")
+            #expect(linked.status == .created)
+            // Last seen: at the link, then at its requests, to the minute.
+            let linkedAt = clock.now()
+            #expect(try await cloud.store.devices().first?.lastSeenMs == linkedAt)
+            clock.advance(.seconds(30))
+            #expect(try await cloud.request(.get, "/v1/runs", token: grant["token"] as? String).status == .ok)
+            #expect(try await cloud.store.devices().first?.lastSeenMs == linkedAt, "not written more than once a minute")
+            clock.advance(.seconds(90))
+            #expect(try await cloud.request(.get, "/v1/runs", token: grant["token"] as? String).status == .ok)
+            #expect(try await cloud.store.devices().first?.lastSeenMs == clock.now())
             let late = try await Self.newCode(browser)
             clock.advance(.seconds(600))
             let (expired, body) = try await Self.link(cloud, late, name: "too-late")

@@ -194,18 +194,22 @@ public final class PostgresCloudStore: CloudStore, Service {
                 logger: logger)).first
             var linked = device
             linked.accountID = code.accountID
+            linked.lastSeenMs = nowMs
             var relinked = false
             if let existing {
                 guard existing.accountID == code.accountID else { return .nameTaken }
-                try await connection.query("UPDATE device SET token_sha256 = \(tokenHash) WHERE id = \(existing.id)", logger: logger)
+                try await connection.query(
+                    "UPDATE device SET token_sha256 = \(tokenHash), last_seen_ms = \(nowMs) WHERE id = \(existing.id)", logger: logger)
                 linked = existing
                 linked.revoked = false
+                linked.lastSeenMs = nowMs
                 relinked = true
             } else {
                 let inserted = try await connection.query(
                     """
-                    INSERT INTO device (id, name, token_sha256, created_at, account_id)
-                    VALUES (\(device.id), \(device.name), \(tokenHash), \(device.createdAt), \(code.accountID)) ON CONFLICT DO NOTHING RETURNING id
+                    INSERT INTO device (id, name, token_sha256, created_at, account_id, last_seen_ms)
+                    VALUES (\(device.id), \(device.name), \(tokenHash), \(device.createdAt), \(code.accountID), \(nowMs))
+                    ON CONFLICT DO NOTHING RETURNING id
                     """, logger: logger)
                 // Another instance made a device of that name a moment ago.
                 if try await Self.first(inserted, as: String.self) == nil { return .nameTaken }

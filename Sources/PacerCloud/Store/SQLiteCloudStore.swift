@@ -111,17 +111,19 @@ public final class SQLiteCloudStore: CloudStore {
             let accountID: String = code["account_id"]
             var linked = device
             linked.accountID = accountID
+            linked.lastSeenMs = nowMs
             var relinked = false
             if let existing = try Row.fetchOne(db, sql: "SELECT * FROM device WHERE name = ?", arguments: [device.name]).map(Self.device) {
                 guard existing.accountID == accountID else { return .nameTaken }
-                try db.execute(sql: "UPDATE device SET token_sha256 = ? WHERE id = ?", arguments: [tokenHash, existing.id])
+                try db.execute(sql: "UPDATE device SET token_sha256 = ?, last_seen_ms = ? WHERE id = ?", arguments: [tokenHash, nowMs, existing.id])
                 linked = existing
                 linked.revoked = false
+                linked.lastSeenMs = nowMs
                 relinked = true
             } else {
                 try db.execute(
-                    sql: "INSERT INTO device (id, name, token_sha256, created_at, account_id) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [device.id, device.name, tokenHash, device.createdAt, accountID])
+                    sql: "INSERT INTO device (id, name, token_sha256, created_at, account_id, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [device.id, device.name, tokenHash, device.createdAt, accountID, nowMs])
             }
             try db.execute(sql: "UPDATE link_code SET used_ms = ? WHERE code_sha256 = ?", arguments: [nowMs, codeHash])
             return .linked(linked, relinked: relinked)

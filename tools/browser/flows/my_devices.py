@@ -18,12 +18,13 @@ def my_devices(t):
 
     browser.open(cloud.url + "/login")
     browser.fill({"email": EMAIL, "password": PASSWORD})
-    browser.submit()
+    # The pages' buttons submit by default (no type attribute): clicked, as a person does.
+    browser.click("form[action='/login'] button")
     expect(browser.url.endswith("/account"), f"the log-in went to {browser.url}")
     browser.click("a[href='/devices']", shot="empty")
     expect("No device yet" in browser.text(), f"the page shows:\n{browser.text()}")
 
-    browser.submit("form[action='/devices/link']", shot="code")
+    browser.click("form[action='/devices/link'] button", shot="code")
     code = browser.text("#link-code")
     expect(len(code) == 9 and code[4] == "-", f"the code is {code!r}")
     expect(f"pacerctl cloud link {cloud.url} {code}" in browser.text(), f"the page does not show the command:\n{browser.text()}")
@@ -37,9 +38,10 @@ def my_devices(t):
     expect(status == 409 and again["error"]["code"] == "code_used", f"the code worked twice: {status} {again}")
 
     browser.open(cloud.url + "/devices", shot="linked")
-    expect("ann-pi" in browser.text() and "Unlink ann-pi" in browser.text(), f"the page shows:\n{browser.text()}")
+    expect("ann-pi" in browser.text() and "Unlink ann-pi" in browser.text() and "Last seen: 20" in browser.text(),
+           f"the page shows:\n{browser.text()}")
     browser.click("a[href$='/unlink']", shot="unlink")
-    browser.submit(shot="unlinked")
+    browser.click("form[action$='/unlink'] button", shot="unlinked")
     expect("Unlinked" in browser.text(), f"after unlinking the page shows:\n{browser.text()}")
     status, _ = cloud.request("GET", "/v1/runs", token=grant["token"])
     expect(status == 401, f"the unlinked device's token still answers {status}")
