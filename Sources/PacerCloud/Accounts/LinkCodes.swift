@@ -15,10 +15,12 @@ public enum LinkCodes {
         return String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
     }
 
-    /// As typed ("abcd-efgh", "ABCD EFGH") to the stored form ("ABCDEFGH"); nil when it is not
-    /// 8 characters of the alphabet.
+    /// As typed ("abcd-efgh", "ABCD EFGH\n") to the stored form ("ABCDEFGH"); nil when it is
+    /// not 8 characters of the alphabet, dashes, spaces, tabs and line breaks aside (what
+    /// openapi.yaml's pattern allows).
     public static func normalized(_ typed: String) -> String? {
-        let characters = typed.uppercased().filter { $0 != "-" && $0 != " " }
+        // By scalar: "\r\n" is one Character.
+        let characters = String(String.UnicodeScalarView(typed.uppercased().unicodeScalars.filter { !"- \t\n\r".unicodeScalars.contains($0) }))
         guard characters.count == length, characters.allSatisfy(alphabet.contains) else { return nil }
         return characters
     }

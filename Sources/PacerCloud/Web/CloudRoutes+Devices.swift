@@ -71,8 +71,8 @@ extension CloudRoutes {
         return Response(status: .noContent)
     }
 
-    /// `POST /v1/link`: the code is the credential. Refusals name the problem (400 not a code,
-    /// unknown; 409 used, or the name is another's; 410 expired) and use nothing up.
+    /// `POST /v1/link`: the code is the credential. Refusals name the problem (400 not a code;
+    /// 404 unknown; 409 used, or the name is another's; 410 expired) and use nothing up.
     func linkDevice(_ request: Request, context: CloudRequestContext) async throws -> Response {
         let input = try JSONInput.decode(DeviceLinkRequest.self, from: try await JSONInput.jsonBody(of: request, context: context))
         guard let code = LinkCodes.normalized(input.code) else {
@@ -99,7 +99,7 @@ extension CloudRoutes {
                 let grant = DeviceLinkGrant(token: token, device: linked.name, account: accountName)
                 return try JSONInput.encode(grant, status: relinked ? .ok : .created)
             case .unknownCode:
-                throw APIError(.badRequest, "code_unknown", "field 'code': no such link code; check it, or press Link a device again for a new one")
+                throw APIError(.notFound, "code_unknown", "field 'code': no such link code; check it, or press Link a device again for a new one")
             case .usedCode:
                 throw APIError(.conflict, "code_used", "field 'code': this link code was used already; each works once, press Link a device for a new one")
             case .expiredCode:
