@@ -86,6 +86,13 @@ import Glibc
         let line = try #require(owners.stdout.split(separator: "\n").first { $0.hasPrefix("ann-pi\t") })
         #expect(line.hasSuffix("\tactive\tann@example.org"), "the device, and so its run, is the account's: \(line)")
 
+        // SOS alerts go with the link's token too, so they are the account's as well.
+        #expect(try await daemon.ctl("sos", "test").status == 0)
+        try await waitOffPool(timeout: .seconds(60), every: .milliseconds(100)) {
+            guard let (status, body) = try? CloudServer.get(cloud.url + "/v1/alerts", token: token), status == 200 else { return false }
+            return ((try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["alerts"] as? [Any])?.count == 1
+        }
+
         // The code worked once.
         let reused = try await daemon.ctl("cloud", "link", cloud.url, code)
         #expect(reused.status != 0 && reused.stderr.contains("used already"), "\(reused.stderr)")
