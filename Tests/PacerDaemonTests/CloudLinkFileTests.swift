@@ -36,7 +36,7 @@ import Glibc
         let file = CloudLinkFile(storePath: directory.file("pacer.db"))
         for text in ["", "{}", #"{"url":"https://x","token":""}"#, "not json"] {
             try text.write(toFile: file.path, atomically: true, encoding: .utf8)
-            #expect(throws: CloudLinkFileError.self, "\(text)") { try file.read() }
+            #expect(throws: StateFileError.self, "\(text)") { try file.read() }
         }
     }
 }
