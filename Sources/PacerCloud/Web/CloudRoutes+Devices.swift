@@ -103,7 +103,7 @@ extension CloudRoutes {
             case .usedCode:
                 throw APIError(.conflict, "code_used", "field 'code': this link code was used already; each works once, press Link a device for a new one")
             case .expiredCode:
-                throw APIError(.gone, "code_expired", "field 'code': this link code has expired (codes work for 10 minutes); press Link a device for a new one")
+                throw APIError(.gone, "code_expired", "field 'code': this link code has expired (codes work for \(LinkCodes.lifetimeMs / 60_000) minutes); press Link a device for a new one")
             case .nameTaken where input.name == nil && attempt < 3:
                 continue
             case .nameTaken:
