@@ -26,6 +26,8 @@ struct ControlService: Service {
     let voiceMute: @Sendable (Bool) -> Void
     let sos: SOSLane
     let uplink: Uplink
+    /// The cloud link (`pacerctl cloud`), its file and the credentials it resolves to.
+    let cloud: CloudAccess
 
     func run() async throws {
         await withGracefulShutdownHandler {
@@ -117,6 +119,9 @@ struct ControlService: Service {
                 sos.put(.status(reply: { done.resume(returning: $0) }))
             }
             return Self.json(status)
+        case "cloud": return cloudStatus()
+        case "cloud.link": return try await linkToCloud(request)
+        case "cloud.unlink": return try await unlinkFromCloud()
         default:
             throw ControlError.unknownCommand(request.command)
         }

@@ -19,6 +19,7 @@ struct ReloadService: Service {
     let log: DaemonLog
     /// What was loaded at start: settings that only apply at start are compared with it.
     let startConfiguration: PacerConfiguration
+    let cloud: CloudAccess
 
     func run() async throws {
         for await _ in signals.cancelOnGracefulShutdown() {
@@ -26,8 +27,9 @@ struct ReloadService: Service {
             do {
                 let configuration = try PacerConfiguration.load(path: configPath)
                 pipeline.queue.put(.reload(configuration))
-                sos.put(.reload(LaneSettings(configuration)))
-                uplink.put(.reload(UplinkSettings(configuration)))
+                cloud.reloaded(configuration)
+                sos.put(.reload(cloud.laneSettings))
+                uplink.put(.reload(cloud.uplinkSettings))
                 strapSettings.reload(configuration)
                 for name in Self.restartOnly(startConfiguration, configuration) {
                     log(.warning, "config", "\(name) changed; it takes effect when pacerd restarts")

@@ -19,9 +19,11 @@ struct UplinkService: Service {
 }
 
 extension UplinkSettings {
-    init(_ configuration: PacerConfiguration) {
+    /// The URL and token from `CloudCredentials.resolve` (`[upload] token` wins over the link).
+    init(_ configuration: PacerConfiguration, link: CloudLink? = nil) {
         let upload = configuration.upload
-        self.init(url: upload.url, token: upload.token,
+        let credentials = CloudCredentials.resolve(upload: upload, link: link)
+        self.init(url: credentials.url, token: credentials.token,
                   client: HTTPClient.Configuration(caFile: upload.caFile, clientCertificate: upload.clientCertificate,
                                                    clientKey: upload.clientKey, userAgent: "pacerd"),
                   privacyZones: upload.privacyZones, livePositionEverySeconds: upload.livePositionEverySeconds)

@@ -100,6 +100,8 @@ struct Serve: AsyncParsableCommand {
     var loginRateAccount: RateOption?
     @Option(help: ArgumentHelp("Log-in attempts per client address (default 10/900).", valueName: RateOption.valueName))
     var loginRateAddress: RateOption?
+    @Option(help: ArgumentHelp("Device link attempts (POST /v1/link) per client address (default 10/600).", valueName: RateOption.valueName))
+    var linkRateAddress: RateOption?
     @Option(help: "Seconds without a request after which a web session ends (default 1800).") var sessionIdle = 1800
     @Option(help: "Seconds after log-in at which a web session ends however busy (default 43200, 12 h).") var sessionMax = 43_200
 
@@ -124,6 +126,7 @@ struct Serve: AsyncParsableCommand {
         if let uploadRateAddress { limits.uploadPerAddress = uploadRateAddress.limit }
         if let loginRateAccount { limits.loginPerAccount = loginRateAccount.limit }
         if let loginRateAddress { limits.loginPerAddress = loginRateAddress.limit }
+        if let linkRateAddress { limits.linkPerAddress = linkRateAddress.limit }
         guard (60...86_400 * 30).contains(sessionIdle), (60...86_400 * 365).contains(sessionMax), sessionIdle <= sessionMax else {
             throw ValidationError("--session-idle and --session-max are seconds from 60 (idle up to 30 days, max up to a year), idle at most max")
         }

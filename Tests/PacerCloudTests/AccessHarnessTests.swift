@@ -19,7 +19,7 @@ struct AccessHarnessTests {
         var ownerRun: String
         var ownerAlert: String
         var ownerSession: String
-        var otherDeviceToken: String
+        var ownerDeviceID: String
     }
 
     /// A caller trying a route; `session` is a cookie id and its CSRF token.
@@ -62,6 +62,14 @@ struct AccessHarnessTests {
         "POST /reset": .publicRoute,
         "GET /reset/password": .publicRoute,
         "POST /reset/password": .publicRoute,
+        "POST /v1/link": .publicRoute,
+        "DELETE /v1/link": .guarded(Case(method: .delete, uri: { _ in "/v1/link" }, scoped: true)),
+        "GET /devices": .guarded(Case(method: .get, uri: { _ in "/devices" }, scoped: true)),
+        "POST /devices/link": .guarded(Case(method: .post, uri: { _ in "/devices/link" }, body: { _ in form([:]) }, contentType: formType,
+                                            scoped: true)),
+        "GET /devices/{device}/unlink": .guarded(Case(method: .get, uri: { "/devices/\($0.ownerDeviceID)/unlink" })),
+        "POST /devices/{device}/unlink": .guarded(Case(
+            method: .post, uri: { "/devices/\($0.ownerDeviceID)/unlink" }, body: { _ in form([:]) }, contentType: formType)),
         "PUT /v1/runs/{run_id}/chunks/{seq}": .guarded(Case(
             method: .put, uri: { "/v1/runs/\($0.ownerRun)/chunks/0" }, body: { _ in Track.chunk(Track.samples(2, from: 50)) },
             contentType: "application/x-pacer-track", scoped: true)),
@@ -140,9 +148,8 @@ struct AccessHarnessTests {
             let other = try await Accounts.create(store: cloud.store, email: "bob@example.org", password: "bob's own long password",
                                                   displayName: "Bob", confirmed: true, cost: AccountTests.cost)
             let ownerToken = try await cloud.addDevice("ann-pacer")
-            let otherToken = try await cloud.addDevice("bob-pacer")
             #expect(try await cloud.store.assignDevice(name: "ann-pacer", accountID: owner.id))
-            #expect(try await cloud.store.assignDevice(name: "bob-pacer", accountID: other.id))
+            let ownerDevice = try #require(try await cloud.store.devices().first { $0.name == "ann-pacer" })
             let run = Track.runID(), alert = Track.runID()
             #expect(try await cloud.putChunk(run, 0, Track.chunk(Track.samples(5)), token: ownerToken).status == .created)
             #expect(try await cloud.json(.put, "/v1/runs/\(run)", token: ownerToken, Track.summary(chunks: 1)).status == .created)
@@ -157,7 +164,7 @@ struct AccessHarnessTests {
                 return (id, csrf)
             }
             let fixture = Fixture(ownerEmail: owner.email, ownerToken: ownerToken, ownerRun: run, ownerAlert: alert,
-                                  ownerSession: try await session(owner, ageMs: 0).id, otherDeviceToken: otherToken)
+                                  ownerSession: try await session(owner, ageMs: 0).id, ownerDeviceID: ownerDevice.id)
 
             /// What the owner sees of their things; the same before and after every attack.
             func ownerView() async throws -> [String] {
@@ -168,13 +175,18 @@ struct AccessHarnessTests {
                 let page = try await cloud.request(.get, "/account", token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
                 view.append("\(page.status) " + page.text)
                 view.append(String(try await cloud.store.accounts().count))
+                view += try await cloud.store.devices().filter { $0.accountID == owner.id }.map { "\($0.name) revoked: \($0.revoked)" }
                 return view
             }
             let before = try await ownerView()
-            #expect(before.last == "2" && before[4].contains("ann@example.org"))
+            #expect(before[5] == "2" && before[4].contains("ann@example.org") && before.last == "ann-pacer revoked: false")
 
-            for (key, rule) in Self.cases.sorted(by: { $0.key < $1.key }) {
+            for (index, (key, rule)) in Self.cases.sorted(by: { $0.key < $1.key }).enumerated() {
                 guard case .guarded(let item) = rule else { continue }
+                // Another account's device, new per case: one case (DELETE /v1/link) revokes its token.
+                let otherName = "bob-pacer-\(index)"
+                let otherToken = try await cloud.addDevice(otherName)
+                #expect(try await cloud.store.assignDevice(name: otherName, accountID: other.id))
                 // Fresh sessions per case: a log-out by one case must not disarm the next.
                 let callers = [
                     Caller(description: "no credentials"),

@@ -33,6 +33,9 @@ import Testing
         return alert
     }()
 
+    static let fullLink = DeviceLinkRequest(code: "ABCD-EFGH", name: "ann-pi")
+    static let minimalLink = DeviceLinkRequest(code: "abcdefgh", name: nil)
+    static let grant = DeviceLinkGrant(token: "dG9rZW4tb2YtYS1kZXZpY2UtMzItYnl0ZXMtbG9uZw", device: "ann-pi", account: "Ann")
     static let fullPosition = LivePosition(time: t0, latitude: 45.5035034, longitude: -9.17949, accuracyMeters: 3.5, speed: 3.1,
                                            heartRate: 142, runUUID: "5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d")
     static let minimalPosition = LivePosition(time: t0, latitude: 0, longitude: 0, accuracyMeters: nil, speed: nil, heartRate: nil,
@@ -77,6 +80,8 @@ import Testing
                              "minimal_nested": try Self.json(Self.alertWithMinimalParts)],
             "Position": ["full": try Self.json(Self.fullPosition), "minimal": try Self.json(Self.minimalPosition)],
             "RunSummary": ["full": try Self.json(Self.fullSummary), "minimal": try Self.json(Self.minimalSummary)],
+            "DeviceLink": ["full": try Self.json(Self.fullLink), "minimal": try Self.json(Self.minimalLink)],
+            "DeviceLinkGrant": ["full": try Self.json(Self.grant), "minimal": try Self.json(Self.grant)],
         ]
         let times: [String] = [Self.t0, Timestamp(milliseconds: WireTime.earliestMs), Timestamp(milliseconds: WireTime.latestMs - 1)]
             .map(\.iso8601) + [WireTime.text(milliseconds: 1_778_398_200_123)]
@@ -87,6 +92,8 @@ import Testing
             ["schema": "AlertMessage", "why": "alert_id null", "value": try Self.withField(Self.minimalAlert, "alert_id", NSNull())],
             ["schema": "Position", "why": "latitude 91", "value": try Self.withField(Self.fullPosition, "lat", 91)],
             ["schema": "Position", "why": "a time without a zone", "value": try Self.withField(Self.fullPosition, "time", "2026-05-10T07:30:00")],
+            ["schema": "DeviceLink", "why": "a name with a slash", "value": try Self.withField(Self.fullLink, "name", "../etc")],
+            ["schema": "DeviceLinkGrant", "why": "no token", "value": ["device": "ann-pi", "account": "Ann"]],
             ["schema": "RunSummary", "why": "state paused", "value": try Self.withField(Self.fullSummary, "state", "paused")],
             ["schema": "TrackChunk", "why": "eight fields", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1\n"],
         ]
@@ -110,6 +117,9 @@ import Testing
         try roundTrip(Self.minimalAlert)
         try roundTrip(Self.alertWithMinimalParts)
         try roundTrip(Self.fullPosition)
+        try roundTrip(Self.fullLink)
+        try roundTrip(Self.minimalLink)
+        try roundTrip(Self.grant)
         try roundTrip(Self.minimalPosition)
         try roundTrip(Self.fullSummary)
         try roundTrip(Self.minimalSummary)

@@ -16,6 +16,7 @@ public struct CloudRoutes: Sendable {
     let uploadDeviceLimiter: RateLimiter?
     let loginAccountLimiter: RateLimiter?
     let loginAddressLimiter: RateLimiter?
+    let linkAddressLimiter: RateLimiter?
     /// Milliseconds since 1970: what sessions and e-mailed links expire by.
     let wallClock: @Sendable () -> Int64
     /// Each route's policy, filled by `router()`.
@@ -35,6 +36,7 @@ public struct CloudRoutes: Sendable {
         uploadDeviceLimiter = limits.uploadPerDevice.map { RateLimiter($0, now: now) }
         loginAccountLimiter = limits.loginPerAccount.map { RateLimiter($0, now: now) }
         loginAddressLimiter = limits.loginPerAddress.map { RateLimiter($0, now: now) }
+        linkAddressLimiter = limits.linkPerAddress.map { RateLimiter($0, now: now) }
     }
 
     public func router() -> Router<CloudRequestContext> {
@@ -55,13 +57,23 @@ public struct CloudRoutes: Sendable {
                 try await alertPage(context: context)
             }
 
+        // A group of its own: no bearer token yet, the link code is the credential.
+        let linking = router.group("v1")
+        if let linkAddressLimiter {
+            linking.add(middleware: RateLimitMiddleware(limiter: linkAddressLimiter, key: clientAddress, what: "link attempts", applies: { _ in true }))
+        }
+        PolicedRoutes(group: linking, prefix: "/v1", registry: accessRegistry)
+            .on(.post, "link", PublicAccess(why: "the one-time link code in the body is the credential; rate-limited per address")) { request, context in
+                try await linkDevice(request, context: context)
+            }
+
         // Uploads are every PUT; alerts (POST) and reads are never limited here.
         let isUpload: @Sendable (Request) -> Bool = { $0.method == .put }
         let v1 = router.group("v1")
         if let uploadAddressLimiter {
             v1.add(middleware: RateLimitMiddleware(limiter: uploadAddressLimiter, key: clientAddress, what: "uploads", applies: isUpload))
         }
-        v1.add(middleware: DeviceAuthenticator(store: store))
+        v1.add(middleware: DeviceAuthenticator(store: store, wallClock: wallClock))
         if let uploadDeviceLimiter {
             v1.add(middleware: RateLimitMiddleware(limiter: uploadDeviceLimiter, key: .device, what: "uploads", applies: isUpload))
         }
@@ -76,10 +88,13 @@ public struct CloudRoutes: Sendable {
         device.on(.get, "position", DeviceAccess()) { _, context in try await getPosition(context: context) }
         device.on(.post, "alerts", DeviceAccess()) { request, context in try await postAlert(request, context: context) }
         device.on(.get, "alerts", DeviceAccess()) { request, context in try await listAlerts(request, context: context) }
+        device.on(.delete, "link", DeviceAccess()) { _, context in try await unlinkSelf(context: context) }
 
         let web = router.group()
         web.add(middleware: SessionMiddleware(sessions: sessions))
-        addWebRoutes(PolicedRoutes(group: web, prefix: "", registry: accessRegistry))
+        let webRoutes = PolicedRoutes(group: web, prefix: "", registry: accessRegistry)
+        addWebRoutes(webRoutes)
+        addDeviceRoutes(webRoutes)
         return router
     }
 }

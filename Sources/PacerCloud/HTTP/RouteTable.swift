@@ -19,6 +19,10 @@ enum RouteTable {
         (["reset", "password"], ["GET", "POST"]),
         (["account"], ["GET"]),
         (["account", "delete"], ["GET", "POST"]),
+        (["v1", "link"], ["POST", "DELETE"]),
+        (["devices"], ["GET"]),
+        (["devices", "link"], ["POST"]),
+        (["devices", "*", "unlink"], ["GET", "POST"]),
     ]
 
     /// The methods `path` takes, or nil when it is no path of the API.

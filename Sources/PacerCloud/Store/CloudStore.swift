@@ -20,6 +20,20 @@ public protocol CloudStore: Sendable {
 
     /// Gives the device to the account (or takes it from any with nil). False: no such device.
     func assignDevice(name: String, accountID: String?) async throws -> Bool
+    /// Records that the device authenticated at `seenMs` (never moves it back).
+    func touchDevice(id: String, seenMs: Int64) async throws
+    /// Revokes the token of the account's device with that id (as `revokeDevice`); its runs stay
+    /// the account's. False: the account has no such device.
+    func unlinkDevice(id: String, accountID: String) async throws -> Bool
+
+    // Device link codes (typed on the device by `pacerctl cloud link`), by their SHA-256.
+    /// Stores a code for the account in place of any unused one it had (one live code per
+    /// account), and purges codes that expired a day before `nowMs`.
+    func addLinkCode(hash: String, accountID: String, expiresMs: Int64, nowMs: Int64) async throws
+    /// Takes the code and, in the same transaction, gives its account `device` with the token
+    /// of `tokenHash`: a new device, or the account's own device of that name with a new token.
+    /// The code is used only when the device is linked.
+    func linkDevice(codeHash: String, nowMs: Int64, device: Device, tokenHash: String) async throws -> LinkOutcome
 
     // Accounts.
     /// Throws `StoreError` when an account has that e-mail address already.

@@ -127,23 +127,24 @@ public final class PostgresCloudStore: CloudStore, Service {
     }
 
     public func devices() async throws -> [Device] {
-        let rows = try await client.query("SELECT id, name, email, webhook, created_at, token_sha256, account_id FROM device ORDER BY name", logger: logger)
+        let rows = try await client.query("SELECT id, name, email, webhook, created_at, token_sha256, account_id, last_seen_ms FROM device ORDER BY name", logger: logger)
         return try await Self.devices(rows)
     }
 
     public func device(tokenHash: String) async throws -> Device? {
         let rows = try await client.query(
-            "SELECT id, name, email, webhook, created_at, token_sha256, account_id FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
+            "SELECT id, name, email, webhook, created_at, token_sha256, account_id, last_seen_ms FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
         return try await Self.devices(rows).first
     }
 
     private static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
         var devices: [Device] = []
-        for try await (id, name, email, webhook, created, tokenHash, accountID)
-            in rows.decode((String, String, String?, String?, String, String, String?).self) {
+        for try await (id, name, email, webhook, created, tokenHash, accountID, lastSeenMs)
+            in rows.decode((String, String, String?, String?, String, String, String?, Int64?).self) {
             var device = Device(id: id, name: name, email: email, webhook: webhook, createdAt: created)
             device.revoked = tokenHash.hasPrefix(Device.revokedTokenMark)
             device.accountID = accountID
+            device.lastSeenMs = lastSeenMs
             devices.append(device)
         }
         return devices
@@ -152,6 +153,70 @@ public final class PostgresCloudStore: CloudStore, Service {
     public func assignDevice(name: String, accountID: String?) async throws -> Bool {
         let rows = try await client.query("UPDATE device SET account_id = \(accountID) WHERE name = \(name) RETURNING id", logger: logger)
         return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func touchDevice(id: String, seenMs: Int64) async throws {
+        try await client.query(
+            "UPDATE device SET last_seen_ms = GREATEST(COALESCE(last_seen_ms, 0), \(seenMs)) WHERE id = \(id)", logger: logger)
+    }
+
+    public func unlinkDevice(id: String, accountID: String) async throws -> Bool {
+        let rows = try await client.query(
+            "UPDATE device SET token_sha256 = \(Device.revokedTokenMark) || id WHERE id = \(id) AND account_id = \(accountID) RETURNING id",
+            logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func addLinkCode(hash: String, accountID: String, expiresMs: Int64, nowMs: Int64) async throws {
+        let logger = logger
+        let purgeBefore = nowMs - LinkCodes.keptAfterExpiryMs
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(
+                "DELETE FROM link_code WHERE (account_id = \(accountID) AND used_ms IS NULL) OR expires_ms < \(purgeBefore)", logger: logger)
+            try await connection.query(
+                "INSERT INTO link_code (code_sha256, account_id, expires_ms) VALUES (\(hash), \(accountID), \(expiresMs))", logger: logger)
+        }
+    }
+
+    public func linkDevice(codeHash: String, nowMs: Int64, device: Device, tokenHash: String) async throws -> LinkOutcome {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection async throws -> LinkOutcome in
+            // FOR UPDATE: of two instances taking one code at once, the second waits and sees it used.
+            let found = try await connection.query(
+                "SELECT account_id, expires_ms, used_ms FROM link_code WHERE code_sha256 = \(codeHash) FOR UPDATE", logger: logger)
+            var code: (accountID: String, expiresMs: Int64, usedMs: Int64?)?
+            for try await row in found.decode((String, Int64, Int64?).self) where code == nil { code = row }
+            guard let code else { return .unknownCode }
+            if code.usedMs != nil { return .usedCode }
+            if code.expiresMs <= nowMs { return .expiredCode }
+            let existing = try await Self.devices(try await connection.query(
+                "SELECT id, name, email, webhook, created_at, token_sha256, account_id, last_seen_ms FROM device WHERE name = \(device.name) FOR UPDATE",
+                logger: logger)).first
+            var linked = device
+            linked.accountID = code.accountID
+            linked.lastSeenMs = nowMs
+            var relinked = false
+            if let existing {
+                guard existing.accountID == code.accountID else { return .nameTaken }
+                try await connection.query(
+                    "UPDATE device SET token_sha256 = \(tokenHash), last_seen_ms = \(nowMs) WHERE id = \(existing.id)", logger: logger)
+                linked = existing
+                linked.revoked = false
+                linked.lastSeenMs = nowMs
+                relinked = true
+            } else {
+                let inserted = try await connection.query(
+                    """
+                    INSERT INTO device (id, name, token_sha256, created_at, account_id, last_seen_ms)
+                    VALUES (\(device.id), \(device.name), \(tokenHash), \(device.createdAt), \(code.accountID), \(nowMs))
+                    ON CONFLICT DO NOTHING RETURNING id
+                    """, logger: logger)
+                // Another instance made a device of that name a moment ago.
+                if try await Self.first(inserted, as: String.self) == nil { return .nameTaken }
+            }
+            try await connection.query("UPDATE link_code SET used_ms = \(nowMs) WHERE code_sha256 = \(codeHash)", logger: logger)
+            return .linked(linked, relinked: relinked)
+        }
     }
 
     public func addAccount(_ account: Account, passwordHash: String) async throws {

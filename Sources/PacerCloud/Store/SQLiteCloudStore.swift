@@ -75,7 +75,59 @@ public final class SQLiteCloudStore: CloudStore {
         var device = Device(id: row["id"], name: row["name"], email: row["email"], webhook: row["webhook"], createdAt: row["created_at"])
         device.revoked = (row["token_sha256"] as String).hasPrefix(Device.revokedTokenMark)
         device.accountID = row["account_id"]
+        device.lastSeenMs = row["last_seen_ms"]
         return device
+    }
+
+    public func touchDevice(id: String, seenMs: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE device SET last_seen_ms = MAX(COALESCE(last_seen_ms, 0), ?) WHERE id = ?", arguments: [seenMs, id])
+        }
+    }
+
+    public func unlinkDevice(id: String, accountID: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE device SET token_sha256 = ? || id WHERE id = ? AND account_id = ?",
+                           arguments: [Device.revokedTokenMark, id, accountID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func addLinkCode(hash: String, accountID: String, expiresMs: Int64, nowMs: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM link_code WHERE (account_id = ? AND used_ms IS NULL) OR expires_ms < ?",
+                           arguments: [accountID, nowMs - LinkCodes.keptAfterExpiryMs])
+            try db.execute(sql: "INSERT INTO link_code (code_sha256, account_id, expires_ms) VALUES (?, ?, ?)", arguments: [hash, accountID, expiresMs])
+        }
+    }
+
+    public func linkDevice(codeHash: String, nowMs: Int64, device: Device, tokenHash: String) async throws -> LinkOutcome {
+        try await pool.write { db in
+            guard let code = try Row.fetchOne(db, sql: "SELECT * FROM link_code WHERE code_sha256 = ?", arguments: [codeHash]) else {
+                return .unknownCode
+            }
+            if (code["used_ms"] as Int64?) != nil { return .usedCode }
+            if (code["expires_ms"] as Int64) <= nowMs { return .expiredCode }
+            let accountID: String = code["account_id"]
+            var linked = device
+            linked.accountID = accountID
+            linked.lastSeenMs = nowMs
+            var relinked = false
+            if let existing = try Row.fetchOne(db, sql: "SELECT * FROM device WHERE name = ?", arguments: [device.name]).map(Self.device) {
+                guard existing.accountID == accountID else { return .nameTaken }
+                try db.execute(sql: "UPDATE device SET token_sha256 = ?, last_seen_ms = ? WHERE id = ?", arguments: [tokenHash, nowMs, existing.id])
+                linked = existing
+                linked.revoked = false
+                linked.lastSeenMs = nowMs
+                relinked = true
+            } else {
+                try db.execute(
+                    sql: "INSERT INTO device (id, name, token_sha256, created_at, account_id, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [device.id, device.name, tokenHash, device.createdAt, accountID, nowMs])
+            }
+            try db.execute(sql: "UPDATE link_code SET used_ms = ? WHERE code_sha256 = ?", arguments: [nowMs, codeHash])
+            return .linked(linked, relinked: relinked)
+        }
     }
 
     public func assignDevice(name: String, accountID: String?) async throws -> Bool {

@@ -6,8 +6,10 @@ enum Schema {
     /// without reading bodies). 3: device.webhook_secret (webhooks are signed with it) and
     /// outbox.device_id (whose secret signs an item). 4: accounts, and device.account_id (the
     /// account a device, and so its runs and alerts, belongs to). 5: web sessions and the
-    /// single-use account tokens of e-mailed links, both kept only as SHA-256.
-    static let version = 5
+    /// single-use account tokens of e-mailed links, both kept only as SHA-256. 6: device link codes
+    /// (by SHA-256, kept until a day past expiry so a reused code is told apart from a wrong one)
+    /// and device.last_seen_ms (the "My devices" page).
+    static let version = 6
 
     static func statements(postgres: Bool) -> [String] {
         let blob = postgres ? "BYTEA" : "BLOB"
@@ -64,6 +66,11 @@ enum Schema {
             CREATE TABLE IF NOT EXISTS account_token (
                 token_sha256 TEXT PRIMARY KEY, account_id TEXT NOT NULL, purpose TEXT NOT NULL, expires_ms BIGINT NOT NULL)
             """,
+            """
+            CREATE TABLE IF NOT EXISTS link_code (
+                code_sha256 TEXT PRIMARY KEY, account_id TEXT NOT NULL, expires_ms BIGINT NOT NULL, used_ms BIGINT)
+            """,
+            "CREATE INDEX IF NOT EXISTS link_code_by_account ON link_code (account_id)",
         ]
     }
 
@@ -77,13 +84,14 @@ enum Schema {
         "ALTER TABLE device ADD COLUMN IF NOT EXISTS webhook_secret TEXT",
         "ALTER TABLE outbox ADD COLUMN IF NOT EXISTS device_id TEXT",
         "ALTER TABLE device ADD COLUMN IF NOT EXISTS account_id TEXT",
+        "ALTER TABLE device ADD COLUMN IF NOT EXISTS last_seen_ms BIGINT",
     ]
 
     /// Columns SQLite adds to older databases (table, column, type): it has no ADD COLUMN IF
     /// NOT EXISTS, so the store checks each first.
     static let sqliteAddedColumns = [
         ("chunk", "samples", "INTEGER"), ("device", "webhook_secret", "TEXT"), ("outbox", "device_id", "TEXT"),
-        ("device", "account_id", "TEXT"),
+        ("device", "account_id", "TEXT"), ("device", "last_seen_ms", "INTEGER"),
     ]
 
     /// Chunks counted in a migration at a time (their bodies are read to count the samples).

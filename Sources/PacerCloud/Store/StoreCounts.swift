@@ -10,13 +10,14 @@ public struct StoreCounts: Sendable, Equatable {
     public var accounts = 0
     public var sessions = 0
     public var accountTokens = 0
+    public var linkCodes = 0
 
     public init() {}
 
     /// A device's tables, children first: the order `removeDevice` deletes from them.
     static let deviceTables = ["chunk", "run", "position", "alert_message", "alert", "device"]
     /// An account's own tables, the account last: what `deleteAccount` deletes after its devices'.
-    static let accountTables = ["session", "account_token", "account"]
+    static let accountTables = ["session", "account_token", "link_code", "account"]
     static let allTables = deviceTables + ["outbox"] + accountTables
 
     /// Counts filled in by `count(table)` for each of `tables`.
@@ -34,6 +35,7 @@ public struct StoreCounts: Sendable, Equatable {
             case "account": counts.accounts = value
             case "session": counts.sessions = value
             case "account_token": counts.accountTokens = value
+            case "link_code": counts.linkCodes = value
             default: counts.outbox = value
             }
         }

@@ -8,6 +8,7 @@ import Mustache
 /// its hash, and the security headers every HTML answer has (`SecurityHeaders`).
 enum WebPage: String, CaseIterable, Sendable {
     case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message
+    case devices, deviceUnlink = "device_unlink"
 
     /// The page's template; `{{> head}}` and `{{> foot}}` frame each one. `{{ }}` escapes HTML.
     var template: String {
@@ -57,6 +58,7 @@ enum WebPage: String, CaseIterable, Sendable {
                 {{> head}}<h1>{{display_name}}</h1>
                 <dl><dt>E-mail</dt><dd>{{email}}</dd><dt>Time zone</dt><dd>{{timezone}}</dd></dl>
                 <h2>My devices</h2>{{#devices}}<p>{{name}}</p>{{/devices}}{{^devices}}<p>No device yet.</p>{{/devices}}
+                <p><a href="/devices">Link a device, or unlink one</a></p>
                 <form method="post" action="/logout">{{> csrf}}<button>Log out</button></form>
                 <p><a href="/account/delete">Delete my account</a></p>{{> foot}}
                 """
@@ -68,6 +70,25 @@ enum WebPage: String, CaseIterable, Sendable {
                 <label>Your password <input type="password" name="password" required autocomplete="current-password"></label>
                 <button>Delete everything</button></form>
                 <p><a href="/account">Keep my account</a></p>{{> foot}}
+                """
+        case .devices:
+            return """
+                {{> head}}<h1>My devices</h1>{{> error}}
+                {{#link}}<p>On the device, within 10 minutes (until {{until}}), type this code; it works once:</p>
+                <p class="code" id="link-code">{{code}}</p>
+                <p>with <code>pacerctl cloud link {{base}} {{code}}</code></p>{{/link}}
+                {{#devices}}<div class="device"><h2>{{name}}</h2><p>Last seen: {{last_seen}}</p>
+                {{#linked}}<p><a href="/devices/{{id}}/unlink">Unlink {{name}}</a></p>{{/linked}}{{^linked}}<p>Unlinked: it uploads nothing until it is linked again.</p>{{/linked}}</div>{{/devices}}
+                {{^devices}}<p>No device yet.</p>{{/devices}}
+                <form method="post" action="/devices/link">{{> csrf}}<button>Link a device</button></form>
+                <p><a href="/account">My account</a></p>{{> foot}}
+                """
+        case .deviceUnlink:
+            return """
+                {{> head}}<h1>Unlink {{name}}?</h1>{{> error}}
+                <p>Its token stops working at once: it uploads nothing more until it is linked again with a new code. Its runs stay in your account.</p>
+                <form method="post" action="/devices/{{id}}/unlink">{{> csrf}}<button>Unlink {{name}}</button></form>
+                <p><a href="/devices">Keep it linked</a></p>{{> foot}}
                 """
         case .message:
             return "{{> head}}<h1>{{title}}</h1>{{> error}}<p>{{text}}</p>{{#link}}<p><a href=\"{{href}}\">{{label}}</a></p>{{/link}}{{> foot}}"
@@ -82,13 +103,16 @@ enum WebPage: String, CaseIterable, Sendable {
         case .reset, .resetPassword: "Reset the password"
         case .account: "My account"
         case .accountDelete: "Delete my account"
+        case .devices: "My devices"
+        case .deviceUnlink: "Unlink a device"
         case .message: "Pacer"
         }
     }
 
     static let style = "body{font-family:sans-serif;max-width:32em;margin:1em auto;padding:0 1em;line-height:1.4}"
         + "label{display:block;margin:.8em 0}input{display:block;width:100%;box-sizing:border-box;font-size:1.1em;padding:.4em}"
-        + "button{font-size:1.1em;padding:.5em 1em;margin:.5em 0}.error{color:#b00;font-weight:bold}dt{font-weight:bold}"
+        + "button{font-size:1.1em;padding:.5em 1em;margin:.5em 0}.error{color:#b00;font-weight:bold}.code{font:bold 2.2em monospace;letter-spacing:.1em}"
+        + ".device{border-top:1px solid #ccc}dt{font-weight:bold}"
 
     private static let partials = [
         "head": """
