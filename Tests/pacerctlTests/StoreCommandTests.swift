@@ -76,6 +76,55 @@ struct StoreCommandTests {
         #expect(status == 0, "\(message) (tools/setup installs gpxpy and python-tcxparser)")
     }
 
+    /// `runs export --format fit` read back by garmin-fit-sdk and fitdecode (tools/verify-fit):
+    /// one record per sample with its time, position, distance, speed and heart rate, and the
+    /// session's distance within 0.5 % of the run's.
+    @Test func fitExportDecodesWithTwoIndependentDecoders() async throws {
+        let dir = scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let gps = data + "/sim/track-intervals-1.gpsd.jsonl", hr = data + "/hr/hr-dropout-1.jsonl"
+        let replay = try await cli.pacerctl("replay", "--gps", gps, "--hr", hr, "--record", dir + "/p.db", "--json")
+        #expect(replay.status == 0)
+        let export = try await cli.pacerctl("runs", "export", "1", "--db", dir + "/p.db", "--format", "fit", "-o", dir + "/run.fit")
+        #expect(export.status == 0, "\(export.stderr)")
+
+        let document = try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as! [String: Any]
+        let samples = document["samples"] as! [[String: Any]]
+        let distance = (document["summary"] as! [String: Any])["distance_m"] as! Double
+        let laps = (document["laps"] as! [[String: Any]]).count
+        var readings: [(ms: Int64, bpm: Int?)] = []
+        for line in try String(contentsOfFile: hr, encoding: .utf8).split(separator: "\n") {
+            let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            let valid = (o["contact"] as? Bool) != false && (o["bpm"] as! Int) > 0
+            readings.append((Self.ms(o["time"] as! String), valid ? o["bpm"] as? Int : nil))
+        }
+        var expected = ""
+        var r = 0
+        var latest: (ms: Int64, bpm: Int?)?
+        for s in samples {
+            let t = Self.ms(s["time"] as! String)
+            while r < readings.count, readings[r].ms <= t { latest = readings[r]; r += 1 }
+            let bpm = latest.flatMap { t - $0.ms <= 2500 ? $0.bpm : nil }
+            expected += #"{"time":"\#(s["time"] as! String)","lat":\#(s["lat"]!),"lon":\#(s["lon"]!),"hr":\#(bpm.map(String.init) ?? "null"),"#
+                + #""distance":\#(s["distance_m"]!),"speed":\#(s["speed_mps"]!)}"# + "\n"
+        }
+        try expected.write(toFile: dir + "/expected.jsonl", atomically: true, encoding: .utf8)
+        #expect(samples.count > 100)
+        let (status, message) = try await offPool { () -> (Int32, String) in
+            let verify = Process()
+            verify.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            verify.arguments = ["python3", PacerCtlTests.repositoryRoot + "/tools/verify-fit", dir + "/run.fit", dir + "/expected.jsonl",
+                                "--distance", String(distance), "--laps", String(max(laps, 1))]  // no laps: one for the whole run
+            let err = Pipe()
+            verify.standardError = err
+            try verify.run()
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            verify.waitUntilExit()
+            return (verify.terminationStatus, message)
+        }
+        #expect(status == 0, "\(message) (tools/setup installs garmin-fit-sdk and fitdecode)")
+    }
+
     static func ms(_ iso: String) -> Int64 {
         // yyyy-mm-ddThh:mm:ss[.fff]Z, UTC
         let f = ISO8601DateFormatter()
