@@ -80,6 +80,7 @@ public struct CloudRoutes: Sendable {
         let web = router.group()
         web.add(middleware: SessionMiddleware(sessions: sessions))
         addWebRoutes(PolicedRoutes(group: web, prefix: "", registry: accessRegistry))
+        addFileRoutes(PolicedRoutes(group: web, prefix: "", registry: accessRegistry))
         return router
     }
 }
