@@ -42,12 +42,20 @@ struct StoreCommandTests {
         let export = try await cli.pacerctl("runs", "export", "1", "--db", dir + "/p.db", "--format", format, "-o", dir + "/run.\(format)")
         #expect(export.status == 0, "\(export.stderr)")
 
-        // Expected points: the replay's samples, each with the latest valid HR reading at most
-        // 2.5 s old (the export's documented rule), worked out here from the HR log itself.
-        let document = try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as! [String: Any]
+        try Self.expectedPoints(replay: replay.stdout, hrLog: hr, withDistanceAndSpeed: false)
+            .write(toFile: dir + "/expected.jsonl", atomically: true, encoding: .utf8)
+        let (status, message) = try await Self.verify("verify-export", [dir + "/run.\(format)", dir + "/expected.jsonl"])
+        #expect(status == 0, "\(message) (tools/setup installs gpxpy and python-tcxparser)")
+    }
+
+    /// Expected points for the verifiers: the replay's samples, each with the latest valid HR
+    /// reading at most 2.5 s old (the export's documented rule), worked out here from the HR log
+    /// itself; with their distance and speed for tools/verify-fit.
+    static func expectedPoints(replay: String, hrLog: String, withDistanceAndSpeed: Bool) throws -> String {
+        let document = try JSONSerialization.jsonObject(with: Data(replay.utf8)) as! [String: Any]
         let samples = document["samples"] as! [[String: Any]]
         var readings: [(ms: Int64, bpm: Int?)] = []
-        for line in try String(contentsOfFile: hr, encoding: .utf8).split(separator: "\n") {
+        for line in try String(contentsOfFile: hrLog, encoding: .utf8).split(separator: "\n") {
             let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
             let valid = (o["contact"] as? Bool) != false && (o["bpm"] as! Int) > 0
             readings.append((Self.ms(o["time"] as! String), valid ? o["bpm"] as? Int : nil))
@@ -59,13 +67,19 @@ struct StoreCommandTests {
             let t = Self.ms(s["time"] as! String)
             while r < readings.count, readings[r].ms <= t { latest = readings[r]; r += 1 }
             let bpm = latest.flatMap { t - $0.ms <= 2500 ? $0.bpm : nil }
-            expected += #"{"time":"\#(s["time"] as! String)","lat":\#(s["lat"]!),"lon":\#(s["lon"]!),"hr":\#(bpm.map(String.init) ?? "null")}"# + "\n"
+            expected += #"{"time":"\#(s["time"] as! String)","lat":\#(s["lat"]!),"lon":\#(s["lon"]!),"hr":\#(bpm.map(String.init) ?? "null")"#
+            if withDistanceAndSpeed { expected += #","distance":\#(s["distance_m"]!),"speed":\#(s["speed_mps"]!)"# }
+            expected += "}\n"
         }
-        try expected.write(toFile: dir + "/expected.jsonl", atomically: true, encoding: .utf8)
-        let (status, message) = try await offPool { () -> (Int32, String) in
+        return expected
+    }
+
+    /// python3 tools/`tool` `arguments`: its exit status and standard error.
+    static func verify(_ tool: String, _ arguments: [String]) async throws -> (Int32, String) {
+        try await offPool { () -> (Int32, String) in
             let verify = Process()
             verify.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            verify.arguments = ["python3", PacerCtlTests.repositoryRoot + "/tools/verify-export", dir + "/run.\(format)", dir + "/expected.jsonl"]
+            verify.arguments = ["python3", PacerCtlTests.repositoryRoot + "/tools/" + tool] + arguments
             let err = Pipe()
             verify.standardError = err
             try verify.run()
@@ -73,7 +87,6 @@ struct StoreCommandTests {
             verify.waitUntilExit()
             return (verify.terminationStatus, message)
         }
-        #expect(status == 0, "\(message) (tools/setup installs gpxpy and python-tcxparser)")
     }
 
     /// `runs export --format fit` read back by garmin-fit-sdk and fitdecode (tools/verify-fit):
@@ -89,39 +102,14 @@ struct StoreCommandTests {
         #expect(export.status == 0, "\(export.stderr)")
 
         let document = try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as! [String: Any]
-        let samples = document["samples"] as! [[String: Any]]
         let distance = (document["summary"] as! [String: Any])["distance_m"] as! Double
         let laps = (document["laps"] as! [[String: Any]]).count
-        var readings: [(ms: Int64, bpm: Int?)] = []
-        for line in try String(contentsOfFile: hr, encoding: .utf8).split(separator: "\n") {
-            let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
-            let valid = (o["contact"] as? Bool) != false && (o["bpm"] as! Int) > 0
-            readings.append((Self.ms(o["time"] as! String), valid ? o["bpm"] as? Int : nil))
-        }
-        var expected = ""
-        var r = 0
-        var latest: (ms: Int64, bpm: Int?)?
-        for s in samples {
-            let t = Self.ms(s["time"] as! String)
-            while r < readings.count, readings[r].ms <= t { latest = readings[r]; r += 1 }
-            let bpm = latest.flatMap { t - $0.ms <= 2500 ? $0.bpm : nil }
-            expected += #"{"time":"\#(s["time"] as! String)","lat":\#(s["lat"]!),"lon":\#(s["lon"]!),"hr":\#(bpm.map(String.init) ?? "null"),"#
-                + #""distance":\#(s["distance_m"]!),"speed":\#(s["speed_mps"]!)}"# + "\n"
-        }
+        let expected = try Self.expectedPoints(replay: replay.stdout, hrLog: hr, withDistanceAndSpeed: true)
         try expected.write(toFile: dir + "/expected.jsonl", atomically: true, encoding: .utf8)
-        #expect(samples.count > 100)
-        let (status, message) = try await offPool { () -> (Int32, String) in
-            let verify = Process()
-            verify.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            verify.arguments = ["python3", PacerCtlTests.repositoryRoot + "/tools/verify-fit", dir + "/run.fit", dir + "/expected.jsonl",
-                                "--distance", String(distance), "--laps", String(max(laps, 1))]  // no laps: one for the whole run
-            let err = Pipe()
-            verify.standardError = err
-            try verify.run()
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            verify.waitUntilExit()
-            return (verify.terminationStatus, message)
-        }
+        #expect(expected.split(separator: "\n").count > 100)
+        // No laps in the run: the file has one for the whole run.
+        let (status, message) = try await Self.verify("verify-fit", [dir + "/run.fit", dir + "/expected.jsonl", "--distance", String(distance),
+                                                                     "--laps", String(max(laps, 1))])
         #expect(status == 0, "\(message) (tools/setup installs garmin-fit-sdk and fitdecode)")
     }
 
