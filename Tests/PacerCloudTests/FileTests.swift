@@ -226,6 +226,28 @@ struct FileTests {
         }
     }
 
+    /// Past the API's 1 MB body limit: a marathon's GPX (4 h at 1 Hz, 1.4 MB) through the real
+    /// HTTP server, not only the in-process router.
+    @Test("a 1.4 MB GPX file imports through the live server")
+    func largeFileThroughTheLiveServer() async throws {
+        var gpx = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n" + #"<gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"# + "\n"
+        for i in 0..<14_400 {
+            let time = WireTime.text(milliseconds: Track.start + Int64(i) * 1000)
+            gpx += #"<trkpt lat="\#(45.5 + Double(i) * 0.00002)" lon="9.18"><ele>120.0</ele><time>\#(time)</time></trkpt>"# + "\n"
+        }
+        gpx += "</trkseg></trk></gpx>\n"
+        let bytes = Array(gpx.utf8)
+        #expect(bytes.count > 1 << 20)
+        try await Cloud.with(.sqlite, configuration: WebConfig.make(), testing: .live) { cloud in
+            let (ann, csrf) = try await Self.signedIn(cloud, "ann@example.org")
+            let response = try await Self.upload(cloud, ann, csrf: csrf, fileName: "marathon.gpx", bytes)
+            #expect(response.status == .created, "\(response.status) \(response.text.prefix(300))")
+            let device = try await Self.importDevice(cloud, email: "ann@example.org")
+            let stored = try #require(try await cloud.store.completeRuns(device: device.id, limit: 1, offset: 0).first)
+            #expect(try await cloud.store.storedSamples(device: device.id, runID: stored.runID, below: stored.chunks, excluding: nil) == 14_400)
+        }
+    }
+
     // MARK: Malformed files
 
     /// Every truncation point and 300 garbled copies of a file of each format: each is imported
