@@ -234,7 +234,7 @@ let package = Package(
         .testTarget(
             name: "PacerCloudTests",
             dependencies: [
-                "PacerCloud", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud",
+                "PacerCloud", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud", "Export", "PacerCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

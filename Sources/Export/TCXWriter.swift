@@ -37,22 +37,7 @@ public struct TCXWriter: ExportWriter {
 
     public mutating func begin(_ run: ExportRun) throws {
         try state.requireReady()
-        let laps = run.laps.isEmpty
-            ? [ExportLap(startTime: run.startTime, time: run.elapsedTime, distance: run.distance,
-                         averageHeartRate: run.averageHeartRate, maxHeartRate: run.maxHeartRate)]
-            : run.laps
-        for (index, lap) in laps.enumerated() {
-            let which = run.laps.isEmpty ? "run" : "lap \(index + 1)"
-            guard lap.time >= 0, FixedDecimal.format(lap.time, decimals: 3) != nil else {
-                throw ExportError.invalidRun("\(which): time \(lap.time) s is not a finite, non-negative number")
-            }
-            guard lap.distance >= 0, FixedDecimal.format(lap.distance, decimals: 2) != nil else {
-                throw ExportError.invalidRun("\(which): distance \(lap.distance) m is not a finite, non-negative number")
-            }
-            if index > 0 && lap.startTime < laps[index - 1].startTime {
-                throw ExportError.invalidRun("\(which) starts before lap \(index): laps must be in start-time order")
-            }
-        }
+        let laps = try run.checkedLaps()
         self.laps = laps
         notes = ExportText.escaped(run.name)
         currentLap = 0

@@ -37,6 +37,8 @@ public enum CloudApplication {
         guard !name.isEmpty, name.count <= 64, !name.contains(where: { $0.isNewline }) else {
             throw StoreError("a device name must be 1 to 64 characters on one line")
         }
+        // Reserved for the accounts' devices of imported runs (CloudRoutes+Files).
+        guard !name.hasPrefix("imported:") else { throw StoreError("device names beginning with 'imported:' are reserved for imported runs") }
         if let email, email.split(separator: "@").count != 2 || email.contains(where: { $0.isWhitespace || "<>\"".contains($0) }) {
             throw StoreError("--email '\(email)' is not an e-mail address like name@example.org")
         }

@@ -96,7 +96,26 @@ struct AccessHarnessTests {
         "POST /account/delete": .guarded(Case(
             method: .post, uri: { _ in "/account/delete" }, body: { _ in form(["password": AccountTests.password]) }, contentType: formType,
             scoped: true)),
+        "GET /runs/{run_id}/export.gpx": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)/export.gpx" })),
+        "GET /runs/{run_id}/export.tcx": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)/export.tcx" })),
+        "GET /runs/{run_id}/export.fit": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)/export.fit" })),
+        "GET /import": .guarded(Case(method: .get, uri: { _ in "/import" }, scoped: true)),
+        // Another account imports into its own runs (scoped); the harness adds the caller's CSRF part.
+        "POST /import": .guarded(Case(
+            method: .post, uri: { _ in "/import" }, body: { _ in importBody(csrf: nil) }, contentType: importType, scoped: true)),
     ]
+
+    static let importBoundary = "pacer-harness-boundary"
+    static let importType = "multipart/form-data; boundary=\(importBoundary)"
+    /// A two-point GPX run as the import form posts it, with `csrf` when given.
+    static func importBody(csrf: String?) -> [UInt8] {
+        let gpx = #"<gpx><trk><trkseg><trkpt lat="45.5" lon="9.1"><time>2026-05-10T07:30:00Z</time></trkpt>"#
+            + #"<trkpt lat="45.5001" lon="9.1"><time>2026-05-10T07:30:01Z</time></trkpt></trkseg></trk></gpx>"#
+        var body = ""
+        if let csrf { body += "--\(importBoundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n" }
+        body += "--\(importBoundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"run.gpx\"\r\n\r\n\(gpx)\r\n"
+        return Array((body + "--\(importBoundary)--\r\n").utf8)
+    }
 
     /// The routes of `router` without a case, or whose case disagrees with the policy they were
     /// registered with (a case says public, the route is guarded, or the other way round).
@@ -204,6 +223,8 @@ struct AccessHarnessTests {
                         // The caller's own valid CSRF token: the policy, not the CSRF check, must refuse.
                         if item.contentType == Self.formType {
                             body = Array((String(decoding: body ?? [], as: UTF8.self) + "&csrf=\(session.csrf)").utf8)
+                        } else if item.contentType == Self.importType {
+                            body = Self.importBody(csrf: session.csrf)
                         }
                     }
                     let response = try await cloud.client.execute(uri: item.uri(fixture), method: item.method, headers: headers,

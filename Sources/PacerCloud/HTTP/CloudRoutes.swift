@@ -95,6 +95,7 @@ public struct CloudRoutes: Sendable {
         let webRoutes = PolicedRoutes(group: web, prefix: "", registry: accessRegistry)
         addWebRoutes(webRoutes)
         addDeviceRoutes(webRoutes)
+        addFileRoutes(webRoutes)
         return router
     }
 }

@@ -8,7 +8,7 @@ import Mustache
 /// its hash, and the security headers every HTML answer has (`SecurityHeaders`).
 enum WebPage: String, CaseIterable, Sendable {
     case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message
-    case devices, deviceUnlink = "device_unlink"
+    case devices, deviceUnlink = "device_unlink", importFile = "import"
 
     /// The page's template; `{{> head}}` and `{{> foot}}` frame each one. `{{ }}` escapes HTML.
     var template: String {
@@ -90,6 +90,15 @@ enum WebPage: String, CaseIterable, Sendable {
                 <form method="post" action="/devices/{{id}}/unlink">{{> csrf}}<button>Unlink {{name}}</button></form>
                 <p><a href="/devices">Keep it linked</a></p>{{> foot}}
                 """
+        case .importFile:
+            return """
+                {{> head}}<h1>Import a run</h1>{{> error}}
+                <p>A run recorded with another watch or app: a GPX, TCX or FIT file of up to {{max_mb}} MB.</p>
+                <form method="post" action="/import" enctype="multipart/form-data">{{> csrf}}
+                <label>File <input type="file" name="file" accept=".gpx,.tcx,.fit" required></label>
+                <button>Import</button></form>
+                <p><a href="/account">My account</a></p>{{> foot}}
+                """
         case .message:
             return "{{> head}}<h1>{{title}}</h1>{{> error}}<p>{{text}}</p>{{#link}}<p><a href=\"{{href}}\">{{label}}</a></p>{{/link}}{{> foot}}"
         }
@@ -105,6 +114,7 @@ enum WebPage: String, CaseIterable, Sendable {
         case .accountDelete: "Delete my account"
         case .devices: "My devices"
         case .deviceUnlink: "Unlink a device"
+        case .importFile: "Import a run"
         case .message: "Pacer"
         }
     }
