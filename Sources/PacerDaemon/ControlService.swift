@@ -1,4 +1,5 @@
 import BlueZ
+import CloudSync
 import Control
 import ModemManager
 import PacerConfig
@@ -26,6 +27,7 @@ struct ControlService: Service {
     let voiceMute: @Sendable (Bool) -> Void
     let sos: SOSLane
     let uplink: Uplink
+    let cloudSync: CloudSync
 
     func run() async throws {
         await withGracefulShutdownHandler {
@@ -43,7 +45,10 @@ struct ControlService: Service {
         case "sync":
             sos.put(.retryNow(reason: "pacerctl sync"))
             uplink.put(.wake(reason: "pacerctl sync"))
-            return withUploads(.object([:]))
+            let report = await withCheckedContinuation { (done: CheckedContinuation<SyncReport, Never>) in
+                cloudSync.put(.syncNow(reply: { done.resume(returning: $0) }))
+            }
+            return withUploads(.object(["cloud_sync": Self.json(report)]))
         case "run.start":
             guard let path = try request.optionalString("workout") else { return try await pipelineCommand(.start) }
             // Read here, off the pipeline thread; the file is pacerd's to read (it runs as `pacer`).
@@ -120,6 +125,15 @@ struct ControlService: Service {
         default:
             throw ControlError.unknownCommand(request.command)
         }
+    }
+
+    /// `cloud_sync` of the `sync` reply: what the fetch found.
+    static func json(_ report: SyncReport) -> JSONValue {
+        .object([
+            "reached": .bool(report.reached), "error": report.error.map { .string($0) } ?? .null,
+            "changed": .array(report.changed.map { .string($0) }), "new_notices": .number(Double(report.newNotices)),
+            "unsaid_notices": .number(Double(report.unsaid)), "fetched_at": report.fetchedAt.map { .string($0) } ?? .null,
+        ])
     }
 
     /// The outbox, read here (its own read-only connection), added to a reply as `uploads`.
