@@ -156,7 +156,7 @@ struct SyncLoop {
         case .syncNow(let reply):
             guard online else {
                 var report = SyncReport()
-                report.error = "no cloud is configured ([upload] url)"
+                report.error = "the sync channel is off (no [upload] url, or [upload] sync = false)"
                 report.fetchedAt = engine.cache?.fetched_at
                 report.unsaid = engine.unsaid.count
                 reply(report)

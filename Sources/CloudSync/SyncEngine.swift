@@ -127,7 +127,7 @@ struct SyncEngine {
     private mutating func fetchOnce(nowMs: Int64) -> SyncReport {
         var report = SyncReport()
         guard settings.url != nil else {
-            report.error = "no cloud is configured ([upload] url)"
+            report.error = "the sync channel is off (no [upload] url, or [upload] sync = false)"
             return report
         }
         var headers = headers()

@@ -294,6 +294,8 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.upload.livePositionEverySeconds = seconds
             case "upload.sync_every_s":
                 config.upload.syncEverySeconds = try reader.number(in: 5...3600, "seconds from 5 to 3600")
+            case "upload.sync":
+                config.upload.sync = try reader.bool()
             case "upload.state_every_s":
                 config.upload.stateEverySeconds = try reader.number(in: 5...3600, "seconds from 5 to 3600")
             case "privacy_zone.lat":

@@ -20,6 +20,9 @@ public struct UploadConfiguration: Sendable, Equatable {
     /// and the device's state (heartbeat) sent every `stateEverySeconds` and on a change.
     public var syncEverySeconds = 60.0
     public var stateEverySeconds = 60.0
+    /// false: the sync channel is off (a server that only takes uploads and alerts): nothing is
+    /// fetched and no heartbeat is sent.
+    public var sync = true
     /// Circles no run point or live position leaves the device from (never applied to alerts).
     public var privacyZones: [PrivacyZone] = []
 

@@ -91,10 +91,11 @@ struct CloudSyncService: Service {
 }
 
 extension SyncSettings {
-    /// The uplink's cloud and credentials (one cloud, one way in), and `[upload]`'s sync timing.
+    /// The uplink's cloud and credentials (one cloud, one way in), and `[upload]`'s sync timing;
+    /// no cloud with `[upload] sync = false`.
     init(_ configuration: PacerConfiguration) {
         let uplink = UplinkSettings(configuration)
-        self.init(url: uplink.url, token: uplink.token, client: uplink.client, syncEverySeconds: configuration.upload.syncEverySeconds,
+        self.init(url: configuration.upload.sync ? uplink.url : nil, token: uplink.token, client: uplink.client, syncEverySeconds: configuration.upload.syncEverySeconds,
                   stateEverySeconds: configuration.upload.stateEverySeconds, maxHeartRateBpm: configuration.maxHeartRateSetting)
     }
 }
