@@ -17,7 +17,7 @@ public struct SyncSettings: Sendable, Equatable {
     public var maxHeartRateBpm: Int?
 
     public init(url: String?, token: String?, client: HTTPClient.Configuration, syncEverySeconds: Double = 60,
-                stateEverySeconds: Double = 60, requestTimeoutSeconds: Double = 20, maxHeartRateBpm: Int? = nil) {
+                stateEverySeconds: Double = 60, requestTimeoutSeconds: Double = 15, maxHeartRateBpm: Int? = nil) {
         self.url = url
         self.token = token
         self.client = client

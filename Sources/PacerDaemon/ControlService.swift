@@ -45,10 +45,7 @@ struct ControlService: Service {
         case "sync":
             sos.put(.retryNow(reason: "pacerctl sync"))
             uplink.put(.wake(reason: "pacerctl sync"))
-            let report = await withCheckedContinuation { (done: CheckedContinuation<SyncReport, Never>) in
-                cloudSync.put(.syncNow(reply: { done.resume(returning: $0) }))
-            }
-            return withUploads(.object(["cloud_sync": Self.json(report)]))
+            return withUploads(.object(["cloud_sync": Self.json(await syncNow())]))
         case "run.start":
             guard let path = try request.optionalString("workout") else { return try await pipelineCommand(.start) }
             // Read here, off the pipeline thread; the file is pacerd's to read (it runs as `pacer`).
@@ -125,6 +122,25 @@ struct ControlService: Service {
         default:
             throw ControlError.unknownCommand(request.command)
         }
+    }
+
+    /// The sync thread's fetch, waited for at most 20 s (it may be in the middle of a slow
+    /// request; pacerctl gives up after 30).
+    private func syncNow() async -> SyncReport {
+        let (answers, answer) = AsyncStream.makeStream(of: SyncReport.self)
+        cloudSync.put(.syncNow(reply: { answer.yield($0) }))
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(20))
+            var late = SyncReport()
+            late.error = "the cloud has not answered yet; the sync goes on (journalctl -u pacerd COMPONENT=sync)"
+            answer.yield(late)
+        }
+        defer {
+            timer.cancel()
+            answer.finish()
+        }
+        for await report in answers { return report }
+        return SyncReport()
     }
 
     /// `cloud_sync` of the `sync` reply: what the fetch found.
