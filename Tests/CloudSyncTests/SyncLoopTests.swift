@@ -61,6 +61,11 @@ final class ScriptedSpeaker: @unchecked Sendable {
                                        syncEverySeconds: 60, stateEverySeconds: 30, maxHeartRateBpm: 185)
     static let second: UInt64 = 1_000_000_000
 
+    /// A state directory (removed when the test ends), an empty cloud and a willing speaker.
+    static func fixture() throws -> (TemporaryDirectory, ScriptedCloud, ScriptedSpeaker) {
+        (try TemporaryDirectory(prefix: "pacer-sync"), ScriptedCloud(), ScriptedSpeaker())
+    }
+
     /// A fresh loop on `directory`'s state files: what a pacerd start makes.
     static func loop(_ directory: TemporaryDirectory, _ cloud: ScriptedCloud, _ speaker: ScriptedSpeaker,
                      state: @escaping @Sendable () -> DeviceState? = { nil }) -> SyncLoop {
@@ -74,9 +79,8 @@ final class ScriptedSpeaker: @unchecked Sendable {
 
     @Test("a notice is said once and acknowledged; after a restart it is not said again, online or not")
     func saidOnceAcrossRestarts() throws {
-        let directory = try TemporaryDirectory(prefix: "pacer-sync")
+        let (directory, cloud, speaker) = try Self.fixture()
         defer { directory.remove() }
-        let cloud = ScriptedCloud(), speaker = ScriptedSpeaker()
         let notice = cloud.add("Rain at five")
         var loop = Self.loop(directory, cloud, speaker)
         loop.offerNextNotice()
@@ -99,9 +103,8 @@ final class ScriptedSpeaker: @unchecked Sendable {
 
     @Test("a notice fetched but not said before a restart is said after it, offline, and acknowledged once the cloud answers")
     func unsaidNoticeSurvivesARestart() throws {
-        let directory = try TemporaryDirectory(prefix: "pacer-sync")
+        let (directory, cloud, speaker) = try Self.fixture()
         defer { directory.remove() }
-        let cloud = ScriptedCloud(), speaker = ScriptedSpeaker()
         let notice = cloud.add("Well done")
         var first = Self.loop(directory, cloud, speaker)
         first.perform(.fetch, at: 0)
@@ -124,9 +127,8 @@ final class ScriptedSpeaker: @unchecked Sendable {
 
     @Test("nothing changed: the ETag is sent back and the 304 changes nothing; the next fetch is a minute on")
     func notModified() throws {
-        let directory = try TemporaryDirectory(prefix: "pacer-sync")
+        let (directory, cloud, speaker) = try Self.fixture()
         defer { directory.remove() }
-        let cloud = ScriptedCloud(), speaker = ScriptedSpeaker()
         var loop = Self.loop(directory, cloud, speaker)
         let first = loop.engine.fetch(nowMs: 1_000)
         #expect(first.reached && first.changed == ["notices", "profile"] && first.newNotices == 0)
@@ -144,9 +146,8 @@ final class ScriptedSpeaker: @unchecked Sendable {
 
     @Test("muted or cut off: the notice waits for the next fetch instead of being offered again at once")
     func declinedNoticeWaits() throws {
-        let directory = try TemporaryDirectory(prefix: "pacer-sync")
+        let (directory, cloud, speaker) = try Self.fixture()
         defer { directory.remove() }
-        let cloud = ScriptedCloud(), speaker = ScriptedSpeaker()
         _ = cloud.add("Hello")
         speaker.answer = .notNow
         var loop = Self.loop(directory, cloud, speaker)
@@ -167,9 +168,8 @@ final class ScriptedSpeaker: @unchecked Sendable {
 
     @Test("no voice: a notice is logged, counts as said, and is acknowledged")
     func noVoice() throws {
-        let directory = try TemporaryDirectory(prefix: "pacer-sync")
+        let (directory, cloud, speaker) = try Self.fixture()
         defer { directory.remove() }
-        let cloud = ScriptedCloud(), speaker = ScriptedSpeaker()
         let notices = [cloud.add("One"), cloud.add("Two")]
         speaker.answer = .noVoice
         var loop = Self.loop(directory, cloud, speaker)
@@ -179,9 +179,8 @@ final class ScriptedSpeaker: @unchecked Sendable {
 
     @Test("heartbeat: on its schedule with the profile's maximum, and at once when the run's state or SOS changes")
     func heartbeat() throws {
-        let directory = try TemporaryDirectory(prefix: "pacer-sync")
+        let (directory, cloud, speaker) = try Self.fixture()
         defer { directory.remove() }
-        let cloud = ScriptedCloud(), speaker = ScriptedSpeaker()
         let current = Mutex(DeviceState(time: "2026-05-10T07:30:00.000Z", state: "idle", battery_percent: 90, strap_battery_percent: nil,
                                         sos_monitoring: true, heart_rate: nil, max_hr_bpm: nil, hr_daily: nil))
         var loop = Self.loop(directory, cloud, speaker, state: { current.withLock { $0 } })
@@ -207,9 +206,8 @@ final class ScriptedSpeaker: @unchecked Sendable {
 
     @Test("wakes fetch at once, but at most every 10 s; pacerctl sync always fetches and gets the report")
     func wakesAndSyncNow() throws {
-        let directory = try TemporaryDirectory(prefix: "pacer-sync")
+        let (directory, cloud, speaker) = try Self.fixture()
         defer { directory.remove() }
-        let cloud = ScriptedCloud(), speaker = ScriptedSpeaker()
         var loop = Self.loop(directory, cloud, speaker)
         loop.perform(.fetch, at: 0)
         loop.perform(.heartbeat, at: 0)
@@ -225,5 +223,16 @@ final class ScriptedSpeaker: @unchecked Sendable {
         loop.perform(.fetch, at: 12 * Self.second)
         let report = try #require(reports.withLock { $0 }.first)
         #expect(report.reached && report.changed == ["notices"] && report.newNotices == 1 && report.unsaid == 1)
+    }
+}
+
+@Suite struct NoticeTextTests {
+    @Test("cleaned for speech: one line, single spaces, no markup characters; already clean text is unchanged")
+    func clean() {
+        #expect(NoticeText.clean("  Rain\r\nat\tfive:\u{0}  <take> a [jacket]_#*  ") == "Rain at five: take a jacket")
+        #expect(NoticeText.clean("\u{200B}Zero\u{2028}width\u{7F}") == "Zero width")
+        #expect(NoticeText.clean("Café, 5 km à 6'00\" — ok?") == "Café, 5 km à 6'00\" — ok?")
+        #expect(NoticeText.clean(" \n\t ").isEmpty)
+        for text in ["Rain at five: take a jacket", "Zero width"] { #expect(NoticeText.clean(text) == text) }
     }
 }
