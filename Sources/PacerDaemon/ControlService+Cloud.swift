@@ -86,6 +86,7 @@ extension ControlService {
     private func applyCloudCredentials() {
         sos.put(.reload(cloud.laneSettings))
         uplink.put(.reload(cloud.uplinkSettings))
+        cloudSync.put(.reload(cloud.syncSettings))
     }
 
     private func callCloud(_ request: HTTPRequest) async throws(ControlError) -> HTTPResponse {

@@ -1,4 +1,5 @@
 import BlueZ
+import CloudSync
 import Control
 import Logging
 import PacerConfig
@@ -100,10 +101,12 @@ public enum Daemon {
         }
         // Store and forward, on a thread of its own; it starts by sending what is owed from before.
         let uplink = Uplink()
+        let cloudSync = CloudSync()
         do {
             // The run pacerd may continue is held back until the pipeline decides (RunController).
             try uplink.start(settings: cloud.uplinkSettings, storePath: configuration.databasePath,
-                             log: { level, message in log(Self.priority(level), "upload", message) }, holding: resumeCandidate?.id)
+                             log: { level, message in log(Self.priority(level), "upload", message) }, holding: resumeCandidate?.id,
+                             onRound: { round in if round.sent > 0, round.failure == nil { cloudSync.put(.wake(reason: "an upload got through")) } })
         } catch {
             log(.critical, "upload", "cannot start the uplink: \(error)")
             return ExitCode.software
@@ -133,7 +136,8 @@ public enum Daemon {
             }
             let server = try ControlServer(configuration: .init(socketPath: configuration.controlSocket, group: groupID))
             control = ControlService(server: server, pipeline: pipeline, strapSettings: strapSettings, reader: try RunStore(path: configuration.databasePath, readOnly: true, cacheKiB: Self.storeCacheKiB), log: log,
-                                     voiceMute: { muted in speaker?.setMuted(muted) }, sos: sos, uplink: uplink, cloud: cloud)
+                                     voiceMute: { muted in speaker?.setMuted(muted) }, sos: sos, uplink: uplink, cloud: cloud,
+                                     cloudSync: cloudSync)
         } catch {
             log(.error, "control", "no control socket, pacerctl cannot reach pacerd: \(error)")
         }
@@ -144,6 +148,13 @@ public enum Daemon {
         pipeline.start(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
                        onCue: speak, toSOS: { sos.put($0) }, sosIsAsking: { sos.isAsking }, toUplink: { uplink.put($0) }) { status in
             notifier.send(.status(status.line))
+            cloudSync.runStateIs(status.phase.rawValue)
+        }
+        do {
+            try CloudSyncService.start(cloudSync, configuration: configuration, settings: cloud.syncSettings, pipeline: pipeline, sos: sos, speaker: speaker, log: log)
+        } catch {
+            log(.critical, "sync", "cannot start the sync thread: \(error)")
+            return ExitCode.software
         }
 
         var logger = Logger(label: "lifecycle") { label in JournalLogHandler(journal: journal, label: label) }
@@ -156,12 +167,18 @@ public enum Daemon {
             .init(service: HeartRateService(settings: strapSettings, pipeline: pipeline, sos: sos), serviceName: "hr"),
             .init(service: SOSService(lane: sos), serviceName: "sos"),
             .init(service: UplinkService(uplink: uplink), serviceName: "upload"),
-            .init(service: NetworkWatchService(uplink: uplink, sos: sos, log: log), successTerminationBehavior: .ignore, serviceName: "network"),
-            .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, strapSettings: strapSettings, sos: sos, uplink: uplink, notifier: notifier,
-                                         log: log, startConfiguration: configuration, cloud: cloud), serviceName: "reload"),
+            .init(service: CloudSyncService(sync: cloudSync), serviceName: "sync"),
+            .init(service: NetworkWatchService(uplink: uplink, sos: sos, cloudSync: cloudSync, log: log), successTerminationBehavior: .ignore, serviceName: "network"),
+            .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, strapSettings: strapSettings, sos: sos, uplink: uplink,
+                                         cloudSync: cloudSync, notifier: notifier, log: log, startConfiguration: configuration, cloud: cloud),
+                  serviceName: "reload"),
         ]
         if let control { services.append(.init(service: control, serviceName: "control")) }
-        if let speaker { services.append(.init(service: VoiceService(speaker: speaker, log: log), serviceName: "voice")) }
+        if let speaker {
+            services.append(.init(service: VoiceService(speaker: speaker, log: log, onOutcome: { event in
+                if let outcome = CloudSyncService.outcome(of: event) { cloudSync.put(outcome) }
+            }), serviceName: "voice"))
+        }
         if let device = configuration.buttonDevice {
             services.append(.init(service: ButtonService(devicePath: device, keyCodes: configuration.buttonKeyCodes, pipeline: pipeline, sos: sos, log: log),
                                   serviceName: "buttons"))

@@ -1,3 +1,4 @@
+import CloudSync
 import PacerConfig
 import ServiceLifecycle
 import SOS
@@ -15,6 +16,7 @@ struct ReloadService: Service {
     let strapSettings: StrapSettings
     let sos: SOSLane
     let uplink: Uplink
+    let cloudSync: CloudSync
     let notifier: ServiceNotifier
     let log: DaemonLog
     /// What was loaded at start: settings that only apply at start are compared with it.
@@ -30,6 +32,7 @@ struct ReloadService: Service {
                 cloud.reloaded(configuration)
                 sos.put(.reload(cloud.laneSettings))
                 uplink.put(.reload(cloud.uplinkSettings))
+                cloudSync.put(.reload(cloud.syncSettings))
                 strapSettings.reload(configuration)
                 for name in Self.restartOnly(startConfiguration, configuration) {
                     log(.warning, "config", "\(name) changed; it takes effect when pacerd restarts")

@@ -1,3 +1,4 @@
+import CloudSync
 import HTTPClient
 import PacerConfig
 import ServiceLifecycle
@@ -36,12 +37,14 @@ extension UplinkSettings {
 struct NetworkWatchService: Service {
     let uplink: Uplink
     let sos: SOSLane
+    let cloudSync: CloudSync
     let log: DaemonLog
 
     /// Alerts owed first: the SOS lane retries at once, beside the uplink.
     private func wake(_ reason: String) {
         sos.put(.retryNow(reason: reason))
         uplink.put(.wake(reason: reason))
+        cloudSync.put(.wake(reason: reason))
     }
 
     static let networkManagerConnected: Set<UInt32> = [60, 70]  // NM_STATE_CONNECTED_SITE, _GLOBAL

@@ -8,7 +8,7 @@ struct PacerCloudCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pacer-cloud",
         abstract: "Pacer's backend: runs, live position and SOS alerts from devices.",
-        subcommands: [Serve.self, DeviceCommand.self, UserCommand.self])
+        subcommands: [Serve.self, DeviceCommand.self, UserCommand.self, NoticeCommand.self])
 }
 
 struct DatabaseOption: ParsableArguments {
@@ -357,6 +357,31 @@ struct UserCommand: AsyncParsableCommand {
             }
             print("account \(address) deleted with \(removed.devices) devices: \(removed.runs) runs (\(removed.chunks) chunks), "
                 + "\(removed.positions) live position, \(removed.alerts) alerts (\(removed.alertMessages) messages)")
+        }
+    }
+}
+
+/// Notices for devices to say once (the sync channel's `notices` section).
+struct NoticeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "notice", abstract: "Send short spoken notices to devices.",
+                                                    subcommands: [Send.self])
+
+    struct Send: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Queue a notice the device says once, at its next sync (at most 200 characters, cleaned for speech).")
+        @Argument(help: "A device's name, or an account's e-mail address (every device of it).") var target: String
+        @Argument(help: "What the device says.") var text: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let (target, text) = (target, text)
+            let queued: [StoredNotice]
+            do {
+                queued = try await database.withStore { store in try await Notices.send(store: store, to: target, text: text) }
+            } catch let error as StoreError {
+                throw ValidationError(error.message)
+            }
+            for notice in queued { print("notice \(notice.id) queued: \(notice.text)") }
         }
     }
 }

@@ -20,6 +20,7 @@ struct AccessHarnessTests {
         var ownerAlert: String
         var ownerSession: String
         var ownerDeviceID: String
+        var ownerNotice: String
     }
 
     /// A caller trying a route; `session` is a cookie id and its CSRF token.
@@ -90,6 +91,15 @@ struct AccessHarnessTests {
             body: { Array((try? JSONSerialization.data(withJSONObject: AlertTests.message($0.ownerAlert, 1, type: "cancelled"))) ?? Data()) },
             contentType: "application/json", scoped: true)),
         "GET /v1/alerts": .guarded(Case(method: .get, uri: { _ in "/v1/alerts" }, scoped: true)),
+        // The owner's notice, acknowledged by others: refused (404 for another device), and still pending.
+        "GET /v1/device/sync": .guarded(Case(method: .get, uri: { _ in "/v1/device/sync" }, scoped: true)),
+        "POST /v1/device/sync/ack": .guarded(Case(
+            method: .post, uri: { _ in "/v1/device/sync/ack" }, body: { Array(#"{"notice_ids":["\#($0.ownerNotice)"]}"#.utf8) },
+            contentType: "application/json")),
+        "PUT /v1/device/state": .guarded(Case(
+            method: .put, uri: { _ in "/v1/device/state" },
+            body: { _ in Array(#"{"time":"2026-05-10T09:00:00.000Z","state":"paused","sos_monitoring":false}"#.utf8) },
+            contentType: "application/json", scoped: true)),
         "POST /logout": .guarded(Case(method: .post, uri: { _ in "/logout" }, body: { _ in form([:]) }, contentType: formType, scoped: true)),
         "GET /account": .guarded(Case(method: .get, uri: { _ in "/account" }, scoped: true)),
         "GET /account/delete": .guarded(Case(method: .get, uri: { _ in "/account/delete" }, scoped: true)),
@@ -175,6 +185,9 @@ struct AccessHarnessTests {
             #expect(try await cloud.json(.put, "/v1/position", token: ownerToken,
                                          ["time": "2026-05-10T07:31:00.000Z", "lat": 45.5, "lon": 9.2]).status == .ok)
             #expect(try await cloud.json(.post, "/v1/alerts", token: ownerToken, AlertTests.message(alert, 0)).status == .created)
+            #expect(try await cloud.json(.put, "/v1/device/state", token: ownerToken,
+                                         ["time": "2026-05-10T07:31:00.000Z", "state": "recording", "sos_monitoring": true]).status == .ok)
+            let notice = try #require(try await Notices.send(store: cloud.store, to: "ann-pacer", text: "for Ann only").first)
             let now = SessionSettings.systemClock()
             func session(_ account: Account, ageMs: Int64) async throws -> (id: String, csrf: String) {
                 let id = Tokens.random(), csrf = Tokens.random()
@@ -183,22 +196,26 @@ struct AccessHarnessTests {
                 return (id, csrf)
             }
             let fixture = Fixture(ownerEmail: owner.email, ownerToken: ownerToken, ownerRun: run, ownerAlert: alert,
-                                  ownerSession: try await session(owner, ageMs: 0).id, ownerDeviceID: ownerDevice.id)
+                                  ownerSession: try await session(owner, ageMs: 0).id, ownerDeviceID: ownerDevice.id,
+                                  ownerNotice: notice.id)
 
             /// What the owner sees of their things; the same before and after every attack.
             func ownerView() async throws -> [String] {
                 var view: [String] = []
-                for path in ["/v1/runs/\(run)", "/v1/position", "/v1/alerts", "/v1/runs"] {
+                for path in ["/v1/runs/\(run)", "/v1/position", "/v1/alerts", "/v1/runs", "/v1/device/sync"] {
                     view.append(try await cloud.request(.get, path, token: ownerToken).text)
                 }
                 let page = try await cloud.request(.get, "/account", token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
                 view.append("\(page.status) " + page.text)
+                let ownerDevice = try #require(try await cloud.store.devices().first { $0.name == "ann-pacer" })
+                view.append(try await cloud.store.deviceState(device: ownerDevice.id)?.json ?? "no state")
                 view.append(String(try await cloud.store.accounts().count))
                 view += try await cloud.store.devices().filter { $0.accountID == owner.id }.map { "\($0.name) revoked: \($0.revoked)" }
                 return view
             }
             let before = try await ownerView()
-            #expect(before[5] == "2" && before[4].contains("ann@example.org") && before.last == "ann-pacer revoked: false")
+            #expect(before[7] == "2" && before[5].contains("ann@example.org") && before[4].contains("for Ann only")
+                    && before.last == "ann-pacer revoked: false")
 
             for (index, (key, rule)) in Self.cases.sorted(by: { $0.key < $1.key }).enumerated() {
                 guard case .guarded(let item) = rule else { continue }
@@ -234,7 +251,7 @@ struct AccessHarnessTests {
                     // The ids in the path are the caller's own choice (a device names its runs): a scoped
                     // answer may echo them; it may not show the owner's address or device.
                     let harmless = item.scoped && status < 400 && !response.text.contains(fixture.ownerEmail)
-                        && !response.text.contains("ann-pacer")
+                        && !response.text.contains("ann-pacer") && !response.text.contains("for Ann only")
                     #expect(refused || harmless, "\(key) by \(caller): \(status) \(response.text.prefix(300))")
                     #expect(status < 500, "\(key) by \(caller): \(status)")
                     #expect(try await ownerView() == before, "\(key) by \(caller) changed what the owner sees")

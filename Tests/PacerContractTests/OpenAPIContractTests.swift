@@ -48,6 +48,20 @@ import Testing
         start_time: t0.iso8601, end_time: t0.iso8601, distance_m: 0, moving_time_s: 0, elapsed_time_s: 0, avg_pace_s_per_km: nil,
         max_speed_mps: nil, hr_avg: nil, hr_max: nil, chunks: 0, state: "interrupted")
 
+    static let fullSync = DeviceSync(sections: .init(
+        notices: NoticesSection(version: "0123456789abcdef", items: [
+            Notice(id: "5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d", text: "Rain at five: take a jacket", created_at: t0.iso8601),
+        ]),
+        profile: ProfileSection(version: "fedcba9876543210", display_name: "Ann", timezone: "Europe/Rome", linked: true)))
+    static let minimalSync = DeviceSync(sections: .init(notices: nil, profile: nil))
+
+    static let fullState = DeviceState(
+        time: t0.iso8601, state: "recording", battery_percent: 81, strap_battery_percent: 40, sos_monitoring: true,
+        heart_rate: .init(bpm: 142, time: t0.adding(seconds: -2).iso8601), max_hr_bpm: 185,
+        hr_daily: [.init(date: "2026-05-09", count: 1200, min_bpm: 48, resting_bpm: 52)])
+    static let minimalState = DeviceState(time: t0.iso8601, state: "idle", battery_percent: nil, strap_battery_percent: nil,
+                                          sos_monitoring: false, heart_rate: nil, max_hr_bpm: nil, hr_daily: nil)
+
     /// A run the device's encoder writes: both hemispheres, heart rate present and absent.
     static func chunks() -> [String] {
         let samples = (0..<25).map { (i: Int) -> TrackSample in
@@ -82,6 +96,12 @@ import Testing
             "RunSummary": ["full": try Self.json(Self.fullSummary), "minimal": try Self.json(Self.minimalSummary)],
             "DeviceLink": ["full": try Self.json(Self.fullLink), "minimal": try Self.json(Self.minimalLink)],
             "DeviceLinkGrant": ["full": try Self.json(Self.grant), "minimal": try Self.json(Self.grant)],
+            "DeviceSync": ["full": try Self.json(Self.fullSync), "minimal": try Self.json(Self.minimalSync)],
+            "NoticesSection": ["full": try Self.json(Self.fullSync.sections.notices!), "minimal": try Self.json(Self.fullSync.sections.notices!)],
+            "ProfileSection": ["full": try Self.json(Self.fullSync.sections.profile!), "minimal": try Self.json(Self.fullSync.sections.profile!)],
+            "NoticeAck": ["full": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"])),
+                          "minimal": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"]))],
+            "DeviceState": ["full": try Self.json(Self.fullState), "minimal": try Self.json(Self.minimalState)],
         ]
         let times: [String] = [Self.t0, Timestamp(milliseconds: WireTime.earliestMs), Timestamp(milliseconds: WireTime.latestMs - 1)]
             .map(\.iso8601) + [WireTime.text(milliseconds: 1_778_398_200_123)]
@@ -95,6 +115,9 @@ import Testing
             ["schema": "DeviceLink", "why": "a name with a slash", "value": try Self.withField(Self.fullLink, "name", "../etc")],
             ["schema": "DeviceLinkGrant", "why": "no token", "value": ["device": "ann-pi", "account": "Ann"]],
             ["schema": "RunSummary", "why": "state paused", "value": try Self.withField(Self.fullSummary, "state", "paused")],
+            ["schema": "DeviceState", "why": "state running", "value": try Self.withField(Self.fullState, "state", "running")],
+            ["schema": "DeviceState", "why": "a heart rate of 400", "value": try Self.withField(Self.minimalState, "heart_rate", ["bpm": 400, "time": Self.t0.iso8601])],
+            ["schema": "NoticeAck", "why": "no ids", "value": ["notice_ids": [String]()]],
             ["schema": "TrackChunk", "why": "eight fields", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1\n"],
         ]
         let cases: [String: Any] = ["objects": objects, "strings": strings, "invalid": invalid]
@@ -123,5 +146,9 @@ import Testing
         try roundTrip(Self.minimalPosition)
         try roundTrip(Self.fullSummary)
         try roundTrip(Self.minimalSummary)
+        try roundTrip(Self.fullSync)
+        try roundTrip(Self.minimalSync)
+        try roundTrip(Self.fullState)
+        try roundTrip(Self.minimalState)
     }
 }

@@ -89,6 +89,9 @@ public struct CloudRoutes: Sendable {
         device.on(.post, "alerts", DeviceAccess()) { request, context in try await postAlert(request, context: context) }
         device.on(.get, "alerts", DeviceAccess()) { request, context in try await listAlerts(request, context: context) }
         device.on(.delete, "link", DeviceAccess()) { _, context in try await unlinkSelf(context: context) }
+        device.on(.get, "device/sync", DeviceAccess()) { request, context in try await getDeviceSync(request, context: context) }
+        device.on(.post, "device/sync/ack", DeviceAccess()) { request, context in try await postSyncAck(request, context: context) }
+        device.on(.put, "device/state", DeviceAccess()) { request, context in try await putDeviceState(request, context: context) }
 
         let web = router.group()
         web.add(middleware: SessionMiddleware(sessions: sessions))

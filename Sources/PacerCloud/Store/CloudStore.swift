@@ -95,6 +95,19 @@ public protocol CloudStore: Sendable {
     func alerts(device: String, state: AlertState?) async throws -> [StoredAlert]
     func alert(secret: String) async throws -> (alert: StoredAlert, messages: [String])?
 
+    // The sync channel.
+    func addNotice(_ notice: StoredNotice) async throws
+    /// The device's notices not yet delivered, oldest first, at most `limit`.
+    func pendingNotices(device: String, limit: Int) async throws -> [StoredNotice]
+    /// Every notice of the device, delivered or not, oldest first (operators, tests).
+    func notices(device: String) async throws -> [StoredNotice]
+    /// Marks the device's notices `ids` delivered at `nowMs` (those delivered already keep their
+    /// time), all or none: the ids that are not the device's notices, when any, and nothing marked.
+    func acknowledgeNotices(device: String, ids: [String], nowMs: Int64) async throws -> [String]
+    /// Replaces the device's latest state.
+    func putDeviceState(device: String, receivedMs: Int64, json: String) async throws
+    func deviceState(device: String) async throws -> StoredDeviceState?
+
     // The forwarding outbox.
     /// Takes up to `limit` due items and leases them until `leaseUntilMs`, so another instance
     /// sharing the database does not send them at the same time.

@@ -590,6 +590,68 @@ public final class PostgresCloudStore: CloudStore, Service {
         return alerts
     }
 
+    public func addNotice(_ notice: StoredNotice) async throws {
+        try await client.query(
+            """
+            INSERT INTO notice (id, device_id, text, created_ms, delivered_ms)
+            VALUES (\(notice.id), \(notice.device), \(notice.text), \(notice.createdMs), \(notice.deliveredMs))
+            """, logger: logger)
+    }
+
+    public func pendingNotices(device: String, limit: Int) async throws -> [StoredNotice] {
+        try await Self.notices(client.query(
+            """
+            SELECT id, device_id, text, created_ms, delivered_ms FROM notice WHERE device_id = \(device) AND delivered_ms IS NULL
+            ORDER BY created_ms, id LIMIT \(limit)
+            """, logger: logger))
+    }
+
+    public func notices(device: String) async throws -> [StoredNotice] {
+        try await Self.notices(client.query(
+            "SELECT id, device_id, text, created_ms, delivered_ms FROM notice WHERE device_id = \(device) ORDER BY created_ms, id",
+            logger: logger))
+    }
+
+    private static func notices(_ rows: PostgresRowSequence) async throws -> [StoredNotice] {
+        var notices: [StoredNotice] = []
+        for try await (id, device, text, created, delivered) in rows.decode((String, String, String, Int64, Int64?).self) {
+            notices.append(StoredNotice(id: id, device: device, text: text, createdMs: created, deliveredMs: delivered))
+        }
+        return notices
+    }
+
+    public func acknowledgeNotices(device: String, ids: [String], nowMs: Int64) async throws -> [String] {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            let found = try await connection.query(
+                "SELECT id FROM notice WHERE device_id = \(device) AND id = ANY(\(ids)) FOR UPDATE", logger: logger)
+            var known: Set<String> = []
+            for try await (id) in found.decode(String.self) { known.insert(id) }
+            let unknown = ids.filter { !known.contains($0) }
+            guard unknown.isEmpty else { return unknown }
+            try await connection.query(
+                "UPDATE notice SET delivered_ms = \(nowMs) WHERE device_id = \(device) AND id = ANY(\(ids)) AND delivered_ms IS NULL",
+                logger: logger)
+            return []
+        }
+    }
+
+    public func putDeviceState(device: String, receivedMs: Int64, json: String) async throws {
+        try await client.query(
+            """
+            INSERT INTO device_state (device_id, received_ms, body) VALUES (\(device), \(receivedMs), \(json))
+            ON CONFLICT (device_id) DO UPDATE SET received_ms = excluded.received_ms, body = excluded.body
+            """, logger: logger)
+    }
+
+    public func deviceState(device: String) async throws -> StoredDeviceState? {
+        let rows = try await client.query("SELECT received_ms, body FROM device_state WHERE device_id = \(device)", logger: logger)
+        for try await (received, body) in rows.decode((Int64, String).self) {
+            return StoredDeviceState(receivedMs: received, json: body)
+        }
+        return nil
+    }
+
     /// With the webhook secret of the item's device (gone with the device: unsigned).
     private static let outboxColumns = """
         id, channel, target, payload, attempts, delivered_ms, last_error,

@@ -485,6 +485,64 @@ public final class SQLiteCloudStore: CloudStore {
                     createdMs: row["created_ms"], latestSequence: row["latest_sequence"], latestJSON: row["latest_body"])
     }
 
+    public func addNotice(_ notice: StoredNotice) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO notice (id, device_id, text, created_ms, delivered_ms) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [notice.id, notice.device, notice.text, notice.createdMs, notice.deliveredMs])
+        }
+    }
+
+    public func pendingNotices(device: String, limit: Int) async throws -> [StoredNotice] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM notice WHERE device_id = ? AND delivered_ms IS NULL ORDER BY created_ms, id LIMIT ?",
+                             arguments: [device, limit]).map(Self.notice)
+        }
+    }
+
+    public func notices(device: String) async throws -> [StoredNotice] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM notice WHERE device_id = ? ORDER BY created_ms, id", arguments: [device]).map(Self.notice)
+        }
+    }
+
+    private static func notice(_ row: Row) -> StoredNotice {
+        StoredNotice(id: row["id"], device: row["device_id"], text: row["text"], createdMs: row["created_ms"], deliveredMs: row["delivered_ms"])
+    }
+
+    public func acknowledgeNotices(device: String, ids: [String], nowMs: Int64) async throws -> [String] {
+        try await pool.write { db in
+            var unknown: [String] = []
+            for id in ids where try Bool.fetchOne(db, sql: "SELECT 1 FROM notice WHERE id = ? AND device_id = ?", arguments: [id, device]) == nil {
+                unknown.append(id)
+            }
+            guard unknown.isEmpty else { return unknown }
+            for id in ids {
+                try db.execute(sql: "UPDATE notice SET delivered_ms = ? WHERE id = ? AND device_id = ? AND delivered_ms IS NULL",
+                               arguments: [nowMs, id, device])
+            }
+            return []
+        }
+    }
+
+    public func putDeviceState(device: String, receivedMs: Int64, json: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO device_state (device_id, received_ms, body) VALUES (?, ?, ?)
+                    ON CONFLICT (device_id) DO UPDATE SET received_ms = excluded.received_ms, body = excluded.body
+                    """,
+                arguments: [device, receivedMs, json])
+        }
+    }
+
+    public func deviceState(device: String) async throws -> StoredDeviceState? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT received_ms, body FROM device_state WHERE device_id = ?", arguments: [device]).map { row in
+                StoredDeviceState(receivedMs: row["received_ms"], json: row["body"])
+            }
+        }
+    }
+
     public func claimOutbox(nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [OutboxItem] {
         try await pool.write { db in
             let items = try Row.fetchAll(

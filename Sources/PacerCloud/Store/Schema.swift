@@ -7,8 +7,9 @@ enum Schema {
     /// outbox.device_id (whose secret signs an item). 4: accounts, and device.account_id (the
     /// account a device, and so its runs and alerts, belongs to). 5: web sessions and the
     /// single-use account tokens of e-mailed links, both kept only as SHA-256. 6: device link codes
-    /// (by SHA-256, kept until a day past expiry so a reused code is told apart from a wrong one)
-    /// and device.last_seen_ms (the "My devices" page).
+    /// (by SHA-256, kept until a day past expiry so a reused code is told apart from a wrong one),
+    /// device.last_seen_ms (the "My devices" page), the sync channel's notices and each device's
+    /// latest state (heartbeat).
     static let version = 6
 
     static func statements(postgres: Bool) -> [String] {
@@ -71,6 +72,12 @@ enum Schema {
                 code_sha256 TEXT PRIMARY KEY, account_id TEXT NOT NULL, expires_ms BIGINT NOT NULL, used_ms BIGINT)
             """,
             "CREATE INDEX IF NOT EXISTS link_code_by_account ON link_code (account_id)",
+            """
+            CREATE TABLE IF NOT EXISTS notice (
+                id TEXT PRIMARY KEY, device_id TEXT NOT NULL, text TEXT NOT NULL, created_ms BIGINT NOT NULL, delivered_ms BIGINT)
+            """,
+            "CREATE INDEX IF NOT EXISTS notice_pending ON notice (device_id, created_ms) WHERE delivered_ms IS NULL",
+            "CREATE TABLE IF NOT EXISTS device_state (device_id TEXT PRIMARY KEY, received_ms BIGINT NOT NULL, body TEXT NOT NULL)",
         ]
     }
 
