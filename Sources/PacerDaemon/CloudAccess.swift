@@ -1,3 +1,4 @@
+import CloudSync
 import HTTPClient
 import PacerConfig
 import SOS
@@ -5,8 +6,8 @@ import Synchronization
 import Uplink
 
 /// What pacerd talks to the cloud with: the configuration's `[upload]` and the stored link,
-/// resolved by `CloudCredentials.resolve`. The uplink and the SOS lane are handed new settings
-/// whenever either changes (a reload, `pacerctl cloud link|unlink`).
+/// resolved by `CloudCredentials.resolve`. The uplink, the SOS lane and the sync channel are
+/// handed new settings whenever either changes (a reload, `pacerctl cloud link|unlink`).
 final class CloudAccess: Sendable {
     private let state: Mutex<(configuration: PacerConfiguration, link: CloudLink?)>
     let file: CloudLinkFile
