@@ -58,6 +58,12 @@ import Testing
         return TrackChunkFormat.chunks(samples: samples, heartRate: heartRate, hiding: [], samplesPerChunk: 10)
     }
 
+    static let fullAnswers = AlertAnswersReply(answers: [
+        AlertAnswerItem(id: 7, alert_id: "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b", from: "Anna", kind: "on_my_way", text: nil, time: t0.iso8601),
+        AlertAnswerItem(id: 9, alert_id: "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b", from: "Anna", kind: "text", text: "Stay where you are",
+                        time: t0.adding(seconds: 5).iso8601),
+    ], last_id: 9)
+
     static func json(_ value: some Encodable) throws -> Any {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -77,6 +83,7 @@ import Testing
                              "minimal_nested": try Self.json(Self.alertWithMinimalParts)],
             "Position": ["full": try Self.json(Self.fullPosition), "minimal": try Self.json(Self.minimalPosition)],
             "RunSummary": ["full": try Self.json(Self.fullSummary), "minimal": try Self.json(Self.minimalSummary)],
+            "AlertAnswers": ["full": try Self.json(Self.fullAnswers), "minimal": try Self.json(AlertAnswersReply(answers: [], last_id: 0))],
         ]
         let times: [String] = [Self.t0, Timestamp(milliseconds: WireTime.earliestMs), Timestamp(milliseconds: WireTime.latestMs - 1)]
             .map(\.iso8601) + [WireTime.text(milliseconds: 1_778_398_200_123)]
@@ -87,6 +94,8 @@ import Testing
             ["schema": "AlertMessage", "why": "alert_id null", "value": try Self.withField(Self.minimalAlert, "alert_id", NSNull())],
             ["schema": "Position", "why": "latitude 91", "value": try Self.withField(Self.fullPosition, "lat", 91)],
             ["schema": "Position", "why": "a time without a zone", "value": try Self.withField(Self.fullPosition, "time", "2026-05-10T07:30:00")],
+            ["schema": "AlertAnswers", "why": "a kind nobody knows", "value": ["answers": [["id": 1, "alert_id": "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b",
+                                                                                      "from": "A", "kind": "help", "time": Self.t0.iso8601]], "last_id": 1]],
             ["schema": "RunSummary", "why": "state paused", "value": try Self.withField(Self.fullSummary, "state", "paused")],
             ["schema": "TrackChunk", "why": "eight fields", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1\n"],
         ]
@@ -113,5 +122,6 @@ import Testing
         try roundTrip(Self.minimalPosition)
         try roundTrip(Self.fullSummary)
         try roundTrip(Self.minimalSummary)
+        try roundTrip(Self.fullAnswers)
     }
 }

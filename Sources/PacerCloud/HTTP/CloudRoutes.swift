@@ -18,12 +18,17 @@ public struct CloudRoutes: Sendable {
     let loginAddressLimiter: RateLimiter?
     /// Milliseconds since 1970: what sessions and e-mailed links expire by.
     let wallClock: @Sendable () -> Int64
+    /// Tells dashboards (of every instance) what changed.
+    let hub: any EventHub
+    /// Dashboard streams open per account on this instance.
+    let streams = StreamCounter()
     /// Each route's policy, filled by `router()`.
     public let accessRegistry = AccessRegistry()
 
     public init(store: any CloudStore, configuration: CloudConfiguration, linkBase: String,
                 now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow, wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock,
-                wakeForwarder: @escaping @Sendable () -> Void = {}) {
+                wakeForwarder: @escaping @Sendable () -> Void = {}, hub: any EventHub = LocalEventHub()) {
+        self.hub = hub
         self.wallClock = wallClock
         self.store = store
         self.configuration = configuration
@@ -76,10 +81,12 @@ public struct CloudRoutes: Sendable {
         device.on(.get, "position", DeviceAccess()) { _, context in try await getPosition(context: context) }
         device.on(.post, "alerts", DeviceAccess()) { request, context in try await postAlert(request, context: context) }
         device.on(.get, "alerts", DeviceAccess()) { request, context in try await listAlerts(request, context: context) }
+        addDeviceMonitorRoutes(device)
 
         let web = router.group()
         web.add(middleware: SessionMiddleware(sessions: sessions))
         addWebRoutes(PolicedRoutes(group: web, prefix: "", registry: accessRegistry))
+        addMonitorRoutes(PolicedRoutes(group: web, prefix: "", registry: accessRegistry))
         return router
     }
 }

@@ -11,6 +11,7 @@ enum RouteTable {
         (["v1", "runs", "*", "chunks", "*"], ["PUT"]),
         (["v1", "position"], ["GET", "PUT"]),
         (["v1", "alerts"], ["GET", "POST"]),
+        (["v1", "device", "answers"], ["GET"]),
         (["signup"], ["GET", "POST"]),
         (["confirm"], ["GET", "POST"]),
         (["login"], ["GET", "POST"]),
@@ -19,6 +20,14 @@ enum RouteTable {
         (["reset", "password"], ["GET", "POST"]),
         (["account"], ["GET"]),
         (["account", "delete"], ["GET", "POST"]),
+        (["monitoring"], ["GET"]),
+        (["monitoring", "invite"], ["POST"]),
+        (["monitoring", "accept"], ["GET", "POST"]),
+        (["monitoring", "end"], ["POST"]),
+        (["watch"], ["GET"]),
+        (["watch", "events"], ["GET"]),
+        (["watch", "alerts", "*", "*", "answer"], ["POST"]),
+        (["watch", "assets", "*"], ["GET"]),
     ]
 
     /// The methods `path` takes, or nil when it is no path of the API.

@@ -90,7 +90,7 @@ enum WebPage: String, CaseIterable, Sendable {
         + "label{display:block;margin:.8em 0}input{display:block;width:100%;box-sizing:border-box;font-size:1.1em;padding:.4em}"
         + "button{font-size:1.1em;padding:.5em 1em;margin:.5em 0}.error{color:#b00;font-weight:bold}dt{font-weight:bold}"
 
-    private static let partials = [
+    static let partials = [
         "head": """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
