@@ -44,7 +44,7 @@ struct MonitorTests {
     }
 
     static func position(lat: Double, run: String? = "3f2b8c1e-0000-4000-8000-000000000001") -> [String: Any] {
-        var body: [String: Any] = ["time": WireTime.text(milliseconds: SessionSettings.systemClock()), "lat": lat, "lon": 9.2, "accuracy_m": 6.0]
+        var body: [String: Any] = ["time": WireTime.text(milliseconds: SessionSettings.systemClock()), "lat": lat, "lon": 9.2, "accuracy_m": 6.0, "heart_rate": 152]
         if let run { body["run_id"] = run }
         return body
     }
@@ -117,6 +117,7 @@ struct MonitorTests {
             let map = try #require(events.first?["map"] as? [String: Any])
             #expect(map["lat"] as? Double == 45.123456)
             #expect((map["trail"] as? [[Double]])?.count == 1)
+            #expect((events.first?["html"] as? String)?.contains("<dd>152 bpm, ") == true)
             #expect(events.last?["alert_open"] as? Bool == true)
             #expect((events.last?["html"] as? String)?.contains("215 bpm") == true)
             #expect(Self.deviceEvents(other.text).isEmpty)

@@ -66,11 +66,16 @@ struct Dashboard {
         var alertValues: [[String: Any]] = []
         for alert in shown { alertValues.append(try await alertValue(alert, device: device)) }
 
+        // Until the heartbeat lands, the live position's heart rate is the newest known.
+        var state = DeviceStateView.unknown
+        if let bpm = position?.heart_rate, let positionMs {
+            (state.heartRateBPM, state.heartRateAgeSeconds) = (bpm, max(0, nowMs - positionMs) / 1000)
+        }
         var values: [String: Any] = [
             "id": device.id, "runner": runner.displayName, "device": device.name, "alerts": alertValues, "csrf": csrf,
-            "state": stateText(DeviceStateView.unknown, position: position, positionMs: positionMs, openAlert: !open.isEmpty),
+            "state": stateText(state, position: position, positionMs: positionMs, openAlert: !open.isEmpty),
         ]
-        values["facts"] = facts(DeviceStateView.unknown)
+        values["facts"] = facts(state)
         var map: MapView?
         if let position {
             var shownPosition: [String: Any] = ["lat": String(format: "%.6f", position.lat), "lon": String(format: "%.6f", position.lon)]
