@@ -224,7 +224,7 @@ extension CloudRoutes {
                         continue
                     }
                     guard watched.contains(event.account), let runner = try await store.account(id: event.account),
-                          let device = try await store.devices().first(where: { $0.id == event.subject && $0.accountID == runner.id })
+                          let device = try await store.device(id: event.subject), device.accountID == runner.id, !device.revoked
                     else { continue }
                     let card = try await Dashboard(store: store, nowMs: wallClock(), csrf: csrf).card(runner: runner, device: device)
                     try await writer.write(ByteBuffer(string: "event: device\ndata: " + String(decoding: try JSONEncoder().encode(card), as: UTF8.self) + "\n\n"))
@@ -241,7 +241,7 @@ extension CloudRoutes {
         let form = try await WebForm.read(request, context: context)
         let deviceID = context.parameters.get("device") ?? "", alertID = context.parameters.get("alert") ?? ""
         // Only a consented monitor of the device's runner; anyone else learns nothing of it.
-        guard let device = try await store.devices().first(where: { $0.id == deviceID }), let runnerID = device.accountID,
+        guard let device = try await store.device(id: deviceID), let runnerID = device.accountID,
               try await store.isMonitor(account.id, of: runnerID),
               let alert = try await store.alerts(device: device.id, state: nil).first(where: { $0.alertID == alertID }) else {
             throw WebRefusal.plain(.notFound, "no such alert among the runners you watch over")

@@ -17,6 +17,8 @@ public protocol MonitorStore: Sendable {
     /// The runners the monitor watches.
     func watchedRunners(monitorID: String) async throws -> [Account]
     func isMonitor(_ monitorID: String, of runnerID: String) async throws -> Bool
+    /// One device by its id (what hub events name), revoked or not.
+    func device(id: String) async throws -> Device?
 
     /// Stores the answer; it again with its id, which orders a device's answers.
     func addAlertAnswer(_ answer: AlertAnswer) async throws -> AlertAnswer

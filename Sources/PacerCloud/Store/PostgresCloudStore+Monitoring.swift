@@ -85,6 +85,11 @@ extension PostgresCloudStore {
             "SELECT 1 FROM monitor_consent WHERE runner_id = \(runnerID) AND monitor_id = \(monitorID)", logger: logger)) > 0
     }
 
+    public func device(id: String) async throws -> Device? {
+        try await Self.devices(client.query(
+            "SELECT id, name, email, webhook, created_at, token_sha256, account_id FROM device WHERE id = \(id)", logger: logger)).first
+    }
+
     public func addAlertAnswer(_ answer: AlertAnswer) async throws -> AlertAnswer {
         let rows = try await client.query(
             """

@@ -137,7 +137,7 @@ public final class PostgresCloudStore: CloudStore, Service {
         return try await Self.devices(rows).first
     }
 
-    private static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
+    static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
         var devices: [Device] = []
         for try await (id, name, email, webhook, created, tokenHash, accountID)
             in rows.decode((String, String, String?, String?, String, String, String?).self) {

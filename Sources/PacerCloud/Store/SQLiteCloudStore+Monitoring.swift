@@ -74,6 +74,10 @@ extension SQLiteCloudStore {
         }
     }
 
+    public func device(id: String) async throws -> Device? {
+        try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM device WHERE id = ?", arguments: [id]).map(Self.device) }
+    }
+
     public func addAlertAnswer(_ answer: AlertAnswer) async throws -> AlertAnswer {
         try await pool.write { db in
             try db.execute(

@@ -71,7 +71,7 @@ public final class SQLiteCloudStore: CloudStore {
         }
     }
 
-    private static func device(_ row: Row) -> Device {
+    static func device(_ row: Row) -> Device {
         var device = Device(id: row["id"], name: row["name"], email: row["email"], webhook: row["webhook"], createdAt: row["created_at"])
         device.revoked = (row["token_sha256"] as String).hasPrefix(Device.revokedTokenMark)
         device.accountID = row["account_id"]
