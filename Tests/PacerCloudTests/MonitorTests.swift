@@ -190,6 +190,11 @@ struct MonitorTests {
             let woken = try JSONDecoder().decode(AlertAnswersReply.self, from: Data(buffer: try await waited.body))
             #expect(woken.answers.count == 1 && ContinuousClock.now - started < .seconds(10))
 
+            // One monitor sends at most 10 answers to an alert (4 so far).
+            for _ in 0..<6 { #expect(try await pair.monitor.post(answerPath, ["kind": "on_my_way"], formPage: "/watch").status == .seeOther) }
+            let eleventh = try await pair.monitor.post(answerPath, ["kind": "on_my_way"], formPage: "/watch")
+            #expect(eleventh.status == .tooManyRequests && eleventh.text.contains("10 answers"))
+
             // A closed alert takes no answer.
             #expect(try await cloud.json(.post, "/v1/alerts", token: pair.deviceToken,
                                          AlertTests.message(alertID, 1, type: "cancelled")).status == .created)

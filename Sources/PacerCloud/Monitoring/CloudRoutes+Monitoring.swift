@@ -247,6 +247,12 @@ extension CloudRoutes {
             throw WebRefusal.plain(.notFound, "no such alert among the runners you watch over")
         }
         guard alert.state == .open else { throw WebRefusal.plain(.conflict, "alert: this alert is no longer open, so it takes no answer") }
+        // The device speaks every answer: one monitor cannot make it talk without end.
+        let limit = configuration.monitoring.answersPerMonitorPerAlert
+        let sent = try await store.alertAnswers(device: device.id, alertID: alert.alertID).filter { $0.monitorID == account.id }.count
+        guard sent < limit else {
+            throw WebRefusal.plain(.tooManyRequests, "kind: you have sent \(limit) answers to this alert already, the most one person may")
+        }
         var text: String?
         switch form["kind"] {
         case AlertAnswer.onMyWay:

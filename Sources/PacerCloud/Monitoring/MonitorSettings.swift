@@ -18,12 +18,15 @@ public struct MonitorSettings: Sendable, Equatable {
     public var answerWaitMax: Duration
     /// How long the trail of a run keeps its points.
     public var trailKept: Duration
+    /// Answers one monitor may send to one alert (the device speaks each).
+    public var answersPerMonitorPerAlert: Int
 
     public static let defaults = MonitorSettings(streamLifetime: .seconds(300), heartbeat: .seconds(15))
 
     public init(streamLifetime: Duration, heartbeat: Duration, streamBuffer: Int = 256, streamsPerAccount: Int = 8,
                 inviteLifetime: Duration = .seconds(7 * 24 * 3600), pendingInvitesPerRunner: Int = 20, answerWaitMax: Duration = .seconds(30),
-                trailKept: Duration = .seconds(12 * 3600)) {
+                trailKept: Duration = .seconds(12 * 3600), answersPerMonitorPerAlert: Int = 10) {
+        self.answersPerMonitorPerAlert = answersPerMonitorPerAlert
         self.streamLifetime = streamLifetime
         self.heartbeat = heartbeat
         self.streamBuffer = streamBuffer
