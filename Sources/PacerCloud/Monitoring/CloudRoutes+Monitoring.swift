@@ -110,10 +110,11 @@ extension CloudRoutes {
         return try await monitoringPage(context, notice: "We sent an invitation to \(email).")
     }
 
-    /// The invitation the token names, or a 400 naming the token.
+    /// The invitation the token names: a 400 without a token, a 404 naming it when it names none.
     private func invitation(_ token: String) async throws -> MonitorInvite {
+        guard !token.isEmpty else { throw WebRefusal.plain(.badRequest, "token is missing: open the link from the invitation e-mail") }
         guard Tokens.isWellFormedSecret(token), let invite = try await store.monitorInvite(hash: Tokens.hash(token), nowMs: wallClock()) else {
-            throw WebRefusal.plain(.badRequest, "token: this invitation is not valid, was used already or has expired; ask for a new one")
+            throw WebRefusal.plain(.notFound, "token: this invitation is not valid, was used already or has expired; ask for a new one")
         }
         return invite
     }
@@ -137,7 +138,7 @@ extension CloudRoutes {
         }
         guard invite.runnerID != account.id else { throw WebRefusal.plain(.badRequest, "token: you cannot watch over yourself") }
         guard let runnerID = try await store.acceptMonitorInvite(hash: Tokens.hash(token), monitorID: account.id, nowMs: wallClock()) else {
-            throw WebRefusal.plain(.badRequest, "token: this invitation was used already or has expired; ask for a new one")
+            throw WebRefusal.plain(.notFound, "token: this invitation was used already or has expired; ask for a new one")
         }
         await hub.publish(HubEvent(kind: .consent, account: runnerID, subject: account.id))
         return Response(status: .seeOther, headers: [.location: "/watch", .cacheControl: "no-store"])

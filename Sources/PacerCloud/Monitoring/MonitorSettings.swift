@@ -14,7 +14,8 @@ public struct MonitorSettings: Sendable, Equatable {
     public var inviteLifetime: Duration
     /// Invitations a runner may have waiting at once (each sends an e-mail).
     public var pendingInvitesPerRunner: Int
-    /// The longest a device's long-poll for answers waits.
+    /// The longest a device's long-poll for answers waits (an answer ends the wait at once, so
+    /// this only sets how often an idle device asks again).
     public var answerWaitMax: Duration
     /// How long the trail of a run keeps its points.
     public var trailKept: Duration
@@ -24,7 +25,7 @@ public struct MonitorSettings: Sendable, Equatable {
     public static let defaults = MonitorSettings(streamLifetime: .seconds(300), heartbeat: .seconds(15))
 
     public init(streamLifetime: Duration, heartbeat: Duration, streamBuffer: Int = 256, streamsPerAccount: Int = 8,
-                inviteLifetime: Duration = .seconds(7 * 24 * 3600), pendingInvitesPerRunner: Int = 20, answerWaitMax: Duration = .seconds(30),
+                inviteLifetime: Duration = .seconds(7 * 24 * 3600), pendingInvitesPerRunner: Int = 20, answerWaitMax: Duration = .seconds(5),
                 trailKept: Duration = .seconds(12 * 3600), answersPerMonitorPerAlert: Int = 10) {
         self.answersPerMonitorPerAlert = answersPerMonitorPerAlert
         self.streamLifetime = streamLifetime
