@@ -252,6 +252,34 @@ struct MonitorTests {
         }
     }
 
+    @Test("SIGTERM ends a server with a dashboard stream open at once (a shutdown waits for open responses)")
+    func shutdownEndsStreams() async throws {
+        let directory = try TemporaryDirectory(prefix: "pacer-cloud-stream")
+        let database = "sqlite:" + directory.file("cloud.db")
+        let store = try SQLiteCloudStore(path: directory.file("cloud.db"))
+        try await store.migrate()
+        let account = try await Accounts.create(store: store, email: "carl@example.org", password: AccountTests.password, displayName: "Carl",
+                                                confirmed: true, cost: AccountTests.cost)
+        let session = Tokens.random(), now = SessionSettings.systemClock()
+        try await store.addSession(StoredSession(idHash: Tokens.hash(session), accountID: account.id, csrf: Tokens.random(), createdMs: now,
+                                                 seenMs: now))
+        let port = try FreePort.tcp()
+        let process = try ChildProcess(CLITests.binary, ["serve", "--database", database, "--port", String(port)],
+                                       stderr: .file(directory.file("serve.err")))
+        defer { process.killAndReap() }
+        var status = 0
+        for _ in 0..<400 where status != 200 && process.isRunning {
+            status = (try? await offPool { try CloudServer.get("http://127.0.0.1:\(port)/health", token: nil).status }) ?? 0
+            if status != 200 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let reader = try EventStreamReader(port: Int(port), path: "/watch/events", cookie: "pacer_session=\(session)")
+        let opened = try await offPool { reader.read(until: .now + .seconds(20)) { $0.contains(": connected") } }
+        #expect(opened.contains(": connected"))
+        kill(process.pid, SIGTERM)
+        // The stream's lifetime is 5 minutes: without ending it, the server would wait that long.
+        #expect(await process.waitForExit(timeout: .seconds(10)) != nil)
+    }
+
     @Test("speech cleaning: printable, no markup, spaces collapsed")
     func cleaning() {
         #expect(AnswerText.cleaned("  Hi\t\tthere \n") == "Hi there")

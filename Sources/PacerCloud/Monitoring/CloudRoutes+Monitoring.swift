@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PacerContract
+import ServiceLifecycle
 import Synchronization
 
 /// Open dashboard streams per account on this instance, to hold each account to its cap.
@@ -201,35 +202,41 @@ extension CloudRoutes {
             }
             var watched = Set(try await store.watchedRunners(monitorID: account.id).map(\.id))
             try await writer.write(ByteBuffer(string: "retry: 3000\n: connected\n\n"))
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    while true {
-                        try await Task.sleep(for: settings.heartbeat)
-                        subscription.yield(.heartbeat)
+            // A server shutting down waits for open responses: the stream ends at once then.
+            try await withGracefulShutdownHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        while true {
+                            try await Task.sleep(for: settings.heartbeat)
+                            subscription.yield(.heartbeat)
+                        }
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: settings.streamLifetime)
+                        subscription.end()
+                    }
+                    defer { group.cancelAll() }
+                    for await signal in subscription.signals {
+                        guard case .event(let event) = signal else {
+                            try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
+                            continue
+                        }
+                        if event.kind == .consent {
+                            guard event.account == account.id || event.subject == account.id else { continue }
+                            watched = Set(try await store.watchedRunners(monitorID: account.id).map(\.id))
+                            try await writer.write(ByteBuffer(string: "event: consent\ndata: {}\n\n"))
+                            continue
+                        }
+                        guard watched.contains(event.account), let runner = try await store.account(id: event.account),
+                              let device = try await store.device(id: event.subject), device.accountID == runner.id, !device.revoked
+                        else { continue }
+                        let card = try await Dashboard(store: store, nowMs: wallClock(), csrf: csrf).card(runner: runner, device: device)
+                        let json = String(decoding: try JSONEncoder().encode(card), as: UTF8.self)
+                        try await writer.write(ByteBuffer(string: "event: device\ndata: " + json + "\n\n"))
                     }
                 }
-                group.addTask {
-                    try await Task.sleep(for: settings.streamLifetime)
-                    subscription.end()
-                }
-                defer { group.cancelAll() }
-                for await signal in subscription.signals {
-                    guard case .event(let event) = signal else {
-                        try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
-                        continue
-                    }
-                    if event.kind == .consent {
-                        guard event.account == account.id || event.subject == account.id else { continue }
-                        watched = Set(try await store.watchedRunners(monitorID: account.id).map(\.id))
-                        try await writer.write(ByteBuffer(string: "event: consent\ndata: {}\n\n"))
-                        continue
-                    }
-                    guard watched.contains(event.account), let runner = try await store.account(id: event.account),
-                          let device = try await store.device(id: event.subject), device.accountID == runner.id, !device.revoked
-                    else { continue }
-                    let card = try await Dashboard(store: store, nowMs: wallClock(), csrf: csrf).card(runner: runner, device: device)
-                    try await writer.write(ByteBuffer(string: "event: device\ndata: " + String(decoding: try JSONEncoder().encode(card), as: UTF8.self) + "\n\n"))
-                }
+            } onGracefulShutdown: {
+                subscription.end()
             }
             try await writer.finish(nil)
         })
