@@ -14,9 +14,14 @@ public enum CloudApplication {
         wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock
     ) throws(ConfigurationError) -> some ApplicationProtocol {
         let forwarder = Forwarder(store: store, configuration: configuration)
+        // One instance on SQLite: events stay in process. On PostgreSQL they go through
+        // LISTEN/NOTIFY, so a dashboard on any instance sees what reached another.
+        let postgresHub = (store as? PostgresCloudStore).map { PostgresEventHub(client: $0.client, logger: logger) }
+        let hub: any EventHub = postgresHub ?? LocalEventHub()
         let routes = CloudRoutes(store: store, configuration: configuration, linkBase: try configuration.linkBase(host: host, port: port),
-                                 now: now, wallClock: wallClock, wakeForwarder: { forwarder.wake() })
+                                 now: now, wallClock: wallClock, wakeForwarder: { forwarder.wake() }, hub: hub)
         var services: [any Service] = [forwarder]
+        if let postgresHub { services.insert(postgresHub, at: 0) }
         if let postgres = store as? PostgresCloudStore { services.insert(postgres, at: 0) }
         var app = Application(
             router: routes.router(),
@@ -25,6 +30,8 @@ public enum CloudApplication {
             logger: logger)
         app.beforeServerStarts {
             try await store.migrate()
+            // Requests are taken once events from other instances can reach this one.
+            try await postgresHub?.waitUntilListening(timeout: .seconds(10))
             forwarder.markReady()
         }
         return app

@@ -20,10 +20,13 @@ public struct CloudConfiguration: Sendable {
     public var sessions: SessionSettings
     /// bcrypt's cost for new password hashes (`Passwords.defaultCost`).
     public var passwordCost: UInt8
+    /// Dashboards, invitations and answers (issue 22).
+    public var monitoring: MonitorSettings
 
     public init(publicURL: String? = nil, mail: MailSettings? = nil, outboxPoll: Duration = .seconds(2), retryMax: Duration = .seconds(300),
                 rateLimits: RateLimits = .defaults, trustedProxies: Set<String> = [], sessions: SessionSettings = .defaults,
-                passwordCost: UInt8 = Passwords.defaultCost) {
+                passwordCost: UInt8 = Passwords.defaultCost, monitoring: MonitorSettings = .defaults) {
+        self.monitoring = monitoring
         self.sessions = sessions
         self.passwordCost = passwordCost
         self.publicURL = publicURL

@@ -21,6 +21,8 @@ struct AccessHarnessTests {
         var ownerSession: String
         var ownerDeviceID: String
         var ownerNotice: String
+        var ownerMonitorID: String
+        var inviteToken: String
     }
 
     /// A caller trying a route; `session` is a cookie id and its CSRF token.
@@ -100,6 +102,22 @@ struct AccessHarnessTests {
             method: .put, uri: { _ in "/v1/device/state" },
             body: { _ in Array(#"{"time":"2026-05-10T09:00:00.000Z","state":"paused","sos_monitoring":false}"#.utf8) },
             contentType: "application/json", scoped: true)),
+        "GET /monitoring/accept": .publicRoute,
+        "GET /watch/assets/{name}": .publicRoute,
+        "GET /monitoring": .guarded(Case(method: .get, uri: { _ in "/monitoring" }, scoped: true)),
+        "POST /monitoring/invite": .guarded(Case(
+            method: .post, uri: { _ in "/monitoring/invite" }, body: { _ in form(["email": "someone@example.org"]) }, contentType: formType,
+            scoped: true)),
+        "POST /monitoring/accept": .guarded(Case(
+            method: .post, uri: { _ in "/monitoring/accept" }, body: { form(["token": $0.inviteToken]) }, contentType: formType)),
+        "POST /monitoring/end": .guarded(Case(
+            method: .post, uri: { _ in "/monitoring/end" }, body: { form(["monitor": $0.ownerMonitorID]) }, contentType: formType)),
+        "GET /watch": .guarded(Case(method: .get, uri: { _ in "/watch" }, scoped: true)),
+        "GET /watch/events": .guarded(Case(method: .get, uri: { _ in "/watch/events" }, scoped: true)),
+        "POST /watch/alerts/{device}/{alert}/answer": .guarded(Case(
+            method: .post, uri: { "/watch/alerts/\($0.ownerDeviceID)/\($0.ownerAlert)/answer" }, body: { _ in form(["kind": "on_my_way"]) },
+            contentType: formType)),
+        "GET /v1/device/answers": .guarded(Case(method: .get, uri: { _ in "/v1/device/answers?after=0" }, scoped: true)),
         "POST /logout": .guarded(Case(method: .post, uri: { _ in "/logout" }, body: { _ in form([:]) }, contentType: formType, scoped: true)),
         "GET /account": .guarded(Case(method: .get, uri: { _ in "/account" }, scoped: true)),
         "GET /account/delete": .guarded(Case(method: .get, uri: { _ in "/account/delete" }, scoped: true)),
@@ -195,9 +213,19 @@ struct AccessHarnessTests {
                                                                createdMs: now - ageMs, seenMs: now - ageMs))
                 return (id, csrf)
             }
+            // Mona watches over Ann; Ann has invited one more person.
+            let mona = try await Accounts.create(store: cloud.store, email: "mona@example.org", password: "mona's own long password",
+                                                 displayName: "Mona", confirmed: true, cost: AccountTests.cost)
+            let monaInvite = Tokens.random(), inviteToken = Tokens.random()
+            for (token, email) in [(monaInvite, mona.email), (inviteToken, "nina@example.org")] {
+                try await cloud.store.addMonitorInvite(
+                    MonitorInvite(hash: Tokens.hash(token), runnerID: owner.id, email: email, createdMs: now, expiresMs: now + 3_600_000),
+                    mail: OutboxMail(to: email, payload: #"{"from":"pacer@example.org","subject":"Invitation","text":"-","to":"\#(email)"}"#))
+            }
+            #expect(try await cloud.store.acceptMonitorInvite(hash: Tokens.hash(monaInvite), monitorID: mona.id, nowMs: now) == owner.id)
             let fixture = Fixture(ownerEmail: owner.email, ownerToken: ownerToken, ownerRun: run, ownerAlert: alert,
                                   ownerSession: try await session(owner, ageMs: 0).id, ownerDeviceID: ownerDevice.id,
-                                  ownerNotice: notice.id)
+                                  ownerNotice: notice.id, ownerMonitorID: mona.id, inviteToken: inviteToken)
 
             /// What the owner sees of their things; the same before and after every attack.
             func ownerView() async throws -> [String] {
@@ -209,13 +237,19 @@ struct AccessHarnessTests {
                 view.append("\(page.status) " + page.text)
                 let ownerDevice = try #require(try await cloud.store.devices().first { $0.name == "ann-pacer" })
                 view.append(try await cloud.store.deviceState(device: ownerDevice.id)?.json ?? "no state")
+                let monitoring = [
+                    try await cloud.store.monitors(runnerID: owner.id).map(\.email).joined(separator: ","),
+                    String(try await cloud.store.monitorInvites(runnerID: owner.id, nowMs: now).count),
+                    String(try await cloud.store.alertAnswers(device: ownerDevice.id, after: 0, limit: 100).count),
+                ]
+                view.append(monitoring.joined(separator: " "))
                 view.append(String(try await cloud.store.accounts().count))
                 view += try await cloud.store.devices().filter { $0.accountID == owner.id }.map { "\($0.name) revoked: \($0.revoked)" }
                 return view
             }
             let before = try await ownerView()
-            #expect(before[7] == "2" && before[5].contains("ann@example.org") && before[4].contains("for Ann only")
-                    && before.last == "ann-pacer revoked: false")
+            #expect(before[8] == "3" && before[5].contains("ann@example.org") && before[4].contains("for Ann only")
+                    && before[7] == "mona@example.org 1 0" && before.last == "ann-pacer revoked: false")
 
             for (index, (key, rule)) in Self.cases.sorted(by: { $0.key < $1.key }).enumerated() {
                 guard case .guarded(let item) = rule else { continue }

@@ -75,6 +75,12 @@ import Testing
         return TrackChunkFormat.chunks(samples: samples, heartRate: heartRate, hiding: [], samplesPerChunk: 10)
     }
 
+    static let fullAnswers = AlertAnswersReply(answers: [
+        AlertAnswerItem(id: 7, alert_id: "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b", from: "Anna", kind: "on_my_way", text: nil, time: t0.iso8601),
+        AlertAnswerItem(id: 9, alert_id: "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b", from: "Anna", kind: "text", text: "Stay where you are",
+                        time: t0.adding(seconds: 5).iso8601),
+    ], last_id: 9)
+
     static func json(_ value: some Encodable) throws -> Any {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -102,6 +108,7 @@ import Testing
             "NoticeAck": ["full": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"])),
                           "minimal": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"]))],
             "DeviceState": ["full": try Self.json(Self.fullState), "minimal": try Self.json(Self.minimalState)],
+            "AlertAnswers": ["full": try Self.json(Self.fullAnswers), "minimal": try Self.json(AlertAnswersReply(answers: [], last_id: 0))],
         ]
         let times: [String] = [Self.t0, Timestamp(milliseconds: WireTime.earliestMs), Timestamp(milliseconds: WireTime.latestMs - 1)]
             .map(\.iso8601) + [WireTime.text(milliseconds: 1_778_398_200_123)]
@@ -114,6 +121,8 @@ import Testing
             ["schema": "Position", "why": "a time without a zone", "value": try Self.withField(Self.fullPosition, "time", "2026-05-10T07:30:00")],
             ["schema": "DeviceLink", "why": "a name with a slash", "value": try Self.withField(Self.fullLink, "name", "../etc")],
             ["schema": "DeviceLinkGrant", "why": "no token", "value": ["device": "ann-pi", "account": "Ann"]],
+            ["schema": "AlertAnswers", "why": "a kind nobody knows", "value": ["answers": [["id": 1, "alert_id": "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b",
+                                                                                      "from": "A", "kind": "help", "time": Self.t0.iso8601]], "last_id": 1]],
             ["schema": "RunSummary", "why": "state paused", "value": try Self.withField(Self.fullSummary, "state", "paused")],
             ["schema": "DeviceState", "why": "state running", "value": try Self.withField(Self.fullState, "state", "running")],
             ["schema": "DeviceState", "why": "a heart rate of 400", "value": try Self.withField(Self.minimalState, "heart_rate", ["bpm": 400, "time": Self.t0.iso8601])],
@@ -150,5 +159,6 @@ import Testing
         try roundTrip(Self.minimalSync)
         try roundTrip(Self.fullState)
         try roundTrip(Self.minimalState)
+        try roundTrip(Self.fullAnswers)
     }
 }

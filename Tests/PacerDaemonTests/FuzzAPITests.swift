@@ -15,6 +15,7 @@ import Testing
             // The coverage phase alone makes some 800 cases: CI's share is the other three. 6 per
             // operation: with the account pages' 14 operations, 15 made 510 cases, over CI's 300;
             // with the device pages' 6 more, 7 made 312.
+            // and with monitoring's 9 more, 7 made 330.
             try BlockingCommand.run(script, ["--max-examples", "6", "--phases", "examples,fuzzing,stateful",
                                              "--binary", DaemonFixture.binary("pacer-cloud"),
                                              "--workdir", directory.file("work"), "--json-out", directory.file("result.json")],

@@ -19,12 +19,17 @@ public struct CloudRoutes: Sendable {
     let linkAddressLimiter: RateLimiter?
     /// Milliseconds since 1970: what sessions and e-mailed links expire by.
     let wallClock: @Sendable () -> Int64
+    /// Tells dashboards (of every instance) what changed.
+    let hub: any EventHub
+    /// Dashboard streams open per account on this instance.
+    let streams = StreamCounter()
     /// Each route's policy, filled by `router()`.
     public let accessRegistry = AccessRegistry()
 
     public init(store: any CloudStore, configuration: CloudConfiguration, linkBase: String,
                 now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow, wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock,
-                wakeForwarder: @escaping @Sendable () -> Void = {}) {
+                wakeForwarder: @escaping @Sendable () -> Void = {}, hub: any EventHub = LocalEventHub()) {
+        self.hub = hub
         self.wallClock = wallClock
         self.store = store
         self.configuration = configuration
@@ -92,6 +97,7 @@ public struct CloudRoutes: Sendable {
         device.on(.get, "device/sync", DeviceAccess()) { request, context in try await getDeviceSync(request, context: context) }
         device.on(.post, "device/sync/ack", DeviceAccess()) { request, context in try await postSyncAck(request, context: context) }
         device.on(.put, "device/state", DeviceAccess()) { request, context in try await putDeviceState(request, context: context) }
+        addDeviceMonitorRoutes(device)
 
         let web = router.group()
         web.add(middleware: SessionMiddleware(sessions: sessions))
@@ -99,6 +105,7 @@ public struct CloudRoutes: Sendable {
         addWebRoutes(webRoutes)
         addDeviceRoutes(webRoutes)
         addFileRoutes(webRoutes)
+        addMonitorRoutes(webRoutes)
         return router
     }
 }

@@ -14,6 +14,7 @@ enum RouteTable {
         (["v1", "device", "sync"], ["GET"]),
         (["v1", "device", "sync", "ack"], ["POST"]),
         (["v1", "device", "state"], ["PUT"]),
+        (["v1", "device", "answers"], ["GET"]),
         (["signup"], ["GET", "POST"]),
         (["confirm"], ["GET", "POST"]),
         (["login"], ["GET", "POST"]),
@@ -26,6 +27,14 @@ enum RouteTable {
         (["devices"], ["GET"]),
         (["devices", "link"], ["POST"]),
         (["devices", "*", "unlink"], ["GET", "POST"]),
+        (["monitoring"], ["GET"]),
+        (["monitoring", "invite"], ["POST"]),
+        (["monitoring", "accept"], ["GET", "POST"]),
+        (["monitoring", "end"], ["POST"]),
+        (["watch"], ["GET"]),
+        (["watch", "events"], ["GET"]),
+        (["watch", "alerts", "*", "*", "answer"], ["POST"]),
+        (["watch", "assets", "*"], ["GET"]),
     ]
 
     /// The methods `path` takes, or nil when it is no path of the API.

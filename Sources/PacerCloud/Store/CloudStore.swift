@@ -1,7 +1,7 @@
 /// Everything pacer-cloud keeps, behind one protocol so that SQLite (one file, the default) and
 /// PostgreSQL (several stateless instances sharing it) behave the same. Every method is one
 /// transaction: a request either stores all it should or nothing.
-public protocol CloudStore: Sendable {
+public protocol CloudStore: MonitorStore, Sendable {
     /// Creates or upgrades the schema; safe to call from several instances at once.
     func migrate() async throws
 

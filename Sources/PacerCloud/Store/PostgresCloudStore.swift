@@ -11,7 +11,7 @@ import Synchronization
 /// `ON CONFLICT DO NOTHING` and a transaction re-reads what won.
 public final class PostgresCloudStore: CloudStore, Service {
     public let client: PostgresClient
-    private let logger: Logger
+    let logger: Logger
     /// Set when `run()` starts; the migration waits for it, since the application starts the
     /// pool and runs the migration concurrently.
     private let running = Atomic<Bool>(false)
@@ -137,7 +137,7 @@ public final class PostgresCloudStore: CloudStore, Service {
         return try await Self.devices(rows).first
     }
 
-    private static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
+    static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
         var devices: [Device] = []
         for try await (id, name, email, webhook, created, tokenHash, accountID, lastSeenMs)
             in rows.decode((String, String, String?, String?, String, String, String?, Int64?).self) {
@@ -283,6 +283,11 @@ public final class PostgresCloudStore: CloudStore, Service {
                 var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(table == "account" ? "id" : "account_id") = $1 RETURNING 1")
                 query.binds.append(id)
                 deleted[table] = try await Self.count(connection.query(query, logger: logger))
+            }
+            for statement in Schema.accountMonitoringDeletes {
+                var query = PostgresQuery(unsafeSQL: statement.replacing("?1", with: "$1"))
+                query.binds.append(id)
+                try await connection.query(query, logger: logger)
             }
             return StoreCounts.tabulate(StoreCounts.deviceTables + StoreCounts.accountTables) { deleted[$0] ?? 0 }
         }
@@ -709,13 +714,13 @@ public final class PostgresCloudStore: CloudStore, Service {
         return StoreCounts.tabulate { rows[$0] ?? 0 }
     }
 
-    private static func first<T: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: T.Type) async throws -> T? {
+    static func first<T: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: T.Type) async throws -> T? {
         var value: T?
         for try await (decoded) in rows.decode(T.self) where value == nil { value = decoded }
         return value
     }
 
-    private static func count(_ rows: PostgresRowSequence) async throws -> Int {
+    static func count(_ rows: PostgresRowSequence) async throws -> Int {
         var count = 0
         for try await _ in rows { count += 1 }
         return count

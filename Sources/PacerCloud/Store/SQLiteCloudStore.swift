@@ -5,7 +5,7 @@ import PacerContract
 /// The store in one SQLite file (WAL): what `pacer-cloud serve --database sqlite:PATH` uses.
 /// GRDB serializes writers, so each method's read-then-write is one transaction without races.
 public final class SQLiteCloudStore: CloudStore {
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     public init(path: String) throws {
         var configuration = Configuration()
@@ -71,7 +71,7 @@ public final class SQLiteCloudStore: CloudStore {
         }
     }
 
-    private static func device(_ row: Row) -> Device {
+    static func device(_ row: Row) -> Device {
         var device = Device(id: row["id"], name: row["name"], email: row["email"], webhook: row["webhook"], createdAt: row["created_at"])
         device.revoked = (row["token_sha256"] as String).hasPrefix(Device.revokedTokenMark)
         device.accountID = row["account_id"]
@@ -190,6 +190,7 @@ public final class SQLiteCloudStore: CloudStore {
                 try db.execute(sql: "DELETE FROM \(table) WHERE \(table == "account" ? "id" : "account_id") = ?", arguments: [id])
                 deleted[table] = db.changesCount
             }
+            for statement in Schema.accountMonitoringDeletes { try db.execute(sql: statement, arguments: [id]) }
             return StoreCounts.tabulate(StoreCounts.deviceTables + StoreCounts.accountTables) { deleted[$0] ?? 0 }
         }
     }

@@ -9,7 +9,8 @@ enum Schema {
     /// single-use account tokens of e-mailed links, both kept only as SHA-256. 6: device link codes
     /// (by SHA-256, kept until a day past expiry so a reused code is told apart from a wrong one),
     /// device.last_seen_ms (the "My devices" page), the sync channel's notices and each device's
-    /// latest state (heartbeat).
+    /// latest state (heartbeat); monitoring: invitations (by SHA-256), consents runner → monitor,
+    /// monitors' answers to alerts, and the trail of live positions of the current run.
     static let version = 6
 
     static func statements(postgres: Bool) -> [String] {
@@ -78,6 +79,27 @@ enum Schema {
             """,
             "CREATE INDEX IF NOT EXISTS notice_pending ON notice (device_id, created_ms) WHERE delivered_ms IS NULL",
             "CREATE TABLE IF NOT EXISTS device_state (device_id TEXT PRIMARY KEY, received_ms BIGINT NOT NULL, body TEXT NOT NULL)",
+            """
+            CREATE TABLE IF NOT EXISTS monitor_invite (
+                token_sha256 TEXT PRIMARY KEY, runner_id TEXT NOT NULL, email TEXT NOT NULL, created_ms BIGINT NOT NULL,
+                expires_ms BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS monitor_consent (
+                runner_id TEXT NOT NULL, monitor_id TEXT NOT NULL, created_ms BIGINT NOT NULL, PRIMARY KEY (runner_id, monitor_id))
+            """,
+            "CREATE INDEX IF NOT EXISTS consent_by_monitor ON monitor_consent (monitor_id)",
+            """
+            CREATE TABLE IF NOT EXISTS alert_answer (
+                id \(serial), device_id TEXT NOT NULL, alert_id TEXT NOT NULL, monitor_id TEXT NOT NULL, monitor_name TEXT NOT NULL,
+                kind TEXT NOT NULL, text TEXT, created_ms BIGINT NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS answer_by_device ON alert_answer (device_id, id)",
+            """
+            CREATE TABLE IF NOT EXISTS position_trail (
+                device_id TEXT NOT NULL, run_id TEXT NOT NULL, time_ms BIGINT NOT NULL, lat DOUBLE PRECISION NOT NULL,
+                lon DOUBLE PRECISION NOT NULL, PRIMARY KEY (device_id, run_id, time_ms))
+            """,
         ]
     }
 
@@ -99,6 +121,14 @@ enum Schema {
     static let sqliteAddedColumns = [
         ("chunk", "samples", "INTEGER"), ("device", "webhook_secret", "TEXT"), ("outbox", "device_id", "TEXT"),
         ("device", "account_id", "TEXT"), ("device", "last_seen_ms", "INTEGER"),
+    ]
+
+    /// What deleting an account (?1) deletes of monitoring besides its devices' data: its
+    /// consents either way, its invitations, and the answers it sent.
+    static let accountMonitoringDeletes = [
+        "DELETE FROM monitor_consent WHERE runner_id = ?1 OR monitor_id = ?1",
+        "DELETE FROM monitor_invite WHERE runner_id = ?1",
+        "DELETE FROM alert_answer WHERE monitor_id = ?1",
     ]
 
     /// Chunks counted in a migration at a time (their bodies are read to count the samples).

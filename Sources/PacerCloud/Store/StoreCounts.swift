@@ -13,11 +13,14 @@ public struct StoreCounts: Sendable, Equatable {
     public var linkCodes = 0
     public var notices = 0
     public var deviceStates = 0
+    public var alertAnswers = 0
+    public var trailPoints = 0
 
     public init() {}
 
     /// A device's tables, children first: the order `removeDevice` deletes from them.
-    static let deviceTables = ["chunk", "run", "position", "alert_message", "alert", "notice", "device_state", "device"]
+    static let deviceTables = ["chunk", "run", "position", "position_trail", "alert_answer", "alert_message", "alert", "notice",
+                               "device_state", "device"]
     /// An account's own tables, the account last: what `deleteAccount` deletes after its devices'.
     static let accountTables = ["session", "account_token", "link_code", "account"]
     static let allTables = deviceTables + ["outbox"] + accountTables
@@ -40,6 +43,8 @@ public struct StoreCounts: Sendable, Equatable {
             case "link_code": counts.linkCodes = value
             case "notice": counts.notices = value
             case "device_state": counts.deviceStates = value
+            case "alert_answer": counts.alertAnswers = value
+            case "position_trail": counts.trailPoints = value
             default: counts.outbox = value
             }
         }

@@ -124,7 +124,7 @@ enum WebPage: String, CaseIterable, Sendable {
         + "button{font-size:1.1em;padding:.5em 1em;margin:.5em 0}.error{color:#b00;font-weight:bold}.code{font:bold 2.2em monospace;letter-spacing:.1em}"
         + ".device{border-top:1px solid #ccc}dt{font-weight:bold}"
 
-    private static let partials = [
+    static let partials = [
         "head": """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
