@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import PacerCloud
+@testable import PacerCloud
 import PacerContract
 import PacerTestSupport
 import Testing
@@ -144,6 +144,35 @@ struct MonitorTests {
             #expect(page.text.contains("alert-open") && page.text.contains("I am on my way") && page.text.contains("45.123456"))
             #expect(page.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
         }
+    }
+
+    @Test("the device's heartbeat fills the dashboard (state, batteries, SOS, heart rate) and reaches an open stream",
+          arguments: Backend.allCases)
+    func heartbeatFillsTheDashboard(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config(lifetime: .seconds(60)), testing: .live) { cloud in
+            let pair = try await Self.pair(cloud)
+            let before = try await pair.monitor.get("/watch")
+            #expect(before.text.contains("<dd>unknown</dd>"))
+            let carl = try await Self.stream(cloud, pair.monitor)
+            let now = SessionSettings.systemClock()
+            let heartbeat: [String: Any] = ["time": WireTime.text(milliseconds: now), "state": "recording", "battery_percent": 64,
+                                            "strap_battery_percent": 81, "sos_monitoring": true,
+                                            "heart_rate": ["bpm": 147, "time": WireTime.text(milliseconds: now - 3_000)]]
+            #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, heartbeat).status == .ok)
+            let html = try #require(try await Self.events(carl, count: 1).first?["html"] as? String)
+            for shown in ["out running", "<dd>64 %</dd>", "<dd>81 %</dd>", "<dd>on</dd>", "<dd>147 bpm, "] {
+                #expect(html.contains(shown), "\(shown) not in \(html)")
+            }
+            #expect(!html.contains("<dd>unknown</dd>"))
+        }
+    }
+
+    @Test("a heartbeat three minutes old says offline since then")
+    func oldHeartbeatIsOffline() {
+        let beat = DeviceState(time: "2026-05-10T07:00:00.000Z", state: "recording", battery_percent: 50, strap_battery_percent: nil,
+                               sos_monitoring: false, heart_rate: nil, max_hr_bpm: nil, hr_daily: nil)
+        #expect(DeviceStateView(heartbeat: beat, receivedMs: 1_000_000, nowMs: 1_000_000 + 180_000).offlineSinceMs == nil)
+        #expect(DeviceStateView(heartbeat: beat, receivedMs: 1_000_000, nowMs: 1_000_000 + 180_001).offlineSinceMs == 1_000_000)
     }
 
     @Test("an account holds at most its cap of open streams")
