@@ -20,6 +20,7 @@ struct AccessHarnessTests {
         var ownerAlert: String
         var ownerSession: String
         var otherDeviceToken: String
+        var ownerGoal: String
     }
 
     /// A caller trying a route; `session` is a cookie id and its CSRF token.
@@ -62,6 +63,7 @@ struct AccessHarnessTests {
         "POST /reset": .publicRoute,
         "GET /reset/password": .publicRoute,
         "POST /reset/password": .publicRoute,
+        "GET /assets/{package}/{file}": .publicRoute,
         "PUT /v1/runs/{run_id}/chunks/{seq}": .guarded(Case(
             method: .put, uri: { "/v1/runs/\($0.ownerRun)/chunks/0" }, body: { _ in Track.chunk(Track.samples(2, from: 50)) },
             contentType: "application/x-pacer-track", scoped: true)),
@@ -88,6 +90,21 @@ struct AccessHarnessTests {
         "POST /account/delete": .guarded(Case(
             method: .post, uri: { _ in "/account/delete" }, body: { _ in form(["password": AccountTests.password]) }, contentType: formType,
             scoped: true)),
+        "POST /account/settings": .guarded(Case(
+            method: .post, uri: { _ in "/account/settings" }, body: { _ in form(["timezone": "Pacific/Auckland", "max_hr": "150"]) },
+            contentType: formType, scoped: true)),
+        // The list and the statistics show the caller's own runs: none of the owner's.
+        "GET /runs": .guarded(Case(method: .get, uri: { _ in "/runs" }, scoped: true)),
+        "GET /stats": .guarded(Case(method: .get, uri: { _ in "/stats" }, scoped: true)),
+        "GET /runs/{run_id}": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)" })),
+        "POST /goals": .guarded(Case(
+            method: .post, uri: { _ in "/goals" }, body: { _ in form(["distance_km": "5", "period": "week"]) }, contentType: formType,
+            scoped: true)),
+        "POST /goals/{goal_id}": .guarded(Case(
+            method: .post, uri: { "/goals/\($0.ownerGoal)" }, body: { _ in form(["distance_km": "1", "period": "month"]) },
+            contentType: formType)),
+        "POST /goals/{goal_id}/delete": .guarded(Case(
+            method: .post, uri: { "/goals/\($0.ownerGoal)/delete" }, body: { _ in form([:]) }, contentType: formType)),
     ]
 
     /// The routes of `router` without a case, or whose case disagrees with the policy they were
@@ -156,8 +173,10 @@ struct AccessHarnessTests {
                                                                createdMs: now - ageMs, seenMs: now - ageMs))
                 return (id, csrf)
             }
+            let goal = Goal(id: Track.runID(), accountID: owner.id, period: .week, distanceM: 20_000)
+            #expect(try await cloud.store.addGoal(goal))
             let fixture = Fixture(ownerEmail: owner.email, ownerToken: ownerToken, ownerRun: run, ownerAlert: alert,
-                                  ownerSession: try await session(owner, ageMs: 0).id, otherDeviceToken: otherToken)
+                                  ownerSession: try await session(owner, ageMs: 0).id, otherDeviceToken: otherToken, ownerGoal: goal.id)
 
             /// What the owner sees of their things; the same before and after every attack.
             func ownerView() async throws -> [String] {
@@ -165,13 +184,21 @@ struct AccessHarnessTests {
                 for path in ["/v1/runs/\(run)", "/v1/position", "/v1/alerts", "/v1/runs"] {
                     view.append(try await cloud.request(.get, path, token: ownerToken).text)
                 }
-                let page = try await cloud.request(.get, "/account", token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
-                view.append("\(page.status) " + page.text)
+                for path in ["/account", "/runs", "/runs/\(run)", "/stats"] {
+                    let page = try await cloud.request(.get, path, token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
+                    view.append("\(page.status) " + page.text)
+                }
+                view.append(try await cloud.store.goals(accountID: owner.id).map { "\($0.id) \($0.period) \($0.distanceM)" }.joined())
+                view.append(String(describing: try await cloud.store.account(id: owner.id)))
                 view.append(String(try await cloud.store.accounts().count))
                 return view
             }
             let before = try await ownerView()
             #expect(before.last == "2" && before[4].contains("ann@example.org"))
+            // The owner sees their run in the list, its page, and their goal.
+            #expect(before[5].hasPrefix("200 ") && before[5].contains("/runs/\(run)"))
+            #expect(before[6].hasPrefix("200 ") && before[6].contains("run-data"))
+            #expect(before[7].hasPrefix("200 ") && before[7].contains("/goals/\(goal.id)"))
 
             for (key, rule) in Self.cases.sorted(by: { $0.key < $1.key }) {
                 guard case .guarded(let item) = rule else { continue }
@@ -204,7 +231,8 @@ struct AccessHarnessTests {
                         && !response.text.contains("ann-pacer")
                     #expect(refused || harmless, "\(key) by \(caller): \(status) \(response.text.prefix(300))")
                     #expect(status < 500, "\(key) by \(caller): \(status)")
-                    #expect(try await ownerView() == before, "\(key) by \(caller) changed what the owner sees")
+                    let changed = zip(before, try await ownerView()).filter { $0 != $1 }.map { "\($0.prefix(300)) -> \($1.prefix(300))" }
+                    #expect(changed.isEmpty, "\(key) by \(caller) changed what the owner sees: \(changed)")
                 }
             }
         }

@@ -18,6 +18,8 @@ public struct CloudRoutes: Sendable {
     let loginAddressLimiter: RateLimiter?
     /// Milliseconds since 1970: what sessions and e-mailed links expire by.
     let wallClock: @Sendable () -> Int64
+    /// The run page's script files.
+    let assets: Assets
     /// Each route's policy, filled by `router()`.
     public let accessRegistry = AccessRegistry()
 
@@ -29,6 +31,7 @@ public struct CloudRoutes: Sendable {
         self.configuration = configuration
         self.linkBase = linkBase
         self.wakeForwarder = wakeForwarder
+        assets = Assets(directory: configuration.map.assetsDirectory)
         let limits = configuration.rateLimits
         alertPageLimiter = limits.alertPagePerAddress.map { RateLimiter($0, now: now) }
         uploadAddressLimiter = limits.uploadPerAddress.map { RateLimiter($0, now: now) }
@@ -43,6 +46,10 @@ public struct CloudRoutes: Sendable {
         let root = PolicedRoutes(group: router.group(), prefix: "", registry: accessRegistry)
         root.on(.get, "health", PublicAccess(why: "a liveness probe that says nothing")) { _, _ in
             JSONInput.json(Array(#"{"status":"ok"}"#.utf8))
+        }
+        // Outside the session middleware: files the same for everyone need no session lookup.
+        root.on(.get, "assets/:package/:file", PublicAccess(why: "the run page's script libraries, the same for everyone")) { request, context in
+            try assets.response(package: context.parameters.get("package") ?? "", file: context.parameters.get("file") ?? "", request: request)
         }
         let clientAddress = RateLimitMiddleware.Key.clientAddress(trustedProxies: configuration.trustedProxies)
         let pages = router.group("a")
@@ -79,7 +86,9 @@ public struct CloudRoutes: Sendable {
 
         let web = router.group()
         web.add(middleware: SessionMiddleware(sessions: sessions))
-        addWebRoutes(PolicedRoutes(group: web, prefix: "", registry: accessRegistry))
+        let webPages = PolicedRoutes(group: web, prefix: "", registry: accessRegistry)
+        addWebRoutes(webPages)
+        addRunnerRoutes(webPages)
         return router
     }
 }

@@ -19,6 +19,14 @@ enum RouteTable {
         (["reset", "password"], ["GET", "POST"]),
         (["account"], ["GET"]),
         (["account", "delete"], ["GET", "POST"]),
+        (["account", "settings"], ["POST"]),
+        (["runs"], ["GET"]),
+        (["runs", "*"], ["GET"]),
+        (["stats"], ["GET"]),
+        (["goals"], ["POST"]),
+        (["goals", "*"], ["POST"]),
+        (["goals", "*", "delete"], ["POST"]),
+        (["assets", "*", "*"], ["GET"]),
     ]
 
     /// The methods `path` takes, or nil when it is no path of the API.

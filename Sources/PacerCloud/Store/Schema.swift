@@ -6,8 +6,9 @@ enum Schema {
     /// without reading bodies). 3: device.webhook_secret (webhooks are signed with it) and
     /// outbox.device_id (whose secret signs an item). 4: accounts, and device.account_id (the
     /// account a device, and so its runs and alerts, belongs to). 5: web sessions and the
-    /// single-use account tokens of e-mailed links, both kept only as SHA-256.
-    static let version = 5
+    /// single-use account tokens of e-mailed links, both kept only as SHA-256. 6: run_view (what a
+    /// run's page shows, computed once from its track), goal, and account.max_hr.
+    static let version = 6
 
     static func statements(postgres: Bool) -> [String] {
         let blob = postgres ? "BYTEA" : "BLOB"
@@ -64,6 +65,17 @@ enum Schema {
             CREATE TABLE IF NOT EXISTS account_token (
                 token_sha256 TEXT PRIMARY KEY, account_id TEXT NOT NULL, purpose TEXT NOT NULL, expires_ms BIGINT NOT NULL)
             """,
+            // `source`: what the view was computed from (`RunView.source`); another is stale.
+            """
+            CREATE TABLE IF NOT EXISTS run_view (
+                device_id TEXT NOT NULL, run_id TEXT NOT NULL, source TEXT NOT NULL, body TEXT NOT NULL, records TEXT NOT NULL,
+                PRIMARY KEY (device_id, run_id))
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS goal (
+                id TEXT PRIMARY KEY, account_id TEXT NOT NULL, period TEXT NOT NULL, distance_m \(postgres ? "DOUBLE PRECISION" : "REAL") NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS goal_by_account ON goal (account_id)",
         ]
     }
 
@@ -77,13 +89,14 @@ enum Schema {
         "ALTER TABLE device ADD COLUMN IF NOT EXISTS webhook_secret TEXT",
         "ALTER TABLE outbox ADD COLUMN IF NOT EXISTS device_id TEXT",
         "ALTER TABLE device ADD COLUMN IF NOT EXISTS account_id TEXT",
+        "ALTER TABLE account ADD COLUMN IF NOT EXISTS max_hr INTEGER",
     ]
 
     /// Columns SQLite adds to older databases (table, column, type): it has no ADD COLUMN IF
     /// NOT EXISTS, so the store checks each first.
     static let sqliteAddedColumns = [
         ("chunk", "samples", "INTEGER"), ("device", "webhook_secret", "TEXT"), ("outbox", "device_id", "TEXT"),
-        ("device", "account_id", "TEXT"),
+        ("device", "account_id", "TEXT"), ("account", "max_hr", "INTEGER"),
     ]
 
     /// Chunks counted in a migration at a time (their bodies are read to count the samples).
