@@ -163,7 +163,26 @@ class Cloud:
         end_group(self.process)
 
 
-class OtherSite:
+class LoopbackSite:
+    """A threaded HTTP server on a free port of 127.0.0.1 answering with `handler` (a
+    BaseHTTPRequestHandler whose own logging is silenced), until stop()."""
+
+    def __init__(self, handler):
+        class Quiet(handler):
+            def log_message(self, *_):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class OtherSite(LoopbackSite):
     """Pages of another site than pacer-cloud's, for attacks a browser makes on a user's behalf
     (framing, cross-site forms): served from a thread on 127.0.0.1 but named http://localhost:PORT,
     so that to the browser it is another origin and another site, yet a loopback one (Chromium
@@ -185,17 +204,8 @@ class OtherSite:
                 self.end_headers()
                 self.wfile.write((body or "not here").encode())
 
-            def log_message(self, *_):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://localhost:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
+        self.url = f"http://localhost:{self.port}"
 
 
 def _tile_png():
@@ -210,7 +220,7 @@ def _tile_png():
             + part(b"IDAT", zlib.compress(rows)) + part(b"IEND", b""))
 
 
-class TileStub:
+class TileStub(LoopbackSite):
     """A tile server on 127.0.0.1 (`template`: its {z}/{x}/{y} URL) serving one plain tile, and
     counting what it served: maps in tests never reach OpenStreetMap."""
 
@@ -232,14 +242,5 @@ class TileStub:
                     self.send_response(404)
                     self.end_headers()
 
-            def log_message(self, *_):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.template = f"http://127.0.0.1:{self.server.server_address[1]}/{{z}}/{{x}}/{{y}}.png"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
+        self.template = f"http://127.0.0.1:{self.port}/{{z}}/{{x}}/{{y}}.png"

@@ -26,13 +26,15 @@ enum RunnerFormat {
     }
 }
 
-/// Days, weeks (from Monday), months and years in the account's time zone.
-struct RunnerCalendar {
+/// Days, weeks (from Monday), months and years in the account's time zone. One per request:
+/// its formatters (costly to make) serve every row of the page.
+final class RunnerCalendar {
     enum Unit {
         case week, month, year
     }
 
     let calendar: Calendar
+    private var formatters: [String: DateFormatter] = [:]
 
     init(_ timezone: String) {
         var calendar = Calendar(identifier: .gregorian)
@@ -79,11 +81,13 @@ struct RunnerCalendar {
     func date(_ at: Int64) -> String { format(at, "d MMM yyyy") }
 
     private func format(_ at: Int64, _ pattern: String) -> String {
+        if let formatter = formatters[pattern] { return formatter.string(from: date(ms: at)) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_GB")
         formatter.calendar = calendar
         formatter.timeZone = calendar.timeZone
         formatter.dateFormat = pattern
+        formatters[pattern] = formatter
         return formatter.string(from: date(ms: at))
     }
 }
