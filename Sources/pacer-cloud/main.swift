@@ -104,6 +104,10 @@ struct Serve: AsyncParsableCommand {
     var linkRateAddress: RateOption?
     @Option(help: "Seconds without a request after which a web session ends (default 1800).") var sessionIdle = 1800
     @Option(help: "Seconds after log-in at which a web session ends however busy (default 43200, 12 h).") var sessionMax = 43_200
+    @Option(help: "The run page's map tiles, a URL template with {z}, {x} and {y} ({s}: a subdomain), or 'none' for the track on a plain background.")
+    var tileUrl = MapSettings.defaultTileURL
+    @Option(help: "The map tiles' attribution, shown on the map (default: OpenStreetMap's).") var tileAttribution = MapSettings.defaultAttribution
+    @Option(help: "Where libjs-leaflet and libjs-chart.js are installed.") var assetsDir = MapSettings.defaults.assetsDirectory
 
     func run() async throws {
         guard let config else { return try await serve() }
@@ -137,8 +141,10 @@ struct Serve: AsyncParsableCommand {
             }
             proxies.insert(address)
         }
+        if tileUrl != "none", let problem = MapSettings.problem(tileURL: tileUrl) { throw ValidationError(problem) }
+        let map = MapSettings(tileURL: tileUrl == "none" ? nil : tileUrl, tileAttribution: tileAttribution, assetsDirectory: assetsDir)
         var configuration = CloudConfiguration(publicURL: publicURL, rateLimits: limits, trustedProxies: proxies,
-                                               sessions: SessionSettings(idle: .seconds(sessionIdle), absolute: .seconds(sessionMax)))
+                                               sessions: SessionSettings(idle: .seconds(sessionIdle), absolute: .seconds(sessionMax)), map: map)
         if let smtp {
             let parts = smtp.split(separator: ":")
             guard parts.count == 2, let smtpPort = Int(parts[1]) else {

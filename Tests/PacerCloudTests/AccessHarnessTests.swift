@@ -23,6 +23,7 @@ struct AccessHarnessTests {
         var ownerNotice: String
         var ownerMonitorID: String
         var inviteToken: String
+        var ownerGoal: String
     }
 
     /// A caller trying a route; `session` is a cookie id and its CSRF token.
@@ -73,6 +74,7 @@ struct AccessHarnessTests {
         "GET /devices/{device}/unlink": .guarded(Case(method: .get, uri: { "/devices/\($0.ownerDeviceID)/unlink" })),
         "POST /devices/{device}/unlink": .guarded(Case(
             method: .post, uri: { "/devices/\($0.ownerDeviceID)/unlink" }, body: { _ in form([:]) }, contentType: formType)),
+        "GET /assets/{package}/{file}": .publicRoute,
         "PUT /v1/runs/{run_id}/chunks/{seq}": .guarded(Case(
             method: .put, uri: { "/v1/runs/\($0.ownerRun)/chunks/0" }, body: { _ in Track.chunk(Track.samples(2, from: 50)) },
             contentType: "application/x-pacer-track", scoped: true)),
@@ -131,6 +133,21 @@ struct AccessHarnessTests {
         // Another account imports into its own runs (scoped); the harness adds the caller's CSRF part.
         "POST /import": .guarded(Case(
             method: .post, uri: { _ in "/import" }, body: { _ in importBody(csrf: nil) }, contentType: importType, scoped: true)),
+        "POST /account/settings": .guarded(Case(
+            method: .post, uri: { _ in "/account/settings" }, body: { _ in form(["timezone": "Pacific/Auckland", "max_hr": "150"]) },
+            contentType: formType, scoped: true)),
+        // The list and the statistics show the caller's own runs: none of the owner's.
+        "GET /runs": .guarded(Case(method: .get, uri: { _ in "/runs" }, scoped: true)),
+        "GET /stats": .guarded(Case(method: .get, uri: { _ in "/stats" }, scoped: true)),
+        "GET /runs/{run_id}": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)" })),
+        "POST /goals": .guarded(Case(
+            method: .post, uri: { _ in "/goals" }, body: { _ in form(["distance_km": "5", "period": "week"]) }, contentType: formType,
+            scoped: true)),
+        "POST /goals/{goal_id}": .guarded(Case(
+            method: .post, uri: { "/goals/\($0.ownerGoal)" }, body: { _ in form(["distance_km": "1", "period": "month"]) },
+            contentType: formType)),
+        "POST /goals/{goal_id}/delete": .guarded(Case(
+            method: .post, uri: { "/goals/\($0.ownerGoal)/delete" }, body: { _ in form([:]) }, contentType: formType)),
     ]
 
     static let importBoundary = "pacer-harness-boundary"
@@ -213,6 +230,8 @@ struct AccessHarnessTests {
                                                                createdMs: now - ageMs, seenMs: now - ageMs))
                 return (id, csrf)
             }
+            let goal = Goal(id: Track.runID(), accountID: owner.id, period: .week, distanceM: 20_000)
+            #expect(try await cloud.store.addGoal(goal))
             // Mona watches over Ann; Ann has invited one more person.
             let mona = try await Accounts.create(store: cloud.store, email: "mona@example.org", password: "mona's own long password",
                                                  displayName: "Mona", confirmed: true, cost: AccountTests.cost)
@@ -225,7 +244,8 @@ struct AccessHarnessTests {
             #expect(try await cloud.store.acceptMonitorInvite(hash: Tokens.hash(monaInvite), monitorID: mona.id, nowMs: now) == owner.id)
             let fixture = Fixture(ownerEmail: owner.email, ownerToken: ownerToken, ownerRun: run, ownerAlert: alert,
                                   ownerSession: try await session(owner, ageMs: 0).id, ownerDeviceID: ownerDevice.id,
-                                  ownerNotice: notice.id, ownerMonitorID: mona.id, inviteToken: inviteToken)
+                                  ownerNotice: notice.id, ownerMonitorID: mona.id, inviteToken: inviteToken,
+                                  ownerGoal: goal.id)
 
             /// What the owner sees of their things; the same before and after every attack.
             func ownerView() async throws -> [String] {
@@ -233,8 +253,12 @@ struct AccessHarnessTests {
                 for path in ["/v1/runs/\(run)", "/v1/position", "/v1/alerts", "/v1/runs", "/v1/device/sync"] {
                     view.append(try await cloud.request(.get, path, token: ownerToken).text)
                 }
-                let page = try await cloud.request(.get, "/account", token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
-                view.append("\(page.status) " + page.text)
+                for path in ["/account", "/runs", "/runs/\(run)", "/stats"] {
+                    let page = try await cloud.request(.get, path, token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
+                    view.append("\(page.status) " + page.text)
+                }
+                view.append(try await cloud.store.goals(accountID: owner.id).map { "\($0.id) \($0.period) \($0.distanceM)" }.joined())
+                view.append(String(describing: try await cloud.store.account(id: owner.id)))
                 let ownerDevice = try #require(try await cloud.store.devices().first { $0.name == "ann-pacer" })
                 view.append(try await cloud.store.deviceState(device: ownerDevice.id)?.json ?? "no state")
                 let monitoring = [
@@ -248,8 +272,12 @@ struct AccessHarnessTests {
                 return view
             }
             let before = try await ownerView()
-            #expect(before[8] == "3" && before[5].contains("ann@example.org") && before[4].contains("for Ann only")
-                    && before[7] == "mona@example.org 1 0" && before.last == "ann-pacer revoked: false")
+            #expect(before[13] == "3" && before[5].contains("ann@example.org") && before[4].contains("for Ann only")
+                    && before[12] == "mona@example.org 1 0" && before.last == "ann-pacer revoked: false")
+            // The owner sees their run in the list, its page, and their goal.
+            #expect(before[6].hasPrefix("200 ") && before[6].contains("/runs/\(run)"))
+            #expect(before[7].hasPrefix("200 ") && before[7].contains("run-data"))
+            #expect(before[8].hasPrefix("200 ") && before[8].contains("/goals/\(goal.id)"))
 
             for (index, (key, rule)) in Self.cases.sorted(by: { $0.key < $1.key }).enumerated() {
                 guard case .guarded(let item) = rule else { continue }
@@ -288,7 +316,8 @@ struct AccessHarnessTests {
                         && !response.text.contains("ann-pacer") && !response.text.contains("for Ann only")
                     #expect(refused || harmless, "\(key) by \(caller): \(status) \(response.text.prefix(300))")
                     #expect(status < 500, "\(key) by \(caller): \(status)")
-                    #expect(try await ownerView() == before, "\(key) by \(caller) changed what the owner sees")
+                    let changed = zip(before, try await ownerView()).filter { $0 != $1 }.map { "\($0.prefix(300)) -> \($1.prefix(300))" }
+                    #expect(changed.isEmpty, "\(key) by \(caller) changed what the owner sees: \(changed)")
                 }
             }
         }

@@ -23,6 +23,8 @@ public struct CloudRoutes: Sendable {
     let hub: any EventHub
     /// Dashboard streams open per account on this instance.
     let streams = StreamCounter()
+    /// The run page's script files.
+    let assets: Assets
     /// Each route's policy, filled by `router()`.
     public let accessRegistry = AccessRegistry()
 
@@ -35,6 +37,7 @@ public struct CloudRoutes: Sendable {
         self.configuration = configuration
         self.linkBase = linkBase
         self.wakeForwarder = wakeForwarder
+        assets = Assets(directory: configuration.map.assetsDirectory)
         let limits = configuration.rateLimits
         alertPageLimiter = limits.alertPagePerAddress.map { RateLimiter($0, now: now) }
         uploadAddressLimiter = limits.uploadPerAddress.map { RateLimiter($0, now: now) }
@@ -50,6 +53,10 @@ public struct CloudRoutes: Sendable {
         let root = PolicedRoutes(group: router.group(), prefix: "", registry: accessRegistry)
         root.on(.get, "health", PublicAccess(why: "a liveness probe that says nothing")) { _, _ in
             JSONInput.json(Array(#"{"status":"ok"}"#.utf8))
+        }
+        // Outside the session middleware: files the same for everyone need no session lookup.
+        root.on(.get, "assets/:package/:file", PublicAccess(why: "the run page's script libraries, the same for everyone")) { request, context in
+            try assets.response(package: context.parameters.get("package") ?? "", file: context.parameters.get("file") ?? "", request: request)
         }
         let clientAddress = RateLimitMiddleware.Key.clientAddress(trustedProxies: configuration.trustedProxies)
         let pages = router.group("a")
@@ -106,6 +113,7 @@ public struct CloudRoutes: Sendable {
         addDeviceRoutes(webRoutes)
         addFileRoutes(webRoutes)
         addMonitorRoutes(webRoutes)
+        addRunnerRoutes(webRoutes)
         return router
     }
 }

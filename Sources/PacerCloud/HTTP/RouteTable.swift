@@ -35,6 +35,14 @@ enum RouteTable {
         (["watch", "events"], ["GET"]),
         (["watch", "alerts", "*", "*", "answer"], ["POST"]),
         (["watch", "assets", "*"], ["GET"]),
+        (["account", "settings"], ["POST"]),
+        (["runs"], ["GET"]),
+        (["runs", "*"], ["GET"]),
+        (["stats"], ["GET"]),
+        (["goals"], ["POST"]),
+        (["goals", "*"], ["POST"]),
+        (["goals", "*", "delete"], ["POST"]),
+        (["assets", "*", "*"], ["GET"]),
     ]
 
     /// The methods `path` takes, or nil when it is no path of the API.

@@ -85,6 +85,28 @@ public protocol CloudStore: MonitorStore, Sendable {
     /// Deletes the summary and every chunk; false when nothing of that run is stored.
     func deleteRun(device: String, runID: String) async throws -> Bool
 
+    // The runner's pages: an account's runs across its devices.
+    /// Complete runs of the account's devices starting in [fromMs, toMs), newest first.
+    func accountRuns(accountID: String, fromMs: Int64?, toMs: Int64?, limit: Int, offset: Int) async throws -> [AccountRun]
+    /// One complete run of the account's devices; nil for another account's run as for none.
+    func accountRun(accountID: String, runID: String) async throws -> AccountRun?
+    /// A run's stored view (`RunView`) when it was computed from `source`.
+    func runView(device: String, runID: String, source: String) async throws -> String?
+    func putRunView(device: String, runID: String, source: String, body: String, records: String) async throws
+    /// The records part of every stored view of the account's runs, by run id, with its source.
+    func runRecords(accountID: String) async throws -> [String: (source: String, records: String)]
+    /// Changes the account's time zone and maximum heart rate.
+    func setAccountSettings(id: String, timezone: String, maxHeartRate: Int?) async throws
+
+    // Distance goals of an account.
+    func goals(accountID: String) async throws -> [Goal]
+    /// Adds the goal; false when its id is taken.
+    func addGoal(_ goal: Goal) async throws -> Bool
+    /// Changes the account's goal with this id; false when the account has none.
+    func updateGoal(_ goal: Goal) async throws -> Bool
+    /// False when the account has no goal with that id.
+    func deleteGoal(accountID: String, id: String) async throws -> Bool
+
     // Live position.
     /// Stores it unless one with a later `timeMs` is stored; true when stored.
     func putPosition(device: String, timeMs: Int64, json: String) async throws -> Bool

@@ -232,7 +232,7 @@ public final class PostgresCloudStore: CloudStore, Service {
         }
     }
 
-    private static let accountColumns = "id, email, password_bcrypt, confirmed, display_name, timezone, created_at"
+    private static let accountColumns = "id, email, password_bcrypt, confirmed, display_name, timezone, created_at, max_hr"
 
     public func accounts() async throws -> [Account] {
         try await Self.accounts(client.query(PostgresQuery(unsafeSQL: "SELECT \(Self.accountColumns) FROM account ORDER BY email"), logger: logger))
@@ -253,10 +253,11 @@ public final class PostgresCloudStore: CloudStore, Service {
 
     private static func accounts(_ rows: PostgresRowSequence) async throws -> [StoredAccount] {
         var accounts: [StoredAccount] = []
-        for try await (id, email, hash, confirmed, name, timezone, created)
-            in rows.decode((String, String, String, Bool, String, String, String).self) {
+        for try await (id, email, hash, confirmed, name, timezone, created, maxHR)
+            in rows.decode((String, String, String, Bool, String, String, String, Int?).self) {
             accounts.append(StoredAccount(
-                account: Account(id: id, email: email, confirmed: confirmed, displayName: name, timezone: timezone, createdAt: created),
+                account: Account(id: id, email: email, confirmed: confirmed, displayName: name, timezone: timezone, createdAt: created,
+                                 maxHeartRate: maxHR),
                 passwordHash: hash))
         }
         return accounts
@@ -272,6 +273,8 @@ public final class PostgresCloudStore: CloudStore, Service {
         return try await client.withTransaction(logger: logger) { connection async throws -> StoreCounts? in
             let found = try await connection.query("SELECT id FROM account WHERE id = \(id) FOR UPDATE", logger: logger)
             guard try await Self.first(found, as: String.self) != nil else { return nil }
+            try await connection.query("DELETE FROM run_view WHERE device_id IN (SELECT id FROM device WHERE account_id = \(id))", logger: logger)
+            try await connection.query("DELETE FROM goal WHERE account_id = \(id)", logger: logger)
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
                 let owned = table == "device" ? "account_id = $1" : "device_id IN (SELECT id FROM device WHERE account_id = $1)"
@@ -304,6 +307,7 @@ public final class PostgresCloudStore: CloudStore, Service {
         return try await client.withTransaction(logger: logger) { connection async throws -> StoreCounts? in
             let found = try await connection.query("SELECT id FROM device WHERE name = \(name) FOR UPDATE", logger: logger)
             guard let id = try await Self.first(found, as: String.self) else { return nil }
+            try await connection.query("DELETE FROM run_view WHERE device_id = \(id)", logger: logger)
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
                 var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(table == "device" ? "id" : "device_id") = $1 RETURNING 1")
@@ -485,6 +489,7 @@ public final class PostgresCloudStore: CloudStore, Service {
     public func deleteRun(device: String, runID: String) async throws -> Bool {
         let logger = logger
         return try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("DELETE FROM run_view WHERE device_id = \(device) AND run_id = \(runID)", logger: logger)
             let runs = try await connection.query(
                 "DELETE FROM run WHERE device_id = \(device) AND run_id = \(runID) RETURNING run_id", logger: logger)
             let chunks = try await connection.query(
@@ -493,6 +498,97 @@ public final class PostgresCloudStore: CloudStore, Service {
             let deletedChunks = try await Self.count(chunks)
             return deletedRuns + deletedChunks > 0
         }
+    }
+
+    public func accountRuns(accountID: String, fromMs: Int64?, toMs: Int64?, limit: Int, offset: Int) async throws -> [AccountRun] {
+        var query: PostgresQuery = """
+            SELECT r.device_id, r.run_id, r.summary, r.chunks, r.start_ms FROM run r JOIN device d ON d.id = r.device_id
+            WHERE d.account_id = \(accountID) AND r.start_ms >= \(fromMs ?? Int64.min) AND r.start_ms < \(toMs ?? Int64.max) AND
+            """
+        query.sql += " " + Schema.completeRunCondition
+        query.sql += " ORDER BY r.start_ms DESC, r.run_id DESC LIMIT \(limit) OFFSET \(offset)"
+        return try await Self.accountRuns(client.query(query, logger: logger))
+    }
+
+    public func accountRun(accountID: String, runID: String) async throws -> AccountRun? {
+        var query: PostgresQuery = """
+            SELECT r.device_id, r.run_id, r.summary, r.chunks, r.start_ms FROM run r JOIN device d ON d.id = r.device_id
+            WHERE d.account_id = \(accountID) AND r.run_id = \(runID) AND
+            """
+        query.sql += " " + Schema.completeRunCondition + " ORDER BY r.device_id LIMIT 1"
+        return try await Self.accountRuns(client.query(query, logger: logger)).first
+    }
+
+    private static func accountRuns(_ rows: PostgresRowSequence) async throws -> [AccountRun] {
+        var runs: [AccountRun] = []
+        for try await (device, runID, json, chunks, startMs) in rows.decode((String, String, String, Int, Int64).self) {
+            runs.append(AccountRun(deviceID: device, summary: StoredSummary(runID: runID, json: json, chunks: chunks, startMs: startMs)))
+        }
+        return runs
+    }
+
+    public func runView(device: String, runID: String, source: String) async throws -> String? {
+        try await Self.first(
+            client.query("SELECT body FROM run_view WHERE device_id = \(device) AND run_id = \(runID) AND source = \(source)", logger: logger),
+            as: String.self)
+    }
+
+    public func putRunView(device: String, runID: String, source: String, body: String, records: String) async throws {
+        // Only for a run still stored: a view computed while the run was deleted is dropped.
+        try await client.query(
+            """
+            INSERT INTO run_view (device_id, run_id, source, body, records)
+            SELECT \(device), \(runID), \(source), \(body), \(records)
+            WHERE EXISTS (SELECT 1 FROM run WHERE device_id = \(device) AND run_id = \(runID))
+            ON CONFLICT (device_id, run_id) DO UPDATE SET source = excluded.source, body = excluded.body, records = excluded.records
+            """, logger: logger)
+    }
+
+    public func runRecords(accountID: String) async throws -> [String: (source: String, records: String)] {
+        let rows = try await client.query(
+            "SELECT v.run_id, v.source, v.records FROM run_view v JOIN device d ON d.id = v.device_id WHERE d.account_id = \(accountID)",
+            logger: logger)
+        var records: [String: (source: String, records: String)] = [:]
+        for try await (runID, source, text) in rows.decode((String, String, String).self) { records[runID] = (source, text) }
+        return records
+    }
+
+    public func setAccountSettings(id: String, timezone: String, maxHeartRate: Int?) async throws {
+        try await client.query("UPDATE account SET timezone = \(timezone), max_hr = \(maxHeartRate) WHERE id = \(id)", logger: logger)
+    }
+
+    public func goals(accountID: String) async throws -> [Goal] {
+        let rows = try await client.query(
+            "SELECT id, account_id, period, distance_m FROM goal WHERE account_id = \(accountID) ORDER BY period DESC, distance_m, id",
+            logger: logger)
+        var goals: [Goal] = []
+        for try await (id, account, period, distance) in rows.decode((String, String, String, Double).self) {
+            if let period = Goal.Period(rawValue: period) { goals.append(Goal(id: id, accountID: account, period: period, distanceM: distance)) }
+        }
+        return goals
+    }
+
+    public func addGoal(_ goal: Goal) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            INSERT INTO goal (id, account_id, period, distance_m) VALUES (\(goal.id), \(goal.accountID), \(goal.period.rawValue), \(goal.distanceM))
+            ON CONFLICT (id) DO NOTHING RETURNING id
+            """, logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func updateGoal(_ goal: Goal) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            UPDATE goal SET period = \(goal.period.rawValue), distance_m = \(goal.distanceM)
+            WHERE id = \(goal.id) AND account_id = \(goal.accountID) RETURNING id
+            """, logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func deleteGoal(accountID: String, id: String) async throws -> Bool {
+        let rows = try await client.query("DELETE FROM goal WHERE id = \(id) AND account_id = \(accountID) RETURNING id", logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
     }
 
     public func putPosition(device: String, timeMs: Int64, json: String) async throws -> Bool {

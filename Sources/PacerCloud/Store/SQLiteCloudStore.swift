@@ -166,7 +166,7 @@ public final class SQLiteCloudStore: CloudStore {
     private static func account(_ row: Row) -> StoredAccount {
         StoredAccount(
             account: Account(id: row["id"], email: row["email"], confirmed: row["confirmed"], displayName: row["display_name"],
-                             timezone: row["timezone"], createdAt: row["created_at"]),
+                             timezone: row["timezone"], createdAt: row["created_at"], maxHeartRate: row["max_hr"]),
             passwordHash: row["password_bcrypt"])
     }
 
@@ -180,6 +180,8 @@ public final class SQLiteCloudStore: CloudStore {
     public func deleteAccount(id: String) async throws -> StoreCounts? {
         try await pool.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE id = ?", arguments: [id]) != nil else { return nil }
+            try db.execute(sql: "DELETE FROM run_view WHERE device_id IN (SELECT id FROM device WHERE account_id = ?)", arguments: [id])
+            try db.execute(sql: "DELETE FROM goal WHERE account_id = ?", arguments: [id])
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
                 let owned = table == "device" ? "account_id = ?" : "device_id IN (SELECT id FROM device WHERE account_id = ?)"
@@ -205,6 +207,7 @@ public final class SQLiteCloudStore: CloudStore {
     public func removeDevice(name: String) async throws -> StoreCounts? {
         try await pool.write { db in
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM device WHERE name = ?", arguments: [name]) else { return nil }
+            try db.execute(sql: "DELETE FROM run_view WHERE device_id = ?", arguments: [id])
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
                 try db.execute(sql: "DELETE FROM \(table) WHERE \(table == "device" ? "id" : "device_id") = ?", arguments: [id])
@@ -389,10 +392,107 @@ public final class SQLiteCloudStore: CloudStore {
 
     public func deleteRun(device: String, runID: String) async throws -> Bool {
         try await pool.write { db in
+            try db.execute(sql: "DELETE FROM run_view WHERE device_id = ? AND run_id = ?", arguments: [device, runID])
             try db.execute(sql: "DELETE FROM run WHERE device_id = ? AND run_id = ?", arguments: [device, runID])
             let runs = db.changesCount
             try db.execute(sql: "DELETE FROM chunk WHERE device_id = ? AND run_id = ?", arguments: [device, runID])
             return runs + db.changesCount > 0
+        }
+    }
+
+    public func accountRuns(accountID: String, fromMs: Int64?, toMs: Int64?, limit: Int, offset: Int) async throws -> [AccountRun] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.device_id, r.run_id, r.summary, r.chunks, r.start_ms FROM run r JOIN device d ON d.id = r.device_id
+                    WHERE d.account_id = ? AND r.start_ms >= ? AND r.start_ms < ? AND \(Schema.completeRunCondition)
+                    ORDER BY r.start_ms DESC, r.run_id DESC LIMIT ? OFFSET ?
+                    """,
+                arguments: [accountID, fromMs ?? Int64.min, toMs ?? Int64.max, limit, offset]
+            ).map { AccountRun(deviceID: $0["device_id"], summary: Self.summary($0)) }
+        }
+    }
+
+    public func accountRun(accountID: String, runID: String) async throws -> AccountRun? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT r.device_id, r.run_id, r.summary, r.chunks, r.start_ms FROM run r JOIN device d ON d.id = r.device_id
+                    WHERE d.account_id = ? AND r.run_id = ? AND \(Schema.completeRunCondition) ORDER BY r.device_id LIMIT 1
+                    """,
+                arguments: [accountID, runID]
+            ).map { AccountRun(deviceID: $0["device_id"], summary: Self.summary($0)) }
+        }
+    }
+
+    public func runView(device: String, runID: String, source: String) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT body FROM run_view WHERE device_id = ? AND run_id = ? AND source = ?",
+                                arguments: [device, runID, source])
+        }
+    }
+
+    public func putRunView(device: String, runID: String, source: String, body: String, records: String) async throws {
+        try await pool.write { db in
+            // Only for a run still stored: a view computed while the run was deleted is dropped.
+            try db.execute(
+                sql: """
+                    INSERT INTO run_view (device_id, run_id, source, body, records)
+                    SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM run WHERE device_id = ? AND run_id = ?)
+                    ON CONFLICT (device_id, run_id) DO UPDATE SET source = excluded.source, body = excluded.body, records = excluded.records
+                    """,
+                arguments: [device, runID, source, body, records, device, runID])
+        }
+    }
+
+    public func runRecords(accountID: String) async throws -> [String: (source: String, records: String)] {
+        try await pool.read { db in
+            var records: [String: (source: String, records: String)] = [:]
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT v.run_id, v.source, v.records FROM run_view v JOIN device d ON d.id = v.device_id WHERE d.account_id = ?",
+                arguments: [accountID])
+            for row in rows { records[row["run_id"]] = (row["source"], row["records"]) }
+            return records
+        }
+    }
+
+    public func setAccountSettings(id: String, timezone: String, maxHeartRate: Int?) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE account SET timezone = ?, max_hr = ? WHERE id = ?", arguments: [timezone, maxHeartRate, id])
+        }
+    }
+
+    public func goals(accountID: String) async throws -> [Goal] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM goal WHERE account_id = ? ORDER BY period DESC, distance_m, id", arguments: [accountID])
+                .compactMap { row in
+                    Goal.Period(rawValue: row["period"]).map { Goal(id: row["id"], accountID: row["account_id"], period: $0, distanceM: row["distance_m"]) }
+                }
+        }
+    }
+
+    public func addGoal(_ goal: Goal) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO goal (id, account_id, period, distance_m) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                           arguments: [goal.id, goal.accountID, goal.period.rawValue, goal.distanceM])
+            return db.changesCount > 0
+        }
+    }
+
+    public func updateGoal(_ goal: Goal) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE goal SET period = ?, distance_m = ? WHERE id = ? AND account_id = ?",
+                           arguments: [goal.period.rawValue, goal.distanceM, goal.id, goal.accountID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func deleteGoal(accountID: String, id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM goal WHERE id = ? AND account_id = ?", arguments: [id, accountID])
+            return db.changesCount > 0
         }
     }
 

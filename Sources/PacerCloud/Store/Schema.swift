@@ -10,7 +10,8 @@ enum Schema {
     /// (by SHA-256, kept until a day past expiry so a reused code is told apart from a wrong one),
     /// device.last_seen_ms (the "My devices" page), the sync channel's notices and each device's
     /// latest state (heartbeat); monitoring: invitations (by SHA-256), consents runner → monitor,
-    /// monitors' answers to alerts, and the trail of live positions of the current run.
+    /// monitors' answers to alerts, and the trail of live positions of the current run; run_view
+    /// (what a run's page shows, computed once from its track), goal, and account.max_hr.
     static let version = 6
 
     static func statements(postgres: Bool) -> [String] {
@@ -100,6 +101,17 @@ enum Schema {
                 device_id TEXT NOT NULL, run_id TEXT NOT NULL, time_ms BIGINT NOT NULL, lat DOUBLE PRECISION NOT NULL,
                 lon DOUBLE PRECISION NOT NULL, PRIMARY KEY (device_id, run_id, time_ms))
             """,
+            // `source`: what the view was computed from (`RunView.source`); another is stale.
+            """
+            CREATE TABLE IF NOT EXISTS run_view (
+                device_id TEXT NOT NULL, run_id TEXT NOT NULL, source TEXT NOT NULL, body TEXT NOT NULL, records TEXT NOT NULL,
+                PRIMARY KEY (device_id, run_id))
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS goal (
+                id TEXT PRIMARY KEY, account_id TEXT NOT NULL, period TEXT NOT NULL, distance_m \(postgres ? "DOUBLE PRECISION" : "REAL") NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS goal_by_account ON goal (account_id)",
         ]
     }
 
@@ -114,13 +126,14 @@ enum Schema {
         "ALTER TABLE outbox ADD COLUMN IF NOT EXISTS device_id TEXT",
         "ALTER TABLE device ADD COLUMN IF NOT EXISTS account_id TEXT",
         "ALTER TABLE device ADD COLUMN IF NOT EXISTS last_seen_ms BIGINT",
+        "ALTER TABLE account ADD COLUMN IF NOT EXISTS max_hr INTEGER",
     ]
 
     /// Columns SQLite adds to older databases (table, column, type): it has no ADD COLUMN IF
     /// NOT EXISTS, so the store checks each first.
     static let sqliteAddedColumns = [
         ("chunk", "samples", "INTEGER"), ("device", "webhook_secret", "TEXT"), ("outbox", "device_id", "TEXT"),
-        ("device", "account_id", "TEXT"), ("device", "last_seen_ms", "INTEGER"),
+        ("device", "account_id", "TEXT"), ("device", "last_seen_ms", "INTEGER"), ("account", "max_hr", "INTEGER"),
     ]
 
     /// What deleting an account (?1) deletes of monitoring besides its devices' data: its
