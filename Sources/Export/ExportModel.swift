@@ -118,6 +118,22 @@ public struct ExportStatistics: Sendable, Equatable {
     public var droppedHeartRates = 0
 
     public init() {}
+
+    /// Whether the point can be written; one off the globe is counted as skipped.
+    mutating func admits(_ point: ExportPoint) -> Bool {
+        guard ExportText.isValid(point.coordinate) else {
+            skippedPoints += 1
+            return false
+        }
+        return true
+    }
+
+    /// The point's heart rate as the formats write it; one out of range is counted as dropped.
+    mutating func heartRate(of point: ExportPoint) -> Int? {
+        let heartRate = ExportText.heartRate(point.heartRate)
+        if heartRate == nil, point.heartRate != nil { droppedHeartRates += 1 }
+        return heartRate
+    }
 }
 
 public enum ExportError: Error, Equatable, Sendable {

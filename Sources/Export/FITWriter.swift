@@ -47,13 +47,9 @@ public struct FITWriter: ExportWriter {
 
     public mutating func add(_ point: ExportPoint) throws {
         try state.requireWriting()
-        guard ExportText.isValid(point.coordinate) else {
-            statistics.skippedPoints += 1
-            return
-        }
+        guard statistics.admits(point) else { return }
         while currentLap + 1 < laps.count && laps[currentLap + 1].startTime <= point.time { currentLap += 1 }
-        let heartRate = ExportText.heartRate(point.heartRate)
-        if heartRate == nil, point.heartRate != nil { statistics.droppedHeartRates += 1 }
+        let heartRate = statistics.heartRate(of: point)
         if let heartRate {
             lapHeartRates[currentLap].add(heartRate)
             runHeartRate.add(heartRate)

@@ -56,10 +56,7 @@ public struct TCXWriter: ExportWriter {
 
     public mutating func add(_ point: ExportPoint) throws {
         try state.requireWriting()
-        guard ExportText.isValid(point.coordinate) else {
-            statistics.skippedPoints += 1
-            return
-        }
+        guard statistics.admits(point) else { return }
         while currentLap + 1 < laps.count && laps[currentLap + 1].startTime <= point.time {
             try advanceLap()
         }
@@ -81,10 +78,8 @@ public struct TCXWriter: ExportWriter {
         if let distance = point.distance, distance >= 0, let value = FixedDecimal.format(distance, decimals: 2) {
             text += "            <DistanceMeters>\(value)</DistanceMeters>\n"
         }
-        if let heartRate = ExportText.heartRate(point.heartRate) {
+        if let heartRate = statistics.heartRate(of: point) {
             text += "            <HeartRateBpm>\n              <Value>\(heartRate)</Value>\n            </HeartRateBpm>\n"
-        } else if point.heartRate != nil {
-            statistics.droppedHeartRates += 1
         }
         text += "          </Trackpoint>\n"
         statistics.writtenPoints += 1
@@ -133,11 +128,6 @@ public struct TCXWriter: ExportWriter {
     }
 
     private mutating func emit(_ text: String) throws {
-        do {
-            try sink(text)
-        } catch {
-            state = .failed
-            throw error
-        }
+        try state.emit(text, to: sink)
     }
 }

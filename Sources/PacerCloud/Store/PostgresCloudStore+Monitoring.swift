@@ -87,7 +87,7 @@ extension PostgresCloudStore {
 
     public func device(id: String) async throws -> Device? {
         try await Self.devices(client.query(
-            "SELECT id, name, email, webhook, created_at, token_sha256, account_id FROM device WHERE id = \(id)", logger: logger)).first
+            "SELECT id, name, email, webhook, created_at, token_sha256, account_id, last_seen_ms FROM device WHERE id = \(id)", logger: logger)).first
     }
 
     public func addAlertAnswer(_ answer: AlertAnswer) async throws -> AlertAnswer {
