@@ -88,7 +88,7 @@ public enum Daemon {
         // Store and forward, on a thread of its own; it starts by sending what is owed from before.
         let uplink = Uplink()
         do {
-            // The run pacerd may continue is held back until the pipeline decides (RunController).
+            // The run pacerd may continue is held back until the pipeline decides (RunSession).
             try uplink.start(settings: UplinkSettings(configuration), storePath: configuration.databasePath,
                              log: { level, message in log(Self.priority(level), "upload", message) }, holding: resumeCandidate?.id)
         } catch {
