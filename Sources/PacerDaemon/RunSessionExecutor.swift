@@ -138,7 +138,7 @@ final class RunSessionExecutor {
     private func execute(_ action: RunAction, _ nowNs: UInt64, reply: (Result<DaemonStatus, CommandFailure>) -> Void) {
         switch action {
         case .note(let note):
-            log(Self.priority(note.level), note.component, note.message, runID: note.runID, fields: note.fields)
+            log(JournalPriority(rawValue: note.level.rawValue) ?? .info, note.component, note.message, runID: note.runID, fields: note.fields)
         case .say(let cue, let atNs):
             onCue(cue, atNs)
         case .publishStatus(let status):
@@ -232,16 +232,6 @@ final class RunSessionExecutor {
     private static func progress(_ recording: RunRecording) -> RecordingProgress {
         RecordingProgress(runID: recording.runID, uuid: recording.uuid, isPaused: recording.isPaused, distance: recording.summary.distance,
                           movingTime: recording.summary.movingTime, lastSampleTime: recording.lastSample?.time)
-    }
-
-    private static func priority(_ level: SessionNote.Level) -> JournalPriority {
-        switch level {
-        case .critical: .critical
-        case .error: .error
-        case .warning: .warning
-        case .notice: .notice
-        case .info: .info
-        }
     }
 
     private static func laneInput(_ handOff: SOSHandOff) -> LaneInput {

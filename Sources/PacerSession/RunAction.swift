@@ -45,16 +45,11 @@ public enum SOSHandOff: Sendable, Equatable {
     case answer
 }
 
+/// The run being recorded, as the SOS lane needs it (the daemon makes it the lane's `LaneRun`).
 public struct SessionRun: Sendable, Equatable {
     public var id: Int64?
     public var uuid: String
     public var paused: Bool
-
-    public init(id: Int64?, uuid: String, paused: Bool) {
-        self.id = id
-        self.uuid = uuid
-        self.paused = paused
-    }
 }
 
 /// What the uplink is told.

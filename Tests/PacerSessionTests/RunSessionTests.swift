@@ -306,12 +306,12 @@ import Testing
     }
 
     @Test func aReloadMidRunKeepsTheRunsTrackingSettingsAndAppliesTheRest() {
+        var changed = PacerConfiguration()
+        changed.units = .imperial
+        changed.tracking.pauseBelowSpeed *= 1.5
         let d = D()
         _ = d.command(.start, at: D.at(0))
         d.run(seconds: 10)
-        var changed = PacerConfiguration()
-        changed.tracking.pauseBelowSpeed += 0.1
-        changed.units = .imperial
         d.send(.reload(changed), at: D.at(10))
         #expect(d.notes.last?.message == "configuration reloaded; new tracking settings apply from the next run")
         #expect(d.session.configuration.units == .imperial)
