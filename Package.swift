@@ -96,6 +96,9 @@ let package = Package(
         // Store and forward: finished runs (gzipped chunks) and the live position to the cloud,
         // from the outbox in the run store, on a thread of its own.
         .target(name: "Uplink", dependencies: ["Gzip", "PacerContract", "HTTPClient", "Store", "PacerCore", "Threads"]),
+        // The sync channel: what the cloud has for the device (notices said once, the profile),
+        // fetched on a thread and connection of its own, kept for offline use; the heartbeat.
+        .target(name: "CloudSync", dependencies: ["PacerContract", "HTTPClient", "Threads"]),
 
         // BlueZ's D-Bus API (Adapter1, Device1, GattCharacteristic1, Battery1) over Systemd's bus:
         // the paired heart-rate strap found, connected, notifying, and held on to.
@@ -143,7 +146,7 @@ let package = Package(
             name: "PacerDaemon",
             dependencies: [
                 "PacerCore", "PacerConfig", "PacerSession", "GPSD", "PacerReplay", "Recording", "RunViews", "Store", "Systemd", "BlueZ", "Control", "Buttons", "Threads", "Speech",
-                "SOS", "ModemManager", "HTTPClient", "Uplink", "PacerContract", "CLoadedObjects",
+                "SOS", "ModemManager", "HTTPClient", "Uplink", "CloudSync", "PacerContract", "CLoadedObjects",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -226,6 +229,8 @@ let package = Package(
         .testTarget(name: "pacerctlTests", dependencies: ["pacerctl", "Store", "PacerCore", "PacerTestSupport"]),
         // The uplink against tools/https-sink: order, retries, privacy zones, a wrong certificate.
         .testTarget(name: "UplinkTests", dependencies: ["Uplink", "Gzip", "PacerContract", "Store", "PacerCore", "HTTPClient", "PacerTestSupport"]),
+        // The sync channel's schedule and files, with a scripted transport (no network, no waiting).
+        .testTarget(name: "CloudSyncTests", dependencies: ["CloudSync", "HTTPClient", "PacerContract", "PacerTestSupport"]),
         // The contract against openapi.yaml both ways (tools/check-contract, jsonschema), and its formats.
         .testTarget(name: "PacerContractTests", dependencies: ["PacerContract", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),
@@ -235,7 +240,7 @@ let package = Package(
         .testTarget(
             name: "PacerCloudTests",
             dependencies: [
-                "PacerCloud", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud",
+                "PacerCloud", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud", "Export", "PacerCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -14,16 +14,19 @@ public struct ExportPoint: Sendable, Equatable {
     public var altitude: Double?
     /// Beats per minute.
     public var heartRate: Int?
-    /// Metres since the start of the run (TCX `DistanceMeters`; GPX has no such field).
+    /// Metres since the start of the run (TCX `DistanceMeters`, FIT `distance`; GPX has no such field).
     public var distance: Double?
+    /// Metres per second (FIT `speed`; GPX 1.1 and TCX's schema have no such field).
+    public var speed: Double?
 
     public init(time: Timestamp, coordinate: Coordinate, altitude: Double? = nil,
-                heartRate: Int? = nil, distance: Double? = nil) {
+                heartRate: Int? = nil, distance: Double? = nil, speed: Double? = nil) {
         self.time = time
         self.coordinate = coordinate
         self.altitude = altitude
         self.heartRate = heartRate
         self.distance = distance
+        self.speed = speed
     }
 }
 
@@ -57,7 +60,7 @@ public struct ExportRun: Sendable, Equatable {
     public var startTime: Timestamp
     /// Metres.
     public var distance: Double
-    /// Seconds. Neither format has a field for it; it is here for callers and later formats.
+    /// Seconds. No format has a field for it; it is here for callers.
     public var movingTime: Double
     /// Seconds. The TCX lap's `TotalTimeSeconds` when `laps` is empty.
     public var elapsedTime: Double
@@ -80,6 +83,31 @@ public struct ExportRun: Sendable, Equatable {
     }
 }
 
+extension ExportRun {
+    /// The run's laps, or one lap for the whole run (its elapsed time, distance and heart rate)
+    /// when it has none; throws ``ExportError/invalidRun(_:)`` when a lap's time or distance is
+    /// negative or not finite, or the laps are not in start-time order.
+    func checkedLaps() throws -> [ExportLap] {
+        let laps = self.laps.isEmpty
+            ? [ExportLap(startTime: startTime, time: elapsedTime, distance: distance,
+                         averageHeartRate: averageHeartRate, maxHeartRate: maxHeartRate)]
+            : self.laps
+        for (index, lap) in laps.enumerated() {
+            let which = self.laps.isEmpty ? "run" : "lap \(index + 1)"
+            guard lap.time >= 0, FixedDecimal.format(lap.time, decimals: 3) != nil else {
+                throw ExportError.invalidRun("\(which): time \(lap.time) s is not a finite, non-negative number")
+            }
+            guard lap.distance >= 0, FixedDecimal.format(lap.distance, decimals: 2) != nil else {
+                throw ExportError.invalidRun("\(which): distance \(lap.distance) m is not a finite, non-negative number")
+            }
+            if index > 0 && lap.startTime < laps[index - 1].startTime {
+                throw ExportError.invalidRun("\(which) starts before lap \(index): laps must be in start-time order")
+            }
+        }
+        return laps
+    }
+}
+
 /// What a writer did with the points it was given.
 public struct ExportStatistics: Sendable, Equatable {
     /// Points written to the document.
@@ -90,6 +118,22 @@ public struct ExportStatistics: Sendable, Equatable {
     public var droppedHeartRates = 0
 
     public init() {}
+
+    /// Whether the point can be written; one off the globe is counted as skipped.
+    mutating func admits(_ point: ExportPoint) -> Bool {
+        guard ExportText.isValid(point.coordinate) else {
+            skippedPoints += 1
+            return false
+        }
+        return true
+    }
+
+    /// The point's heart rate as the formats write it; one out of range is counted as dropped.
+    mutating func heartRate(of point: ExportPoint) -> Int? {
+        let heartRate = ExportText.heartRate(point.heartRate)
+        if heartRate == nil, point.heartRate != nil { droppedHeartRates += 1 }
+        return heartRate
+    }
 }
 
 public enum ExportError: Error, Equatable, Sendable {
@@ -129,7 +173,8 @@ extension ExportWriter {
     }
 }
 
-/// The export formats, for callers that pick one at run time (a CLI flag, an upload target).
+/// The text export formats, for callers that pick one at run time (a CLI flag, an upload
+/// target). FIT is binary: ``FITWriter`` takes bytes, and ``FileFormat`` picks among all three.
 public enum ExportFormat: String, Sendable, CaseIterable {
     case gpx, tcx
 
@@ -139,6 +184,31 @@ public enum ExportFormat: String, Sendable, CaseIterable {
         switch self {
         case .gpx: GPXWriter(sink: sink)
         case .tcx: TCXWriter(sink: sink)
+        }
+    }
+}
+
+/// Every export format, text or binary, each writing bytes: what a download serves.
+public enum FileFormat: String, Sendable, CaseIterable {
+    case gpx, tcx, fit
+
+    public var fileExtension: String { rawValue }
+
+    /// The media type a download is served with.
+    public var contentType: String {
+        switch self {
+        case .gpx: "application/gpx+xml"
+        case .tcx: "application/vnd.garmin.tcx+xml"
+        case .fit: "application/vnd.ant.fit"
+        }
+    }
+
+    /// A writer whose output goes to `sink` as bytes (the text formats' UTF-8).
+    public func makeWriter(sink: @escaping ([UInt8]) throws -> Void) -> any ExportWriter {
+        switch self {
+        case .gpx: GPXWriter { text in try sink(Array(text.utf8)) }
+        case .tcx: TCXWriter { text in try sink(Array(text.utf8)) }
+        case .fit: FITWriter(sink: sink)
         }
     }
 }

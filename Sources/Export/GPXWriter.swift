@@ -47,10 +47,7 @@ public struct GPXWriter: ExportWriter {
 
     public mutating func add(_ point: ExportPoint) throws {
         try state.requireWriting()
-        guard ExportText.isValid(point.coordinate) else {
-            statistics.skippedPoints += 1
-            return
-        }
+        guard statistics.admits(point) else { return }
         var text = "      <trkpt lat=\""
         text.reserveCapacity(256)
         text += ExportText.degrees(point.coordinate.latitude, isLongitude: false)
@@ -61,12 +58,10 @@ public struct GPXWriter: ExportWriter {
             text += "        <ele>\(ele)</ele>\n"
         }
         text += "        <time>\(point.time.iso8601)</time>\n"
-        if let heartRate = ExportText.heartRate(point.heartRate) {
+        if let heartRate = statistics.heartRate(of: point) {
             text += "        <extensions>\n          <gpxtpx:TrackPointExtension>\n"
             text += "            <gpxtpx:hr>\(heartRate)</gpxtpx:hr>\n"
             text += "          </gpxtpx:TrackPointExtension>\n        </extensions>\n"
-        } else if point.heartRate != nil {
-            statistics.droppedHeartRates += 1
         }
         text += "      </trkpt>\n"
         statistics.writtenPoints += 1
@@ -80,11 +75,6 @@ public struct GPXWriter: ExportWriter {
     }
 
     private mutating func emit(_ text: String) throws {
-        do {
-            try sink(text)
-        } catch {
-            state = .failed
-            throw error
-        }
+        try state.emit(text, to: sink)
     }
 }

@@ -37,22 +37,7 @@ public struct TCXWriter: ExportWriter {
 
     public mutating func begin(_ run: ExportRun) throws {
         try state.requireReady()
-        let laps = run.laps.isEmpty
-            ? [ExportLap(startTime: run.startTime, time: run.elapsedTime, distance: run.distance,
-                         averageHeartRate: run.averageHeartRate, maxHeartRate: run.maxHeartRate)]
-            : run.laps
-        for (index, lap) in laps.enumerated() {
-            let which = run.laps.isEmpty ? "run" : "lap \(index + 1)"
-            guard lap.time >= 0, FixedDecimal.format(lap.time, decimals: 3) != nil else {
-                throw ExportError.invalidRun("\(which): time \(lap.time) s is not a finite, non-negative number")
-            }
-            guard lap.distance >= 0, FixedDecimal.format(lap.distance, decimals: 2) != nil else {
-                throw ExportError.invalidRun("\(which): distance \(lap.distance) m is not a finite, non-negative number")
-            }
-            if index > 0 && lap.startTime < laps[index - 1].startTime {
-                throw ExportError.invalidRun("\(which) starts before lap \(index): laps must be in start-time order")
-            }
-        }
+        let laps = try run.checkedLaps()
         self.laps = laps
         notes = ExportText.escaped(run.name)
         currentLap = 0
@@ -71,10 +56,7 @@ public struct TCXWriter: ExportWriter {
 
     public mutating func add(_ point: ExportPoint) throws {
         try state.requireWriting()
-        guard ExportText.isValid(point.coordinate) else {
-            statistics.skippedPoints += 1
-            return
-        }
+        guard statistics.admits(point) else { return }
         while currentLap + 1 < laps.count && laps[currentLap + 1].startTime <= point.time {
             try advanceLap()
         }
@@ -96,10 +78,8 @@ public struct TCXWriter: ExportWriter {
         if let distance = point.distance, distance >= 0, let value = FixedDecimal.format(distance, decimals: 2) {
             text += "            <DistanceMeters>\(value)</DistanceMeters>\n"
         }
-        if let heartRate = ExportText.heartRate(point.heartRate) {
+        if let heartRate = statistics.heartRate(of: point) {
             text += "            <HeartRateBpm>\n              <Value>\(heartRate)</Value>\n            </HeartRateBpm>\n"
-        } else if point.heartRate != nil {
-            statistics.droppedHeartRates += 1
         }
         text += "          </Trackpoint>\n"
         statistics.writtenPoints += 1
@@ -148,11 +128,6 @@ public struct TCXWriter: ExportWriter {
     }
 
     private mutating func emit(_ text: String) throws {
-        do {
-            try sink(text)
-        } catch {
-            state = .failed
-            throw error
-        }
+        try state.emit(text, to: sink)
     }
 }

@@ -12,6 +12,16 @@ enum WriterState: Equatable {
         }
     }
 
+    /// Hands `text` to `sink`; a sink that throws leaves the writer failed.
+    mutating func emit(_ text: String, to sink: (String) throws -> Void) throws {
+        do {
+            try sink(text)
+        } catch {
+            self = .failed
+            throw error
+        }
+    }
+
     func requireReady() throws {
         switch self {
         case .ready: return

@@ -14,9 +14,14 @@ public enum CloudApplication {
         wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock
     ) throws(ConfigurationError) -> some ApplicationProtocol {
         let forwarder = Forwarder(store: store, configuration: configuration)
+        // One instance on SQLite: events stay in process. On PostgreSQL they go through
+        // LISTEN/NOTIFY, so a dashboard on any instance sees what reached another.
+        let postgresHub = (store as? PostgresCloudStore).map { PostgresEventHub(client: $0.client, logger: logger) }
+        let hub: any EventHub = postgresHub ?? LocalEventHub()
         let routes = CloudRoutes(store: store, configuration: configuration, linkBase: try configuration.linkBase(host: host, port: port),
-                                 now: now, wallClock: wallClock, wakeForwarder: { forwarder.wake() })
+                                 now: now, wallClock: wallClock, wakeForwarder: { forwarder.wake() }, hub: hub)
         var services: [any Service] = [forwarder]
+        if let postgresHub { services.insert(postgresHub, at: 0) }
         if let postgres = store as? PostgresCloudStore { services.insert(postgres, at: 0) }
         var app = Application(
             router: routes.router(),
@@ -25,6 +30,8 @@ public enum CloudApplication {
             logger: logger)
         app.beforeServerStarts {
             try await store.migrate()
+            // Requests are taken once events from other instances can reach this one.
+            try await postgresHub?.waitUntilListening(timeout: .seconds(10))
             forwarder.markReady()
         }
         return app
@@ -37,6 +44,8 @@ public enum CloudApplication {
         guard !name.isEmpty, name.count <= 64, !name.contains(where: { $0.isNewline }) else {
             throw StoreError("a device name must be 1 to 64 characters on one line")
         }
+        // Reserved for the accounts' devices of imported runs (CloudRoutes+Files).
+        guard !name.hasPrefix("imported:") else { throw StoreError("device names beginning with 'imported:' are reserved for imported runs") }
         if let email, email.split(separator: "@").count != 2 || email.contains(where: { $0.isWhitespace || "<>\"".contains($0) }) {
             throw StoreError("--email '\(email)' is not an e-mail address like name@example.org")
         }

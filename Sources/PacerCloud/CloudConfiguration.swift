@@ -20,10 +20,16 @@ public struct CloudConfiguration: Sendable {
     public var sessions: SessionSettings
     /// bcrypt's cost for new password hashes (`Passwords.defaultCost`).
     public var passwordCost: UInt8
+    /// Dashboards, invitations and answers (issue 22).
+    public var monitoring: MonitorSettings
+    /// The run page's map tiles and script files.
+    public var map: MapSettings
 
     public init(publicURL: String? = nil, mail: MailSettings? = nil, outboxPoll: Duration = .seconds(2), retryMax: Duration = .seconds(300),
                 rateLimits: RateLimits = .defaults, trustedProxies: Set<String> = [], sessions: SessionSettings = .defaults,
-                passwordCost: UInt8 = Passwords.defaultCost) {
+                passwordCost: UInt8 = Passwords.defaultCost, monitoring: MonitorSettings = .defaults, map: MapSettings = .defaults) {
+        self.monitoring = monitoring
+        self.map = map
         self.sessions = sessions
         self.passwordCost = passwordCost
         self.publicURL = publicURL
@@ -129,5 +135,48 @@ public struct MailSettings: Sendable {
         self.security = security
         self.credentials = credentials
         self.trustRoots = trustRoots
+    }
+}
+
+/// Where the run page's map tiles and its script libraries come from.
+public struct MapSettings: Sendable {
+    /// A Leaflet tile URL template ("https://tile.openstreetmap.org/{z}/{x}/{y}.png"); nil: no
+    /// tiles, the track on a plain background.
+    public var tileURL: String?
+    /// The tiles' attribution, as plain text (their licence usually requires it).
+    public var tileAttribution: String
+    /// Where Debian's libjs-leaflet and libjs-chart.js put their files.
+    public var assetsDirectory: String
+
+    public static let defaultTileURL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    public static let defaultAttribution = "© OpenStreetMap contributors"
+    public static let defaults = MapSettings(tileURL: defaultTileURL, tileAttribution: defaultAttribution,
+                                             assetsDirectory: "/usr/share/javascript")
+
+    public init(tileURL: String?, tileAttribution: String, assetsDirectory: String) {
+        self.tileURL = tileURL
+        self.tileAttribution = tileAttribution
+        self.assetsDirectory = assetsDirectory
+    }
+
+    /// The template's problem, or nil when a browser can load tiles from it.
+    public static func problem(tileURL: String) -> String? {
+        guard let components = URLComponents(string: tileURL.replacingOccurrences(of: "{", with: "%7B").replacingOccurrences(of: "}", with: "%7D")),
+              ["http", "https"].contains(components.scheme?.lowercased() ?? ""), let host = components.host, !host.isEmpty else {
+            return "--tile-url '\(tileURL.prefix(120))' is not an http(s) URL template (or 'none')"
+        }
+        for field in ["{z}", "{x}", "{y}"] where !tileURL.contains(field) {
+            return "--tile-url '\(tileURL.prefix(120))' has no \(field)"
+        }
+        return nil
+    }
+
+    /// What the page's Content-Security-Policy allows images from: the tile server's origin
+    /// ({s} subdomains as a wildcard); nil with no tiles.
+    var tileOrigin: String? {
+        guard let tileURL, let schemeEnd = tileURL.range(of: "://") else { return nil }
+        let rest = tileURL[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" }.replacingOccurrences(of: "{s}", with: "*")
+        return tileURL[..<schemeEnd.upperBound].lowercased() + authority
     }
 }

@@ -292,6 +292,12 @@ public struct PacerConfiguration: Sendable, Equatable {
                 let seconds = try reader.number(in: 0...3600, what)
                 guard seconds == 0 || seconds >= 5 else { throw reader.fail("expected \(what), got \(show(seconds))") }
                 config.upload.livePositionEverySeconds = seconds
+            case "upload.sync_every_s":
+                config.upload.syncEverySeconds = try reader.number(in: 5...3600, "seconds from 5 to 3600")
+            case "upload.sync":
+                config.upload.sync = try reader.bool()
+            case "upload.state_every_s":
+                config.upload.stateEverySeconds = try reader.number(in: 5...3600, "seconds from 5 to 3600")
             case "privacy_zone.lat":
                 zones[entry.tableIndex ?? 0, default: (nil, nil, nil, entry.line)].lat = try reader.number(in: -90...90, "a latitude in degrees from -90 to 90")
             case "privacy_zone.lon":

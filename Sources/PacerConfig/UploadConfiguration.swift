@@ -16,6 +16,13 @@ public struct UploadConfiguration: Sendable, Equatable {
     /// While a run records and the network is there: the live position every this many seconds
     /// (0: never).
     public var livePositionEverySeconds = 30.0
+    /// While the cloud answers: what it has for the device is fetched every this many seconds,
+    /// and the device's state (heartbeat) sent every `stateEverySeconds` and on a change.
+    public var syncEverySeconds = 60.0
+    public var stateEverySeconds = 60.0
+    /// false: the sync channel is off (a server that only takes uploads and alerts): nothing is
+    /// fetched and no heartbeat is sent.
+    public var sync = true
     /// Circles no run point or live position leaves the device from (never applied to alerts).
     public var privacyZones: [PrivacyZone] = []
 

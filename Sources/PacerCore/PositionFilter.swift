@@ -38,6 +38,8 @@ struct PositionFilter: Sendable {
 
     var speed: Double { (east.velocity * east.velocity + north.velocity * north.velocity).squareRoot() }
 
+    var velocity: (east: Double, north: Double) { (east.velocity, north.velocity) }
+
     mutating func restart(at position: Coordinate, positionSigma: Double) {
         origin = position
         let variance = max(positionSigma, configuration.minimumPositionSigma)

@@ -8,13 +8,16 @@
 /// Distance: with a Doppler speed (the receiver reports speed and course) the distance is the
 /// integral of the measured speed while moving. Doppler speed is far more precise than position
 /// differences, whose jitter makes a raw fix-to-fix sum overstate by 2-18 %. Without Doppler, the
-/// speed comes from a Kalman filter over the positions. Outages are bridged from the speeds around
-/// them, bounded by the straight line between the fixes on either side.
+/// speed is the along-track speed from positions (AlongTrackSpeed: steps projected on the direction
+/// of travel, fitted over the time since the last change of pace), which neither cuts corners nor
+/// counts jitter. Outages are bridged from the speeds around them, bounded by the straight line
+/// between the fixes on either side.
 public struct RunTracker: Sendable {
     public let configuration: TrackerConfiguration
 
     private var filter = PositionFilter()
     private var smoother = SpeedSmoother()
+    private var alongTrack = AlongTrackSpeed()
     private var motion: MotionDetector
     private var splits: SplitTracker
 
@@ -175,6 +178,7 @@ public struct RunTracker: Sendable {
 
         guard let previousTime = lastFixTime, let previousPosition = lastRawPosition, filter.isInitialized else {
             filter.restart(at: position, positionSigma: positionSigma)
+            alongTrack.start(at: position, time: time.seconds(since: firstTime ?? time))
             if let d = doppler { filter.update(speed: d.speed, course: d.course, sigma: 0.3) }
             let measured = doppler?.speed ?? 0
             _ = smoother.add(time: time.seconds(since: firstTime ?? time), speed: measured)
@@ -201,20 +205,22 @@ public struct RunTracker: Sendable {
         if let d = doppler { filter.update(speed: d.speed, course: d.course, sigma: 0.3) }
         filter.recenter()
 
-        let measured = doppler?.speed ?? filter.speed
         let secondsIntoRun = time.seconds(since: firstTime ?? time)
+        let alongTrackSpeed = alongTrack.update(position: position, time: secondsIntoRun, dt: dt, isGap: isGap)
+        let measured = doppler?.speed ?? alongTrackSpeed
         if isGap { smoother.reset() }
         let smoothed = smoother.add(time: secondsIntoRun, speed: measured)
         let wasMoving = motion.moving
         // Doppler readings drive motion and distance directly: glitches are rare, while stops and
         // changes of pace are common and the smoother holds their first sample back as a suspect.
-        // Only physically impossible readings are replaced by the smoothed value.
-        let plausible = doppler != nil && measured <= configuration.maxPlausibleSpeed
-        let motionInput = plausible || smoothed.accepted ? measured : smoothed.estimate
+        // Only physically impossible readings are replaced by the smoothed value. The along-track
+        // speed is already a fit over the current pace, so it is used as it is.
+        let usedDirectly = doppler == nil || measured <= configuration.maxPlausibleSpeed
+        let motionInput = usedDirectly || smoothed.accepted ? measured : smoothed.estimate
         let motionChanged = motion.update(speed: motionInput)
         if motionChanged { events.append(.motion(moving: motion.moving, time: time)) }
         let counting = motion.moving && !isPaused
-        let integrand = counting ? (plausible ? measured : smoothed.estimate) : 0
+        let integrand = counting ? (usedDirectly ? measured : smoothed.estimate) : 0
         let before = (distance: distance, movingTime: movingTime, time: previousTime)
         if isGap {
             let chord = WGS84.distance(previousPosition, position)
@@ -235,7 +241,14 @@ public struct RunTracker: Sendable {
 
         // What the runner hears: the smoothed speed, except on the sample that starts a movement,
         // where the smoother still holds the new speed back as a suspect.
-        let reported = counting ? (smoothed.accepted || !motionChanged ? smoothed.estimate : motionInput) : 0
+        let reported: Double
+        if !counting {
+            reported = 0
+        } else if doppler == nil {
+            reported = measured
+        } else {
+            reported = smoothed.accepted || !motionChanged ? smoothed.estimate : motionInput
+        }
         maxSpeed = max(maxSpeed, reported)
         let sample = makeSample(time: time, speed: reported)
         events.append(.sample(sample))

@@ -1,4 +1,5 @@
 import BlueZ
+import CloudSync
 import Control
 import ModemManager
 import PacerConfig
@@ -26,6 +27,9 @@ struct ControlService: Service {
     let voiceMute: @Sendable (Bool) -> Void
     let sos: SOSLane
     let uplink: Uplink
+    /// The cloud link (`pacerctl cloud`), its file and the credentials it resolves to.
+    let cloud: CloudAccess
+    let cloudSync: CloudSync
 
     func run() async throws {
         await withGracefulShutdownHandler {
@@ -43,7 +47,7 @@ struct ControlService: Service {
         case "sync":
             sos.put(.retryNow(reason: "pacerctl sync"))
             uplink.put(.wake(reason: "pacerctl sync"))
-            return withUploads(.object([:]))
+            return withUploads(.object(["cloud_sync": Self.json(await syncNow())]))
         case "run.start":
             guard let path = try request.optionalString("workout") else { return try await pipelineCommand(.start) }
             // Read here, off the pipeline thread; the file is pacerd's to read (it runs as `pacer`).
@@ -117,9 +121,40 @@ struct ControlService: Service {
                 sos.put(.status(reply: { done.resume(returning: $0) }))
             }
             return Self.json(status)
+        case "cloud": return cloudStatus()
+        case "cloud.link": return try await linkToCloud(request)
+        case "cloud.unlink": return try await unlinkFromCloud()
         default:
             throw ControlError.unknownCommand(request.command)
         }
+    }
+
+    /// The sync thread's fetch, waited for at most 20 s (it may be in the middle of a slow
+    /// request; pacerctl gives up after 30).
+    private func syncNow() async -> SyncReport {
+        let (answers, answer) = AsyncStream.makeStream(of: SyncReport.self)
+        cloudSync.put(.syncNow(reply: { answer.yield($0) }))
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(20))
+            var late = SyncReport()
+            late.error = "the cloud has not answered yet; the sync goes on (journalctl -u pacerd COMPONENT=sync)"
+            answer.yield(late)
+        }
+        defer {
+            timer.cancel()
+            answer.finish()
+        }
+        for await report in answers { return report }
+        return SyncReport()
+    }
+
+    /// `cloud_sync` of the `sync` reply: what the fetch found.
+    static func json(_ report: SyncReport) -> JSONValue {
+        .object([
+            "reached": .bool(report.reached), "error": report.error.map { .string($0) } ?? .null,
+            "changed": .array(report.changed.map { .string($0) }), "new_notices": .number(Double(report.newNotices)),
+            "unsaid_notices": .number(Double(report.unsaid)), "fetched_at": report.fetchedAt.map { .string($0) } ?? .null,
+        ])
     }
 
     /// The outbox, read here (its own read-only connection), added to a reply as `uploads`.

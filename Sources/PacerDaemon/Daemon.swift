@@ -1,4 +1,5 @@
 import BlueZ
+import CloudSync
 import Control
 import Logging
 import PacerConfig
@@ -60,6 +61,19 @@ public enum Daemon {
             return ExitCode.cannotCreate
         }
 
+        // The link made by `pacerctl cloud link`; a broken file is reported and ignored.
+        let linkFile = CloudLinkFile(storePath: configuration.databasePath)
+        var link: CloudLink?
+        do {
+            link = try linkFile.read()
+        } catch {
+            log(.error, "upload", "\(error)")
+        }
+        let cloud = CloudAccess(configuration: configuration, link: link, file: linkFile)
+        if cloud.credentials.linkOverridden {
+            log(.notice, "upload", "[upload] token is set, so it is used instead of the cloud link in \(linkFile.path)")
+        }
+
         let pipeline = PipelineThread()
         let speaker = VoiceService.makeSpeaker(configuration.voice, log: log)
         let speak: @Sendable (Cue, UInt64) -> Void = { cue, triggeredNs in
@@ -77,7 +91,7 @@ public enum Daemon {
             alertStore = nil
         }
         do {
-            try sos.start(settings: LaneSettings(configuration), store: alertStore, channels: Self.alertChannels(configuration, lane: sos),
+            try sos.start(settings: cloud.laneSettings, store: alertStore, channels: Self.alertChannels(configuration, lane: sos, cloud: cloud),
                           caller: Self.alertCaller(configuration, log: log),
                           log: { level, message, fields in log(Self.priority(level), "sos", message, fields: fields) },
                           onCue: speak)
@@ -87,16 +101,18 @@ public enum Daemon {
         }
         // Store and forward, on a thread of its own; it starts by sending what is owed from before.
         let uplink = Uplink()
+        let cloudSync = CloudSync()
         do {
             // The run pacerd may continue is held back until the pipeline decides (RunSession).
-            try uplink.start(settings: UplinkSettings(configuration), storePath: configuration.databasePath,
-                             log: { level, message in log(Self.priority(level), "upload", message) }, holding: resumeCandidate?.id)
+            try uplink.start(settings: cloud.uplinkSettings, storePath: configuration.databasePath,
+                             log: { level, message in log(Self.priority(level), "upload", message) }, holding: resumeCandidate?.id,
+                             onRound: { round in if round.sent > 0, round.failure == nil { cloudSync.put(.wake(reason: "an upload got through")) } })
         } catch {
             log(.critical, "upload", "cannot start the uplink: \(error)")
             return ExitCode.software
         }
         if configuration.sos.rules.enabled {
-            let where_ = LaneSettings(configuration).targets.map { $0.channel.rawValue }
+            let where_ = cloud.laneSettings.targets.map { $0.channel.rawValue }
             log(.notice, "sos", "SOS monitoring on: heart rate above \(configuration.sos.rules.highBpm) or below \(configuration.sos.rules.lowBpm) bpm raises an alert"
                 + (where_.isEmpty ? "; but no channel is configured ([sos] contacts, [upload] url, [sos] hook)" : " (\(Set(where_).sorted().joined(separator: ", ")))"))
         }
@@ -120,7 +136,8 @@ public enum Daemon {
             }
             let server = try ControlServer(configuration: .init(socketPath: configuration.controlSocket, group: groupID))
             control = ControlService(server: server, pipeline: pipeline, strapSettings: strapSettings, reader: try RunStore(path: configuration.databasePath, readOnly: true, cacheKiB: Self.storeCacheKiB), log: log,
-                                     voiceMute: { muted in speaker?.setMuted(muted) }, sos: sos, uplink: uplink)
+                                     voiceMute: { muted in speaker?.setMuted(muted) }, sos: sos, uplink: uplink, cloud: cloud,
+                                     cloudSync: cloudSync)
         } catch {
             log(.error, "control", "no control socket, pacerctl cannot reach pacerd: \(error)")
         }
@@ -131,6 +148,13 @@ public enum Daemon {
         pipeline.start(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
                        onCue: speak, toSOS: { sos.put($0) }, sosIsAsking: { sos.isAsking }, toUplink: { uplink.put($0) }) { status in
             notifier.send(.status(status.line))
+            cloudSync.runStateIs(status.phase.rawValue)
+        }
+        do {
+            try CloudSyncService.start(cloudSync, configuration: configuration, settings: cloud.syncSettings, pipeline: pipeline, sos: sos, speaker: speaker, log: log)
+        } catch {
+            log(.critical, "sync", "cannot start the sync thread: \(error)")
+            return ExitCode.software
         }
 
         var logger = Logger(label: "lifecycle") { label in JournalLogHandler(journal: journal, label: label) }
@@ -143,12 +167,18 @@ public enum Daemon {
             .init(service: HeartRateService(settings: strapSettings, pipeline: pipeline, sos: sos), serviceName: "hr"),
             .init(service: SOSService(lane: sos), serviceName: "sos"),
             .init(service: UplinkService(uplink: uplink), serviceName: "upload"),
-            .init(service: NetworkWatchService(uplink: uplink, sos: sos, log: log), successTerminationBehavior: .ignore, serviceName: "network"),
-            .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, strapSettings: strapSettings, sos: sos, uplink: uplink, notifier: notifier,
-                                         log: log, startConfiguration: configuration), serviceName: "reload"),
+            .init(service: CloudSyncService(sync: cloudSync), serviceName: "sync"),
+            .init(service: NetworkWatchService(uplink: uplink, sos: sos, cloudSync: cloudSync, log: log), successTerminationBehavior: .ignore, serviceName: "network"),
+            .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, strapSettings: strapSettings, sos: sos, uplink: uplink,
+                                         cloudSync: cloudSync, notifier: notifier, log: log, startConfiguration: configuration, cloud: cloud),
+                  serviceName: "reload"),
         ]
         if let control { services.append(.init(service: control, serviceName: "control")) }
-        if let speaker { services.append(.init(service: VoiceService(speaker: speaker, log: log), serviceName: "voice")) }
+        if let speaker {
+            services.append(.init(service: VoiceService(speaker: speaker, log: log, onOutcome: { event in
+                if let outcome = CloudSyncService.outcome(of: event) { cloudSync.put(outcome) }
+            }), serviceName: "voice"))
+        }
         if let device = configuration.buttonDevice {
             services.append(.init(service: ButtonService(devicePath: device, keyCodes: configuration.buttonKeyCodes, pipeline: pipeline, sos: sos, log: log),
                                   serviceName: "buttons"))
@@ -166,7 +196,7 @@ public enum Daemon {
 
     /// SMS, HTTPS and the hook, each only when configured. Channels are fixed at start; a reload
     /// changes targets (contacts, URL) but adds no channel that was not there.
-    static func alertChannels(_ configuration: PacerConfiguration, lane: SOSLane) -> [any AlertChannel] {
+    static func alertChannels(_ configuration: PacerConfiguration, lane: SOSLane, cloud: CloudAccess) -> [any AlertChannel] {
         var channels: [any AlertChannel] = []
         let openBus: @Sendable () throws(BusError) -> BusConnection = { () throws(BusError) in try BusConnection.system() }
         // Every text asks for a status report; each report reaches the lane as an input of its own.
@@ -174,7 +204,7 @@ public enum Daemon {
                                    onReport: { lane.put(.smsReport($0, $1)) }))
         // The uplink's client settings and credentials: one cloud, one way in.
         let client = HTTPClient(configuration: UplinkSettings(configuration).client)
-        channels.append(HTTPSChannel(client: client, token: configuration.upload.token))
+        channels.append(HTTPSChannel(client: client, currentToken: { cloud.credentials.token }))
         if !configuration.sos.hook.isEmpty { channels.append(HookChannel(argv: configuration.sos.hook)) }
         return channels
     }

@@ -1,3 +1,4 @@
+import CloudSync
 import PacerConfig
 import ServiceLifecycle
 import SOS
@@ -15,10 +16,12 @@ struct ReloadService: Service {
     let strapSettings: StrapSettings
     let sos: SOSLane
     let uplink: Uplink
+    let cloudSync: CloudSync
     let notifier: ServiceNotifier
     let log: DaemonLog
     /// What was loaded at start: settings that only apply at start are compared with it.
     let startConfiguration: PacerConfiguration
+    let cloud: CloudAccess
 
     func run() async throws {
         for await _ in signals.cancelOnGracefulShutdown() {
@@ -26,8 +29,10 @@ struct ReloadService: Service {
             do {
                 let configuration = try PacerConfiguration.load(path: configPath)
                 pipeline.queue.put(.reload(configuration))
-                sos.put(.reload(LaneSettings(configuration)))
-                uplink.put(.reload(UplinkSettings(configuration)))
+                cloud.reloaded(configuration)
+                sos.put(.reload(cloud.laneSettings))
+                uplink.put(.reload(cloud.uplinkSettings))
+                cloudSync.put(.reload(cloud.syncSettings))
                 strapSettings.reload(configuration)
                 for name in Self.restartOnly(startConfiguration, configuration) {
                     log(.warning, "config", "\(name) changed; it takes effect when pacerd restarts")

@@ -22,11 +22,13 @@ struct SOSService: Service {
 
 extension LaneSettings {
     /// `[sos]` and `[upload]` as the lane takes them.
-    init(_ configuration: PacerConfiguration) {
+    /// Alerts go to the cloud `CloudCredentials.resolve` picks, as uploads do.
+    init(_ configuration: PacerConfiguration, link: CloudLink? = nil) {
         let sos = configuration.sos
+        let cloud = CloudCredentials.resolve(upload: configuration.upload, link: link)
         self.init(rules: sos.rules,
                   contacts: sos.sms ? sos.contacts : [],
-                  alertsURL: sos.https ? configuration.upload.url.map { $0 + "/v1/alerts" } : nil,
+                  alertsURL: sos.https ? cloud.url.map { $0 + "/v1/alerts" } : nil,
                   hook: sos.hook,
                   call: sos.call,
                   mapLink: sos.mapLink,

@@ -1,3 +1,4 @@
+import CloudSync
 import HTTPClient
 import PacerConfig
 import ServiceLifecycle
@@ -19,9 +20,11 @@ struct UplinkService: Service {
 }
 
 extension UplinkSettings {
-    init(_ configuration: PacerConfiguration) {
+    /// The URL and token from `CloudCredentials.resolve` (`[upload] token` wins over the link).
+    init(_ configuration: PacerConfiguration, link: CloudLink? = nil) {
         let upload = configuration.upload
-        self.init(url: upload.url, token: upload.token,
+        let credentials = CloudCredentials.resolve(upload: upload, link: link)
+        self.init(url: credentials.url, token: credentials.token,
                   client: HTTPClient.Configuration(caFile: upload.caFile, clientCertificate: upload.clientCertificate,
                                                    clientKey: upload.clientKey, userAgent: "pacerd"),
                   privacyZones: upload.privacyZones, livePositionEverySeconds: upload.livePositionEverySeconds)
@@ -34,12 +37,14 @@ extension UplinkSettings {
 struct NetworkWatchService: Service {
     let uplink: Uplink
     let sos: SOSLane
+    let cloudSync: CloudSync
     let log: DaemonLog
 
     /// Alerts owed first: the SOS lane retries at once, beside the uplink.
     private func wake(_ reason: String) {
         sos.put(.retryNow(reason: reason))
         uplink.put(.wake(reason: reason))
+        cloudSync.put(.wake(reason: reason))
     }
 
     static let networkManagerConnected: Set<UInt32> = [60, 70]  // NM_STATE_CONNECTED_SITE, _GLOBAL

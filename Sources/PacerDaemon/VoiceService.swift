@@ -10,6 +10,8 @@ import Systemd
 struct VoiceService: Service {
     let speaker: Speaker
     let log: DaemonLog
+    /// Every outcome, for whoever waits for one (the sync thread, for its notices).
+    var onOutcome: @Sendable (SpeechEvent) -> Void = { _ in }
 
     func run() async throws {
         await withGracefulShutdownHandler {
@@ -27,6 +29,7 @@ struct VoiceService: Service {
     private let timeline = Timeline()
 
     private func report(_ event: SpeechEvent) {
+        onOutcome(event)
         let cue = event.cue
         var fields = ["CUE_KIND": cue.kind.rawValue]
         switch event {

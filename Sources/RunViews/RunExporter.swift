@@ -8,6 +8,9 @@ public enum RunExportFormat: String, Sendable, CaseIterable {
     /// GPX 1.1 with heart rate (Garmin TrackPointExtension).
     case gpx
     case tcx
+    /// A FIT activity file (binary: on the control socket's text channel it travels as base64,
+    /// see `RunExporter.export`).
+    case fit
     /// The gpsd JSON lines as recorded: `pacerctl replay --gps` of it reproduces the run.
     case gpsd
     /// Heart-rate readings as JSON lines, the format `pacerctl replay --hr` reads.
@@ -17,6 +20,7 @@ public enum RunExportFormat: String, Sendable, CaseIterable {
         switch self {
         case .gpx: "gpx"
         case .tcx: "tcx"
+        case .fit: "fit"
         case .gpsd: "gpsd.jsonl"
         case .hr: "hr.jsonl"
         }
@@ -26,9 +30,14 @@ public enum RunExportFormat: String, Sendable, CaseIterable {
 /// Streams a stored run out in an export format; pacerctl writes it to a file, the daemon to the
 /// control socket.
 public enum RunExporter {
-    /// Writes run `id` in `format`, piece by piece through `write`: never a whole run in memory.
+    /// Writes run `id` in `format`, piece by piece through `write`: never a whole run in memory
+    /// (FIT, whose header holds its size, is the exception: one piece at the end). FIT, being
+    /// binary, is written as base64 in pieces whose lengths are multiples of 4, so that any
+    /// concatenation of whole pieces decodes on its own; `exportBytes` writes the bytes.
     public static func export(_ runs: RunStore, _ id: Int64, _ format: RunExportFormat, write: @escaping (String) throws -> Void) throws {
         switch format {
+        case .fit:
+            try exportTrack(runs, id, FITWriter { bytes in try write(Base64.encode(bytes)) })
         case .gpsd:
             try runs.forEachRawLine(id) { line in try write(String(line) + "\n") }
         case .hr:
@@ -46,37 +55,75 @@ public enum RunExporter {
                     try write(w.output + "\n")
                 }
             }
-        case .gpx, .tcx:
-            let detail = try runs.detail(id)
-            let run = detail.run
-            var lapStart = run.startTime
-            let laps = detail.laps.map { lap in
-                defer { lapStart = lap.endTime }
-                return ExportLap(startTime: lapStart, time: lap.time, distance: lap.distance)
-            }
-            let exportRun = ExportRun(
-                name: "Pacer run \(run.id)", startTime: run.startTime, distance: run.distance, movingTime: run.movingTime,
-                elapsedTime: run.elapsedTime, averageHeartRate: run.heartRateAverage, maxHeartRate: run.heartRateMax, laps: laps)
-            var writer = (format == .gpx ? ExportFormat.gpx : ExportFormat.tcx).makeWriter { text in try write(text) }
-            try writer.begin(exportRun)
-            // A reading stamped with the same instant as a fix can land in the next batch (the fix
-            // closed the batch), so each batch's samples wait until the next batch's readings are in.
-            var heart = HeartRateAligner()
-            var waiting: [TrackSample] = []
-            func emit(_ samples: [TrackSample]) throws {
-                for s in samples {
-                    try writer.add(ExportPoint(time: s.time, coordinate: s.coordinate,
-                                               heartRate: heart.bpm(at: s.time), distance: s.distance))
-                }
-            }
-            try runs.forEachTrackChunk(id) { samples, readings in
-                heart.append(readings)
-                try emit(waiting)
-                waiting = samples
-            }
-            try emit(waiting)
-            try writer.end()
+        case .gpx:
+            try exportTrack(runs, id, GPXWriter(sink: write))
+        case .tcx:
+            try exportTrack(runs, id, TCXWriter(sink: write))
         }
+    }
+
+    /// As `export`, but bytes: FIT as it is, the text formats as UTF-8.
+    public static func exportBytes(_ runs: RunStore, _ id: Int64, _ format: RunExportFormat, write: @escaping ([UInt8]) throws -> Void) throws {
+        if format == .fit {
+            try exportTrack(runs, id, FITWriter(sink: write))
+        } else {
+            try export(runs, id, format) { text in try write(Array(text.utf8)) }
+        }
+    }
+
+    /// The run's samples, laps and totals through `writer`, each sample with its heart rate.
+    private static func exportTrack(_ runs: RunStore, _ id: Int64, _ writer: some ExportWriter) throws {
+        var writer = writer
+        let detail = try runs.detail(id)
+        let run = detail.run
+        var lapStart = run.startTime
+        let laps = detail.laps.map { lap in
+            defer { lapStart = lap.endTime }
+            return ExportLap(startTime: lapStart, time: lap.time, distance: lap.distance)
+        }
+        let exportRun = ExportRun(
+            name: "Pacer run \(run.id)", startTime: run.startTime, distance: run.distance, movingTime: run.movingTime,
+            elapsedTime: run.elapsedTime, averageHeartRate: run.heartRateAverage, maxHeartRate: run.heartRateMax, laps: laps)
+        try writer.begin(exportRun)
+        // A reading stamped with the same instant as a fix can land in the next batch (the fix
+        // closed the batch), so each batch's samples wait until the next batch's readings are in.
+        var heart = HeartRateAligner()
+        var waiting: [TrackSample] = []
+        func emit(_ samples: [TrackSample]) throws {
+            for s in samples {
+                try writer.add(ExportPoint(time: s.time, coordinate: s.coordinate,
+                                           heartRate: heart.bpm(at: s.time), distance: s.distance, speed: s.speed))
+            }
+        }
+        try runs.forEachTrackChunk(id) { samples, readings in
+            heart.append(readings)
+            try emit(waiting)
+            waiting = samples
+        }
+        try emit(waiting)
+        try writer.end()
+    }
+}
+
+/// RFC 4648 base64 with padding, for FIT on the text channel.
+enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index < bytes.count {
+            let count = min(3, bytes.count - index)
+            var group = UInt32(bytes[index]) << 16
+            if count > 1 { group |= UInt32(bytes[index + 1]) << 8 }
+            if count > 2 { group |= UInt32(bytes[index + 2]) }
+            for position in 0..<4 {
+                out.append(position <= count ? alphabet[Int((group >> (18 - 6 * UInt32(position))) & 0x3F)] : UInt8(ascii: "="))
+            }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

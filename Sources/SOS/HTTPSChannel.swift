@@ -6,16 +6,21 @@ import HTTPClient
 public struct HTTPSChannel: AlertChannel {
     public let name = AlertChannelName.https
     let client: HTTPClient
-    let token: String?
+    /// Asked at each delivery: the token may change while pacerd runs (`pacerctl cloud link`).
+    let token: @Sendable () -> String?
 
     public init(client: HTTPClient, token: String?) {
+        self.init(client: client, currentToken: { token })
+    }
+
+    public init(client: HTTPClient, currentToken: @escaping @Sendable () -> String?) {
         self.client = client
-        self.token = token
+        self.token = currentToken
     }
 
     public func deliver(_ delivery: Delivery, timeout: Duration) async -> Result<String, ChannelFailure> {
         var headers = [("Content-Type", "application/json"), ("Idempotency-Key", "\(delivery.alertUUID):\(delivery.sequence)")]
-        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        if let token = token() { headers.append(("Authorization", "Bearer \(token)")) }
         let request = HTTPRequest(method: "POST", url: delivery.key.target, headers: headers, body: Array(delivery.body.utf8),
                                   timeout: timeout, connectTimeout: min(timeout, .seconds(10)))
         do {

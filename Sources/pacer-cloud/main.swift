@@ -8,7 +8,7 @@ struct PacerCloudCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pacer-cloud",
         abstract: "Pacer's backend: runs, live position and SOS alerts from devices.",
-        subcommands: [Serve.self, DeviceCommand.self, UserCommand.self])
+        subcommands: [Serve.self, DeviceCommand.self, UserCommand.self, NoticeCommand.self])
 }
 
 struct DatabaseOption: ParsableArguments {
@@ -100,8 +100,14 @@ struct Serve: AsyncParsableCommand {
     var loginRateAccount: RateOption?
     @Option(help: ArgumentHelp("Log-in attempts per client address (default 10/900).", valueName: RateOption.valueName))
     var loginRateAddress: RateOption?
+    @Option(help: ArgumentHelp("Device link attempts (POST /v1/link) per client address (default 10/600).", valueName: RateOption.valueName))
+    var linkRateAddress: RateOption?
     @Option(help: "Seconds without a request after which a web session ends (default 1800).") var sessionIdle = 1800
     @Option(help: "Seconds after log-in at which a web session ends however busy (default 43200, 12 h).") var sessionMax = 43_200
+    @Option(help: "The run page's map tiles, a URL template with {z}, {x} and {y} ({s}: a subdomain), or 'none' for the track on a plain background.")
+    var tileUrl = MapSettings.defaultTileURL
+    @Option(help: "The map tiles' attribution, shown on the map (default: OpenStreetMap's).") var tileAttribution = MapSettings.defaultAttribution
+    @Option(help: "Where libjs-leaflet and libjs-chart.js are installed.") var assetsDir = MapSettings.defaults.assetsDirectory
 
     func run() async throws {
         guard let config else { return try await serve() }
@@ -124,6 +130,7 @@ struct Serve: AsyncParsableCommand {
         if let uploadRateAddress { limits.uploadPerAddress = uploadRateAddress.limit }
         if let loginRateAccount { limits.loginPerAccount = loginRateAccount.limit }
         if let loginRateAddress { limits.loginPerAddress = loginRateAddress.limit }
+        if let linkRateAddress { limits.linkPerAddress = linkRateAddress.limit }
         guard (60...86_400 * 30).contains(sessionIdle), (60...86_400 * 365).contains(sessionMax), sessionIdle <= sessionMax else {
             throw ValidationError("--session-idle and --session-max are seconds from 60 (idle up to 30 days, max up to a year), idle at most max")
         }
@@ -134,8 +141,10 @@ struct Serve: AsyncParsableCommand {
             }
             proxies.insert(address)
         }
+        if tileUrl != "none", let problem = MapSettings.problem(tileURL: tileUrl) { throw ValidationError(problem) }
+        let map = MapSettings(tileURL: tileUrl == "none" ? nil : tileUrl, tileAttribution: tileAttribution, assetsDirectory: assetsDir)
         var configuration = CloudConfiguration(publicURL: publicURL, rateLimits: limits, trustedProxies: proxies,
-                                               sessions: SessionSettings(idle: .seconds(sessionIdle), absolute: .seconds(sessionMax)))
+                                               sessions: SessionSettings(idle: .seconds(sessionIdle), absolute: .seconds(sessionMax)), map: map)
         if let smtp {
             let parts = smtp.split(separator: ":")
             guard parts.count == 2, let smtpPort = Int(parts[1]) else {
@@ -354,6 +363,31 @@ struct UserCommand: AsyncParsableCommand {
             }
             print("account \(address) deleted with \(removed.devices) devices: \(removed.runs) runs (\(removed.chunks) chunks), "
                 + "\(removed.positions) live position, \(removed.alerts) alerts (\(removed.alertMessages) messages)")
+        }
+    }
+}
+
+/// Notices for devices to say once (the sync channel's `notices` section).
+struct NoticeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "notice", abstract: "Send short spoken notices to devices.",
+                                                    subcommands: [Send.self])
+
+    struct Send: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Queue a notice the device says once, at its next sync (at most 200 characters, cleaned for speech).")
+        @Argument(help: "A device's name, or an account's e-mail address (every device of it).") var target: String
+        @Argument(help: "What the device says.") var text: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let (target, text) = (target, text)
+            let queued: [StoredNotice]
+            do {
+                queued = try await database.withStore { store in try await Notices.send(store: store, to: target, text: text) }
+            } catch let error as StoreError {
+                throw ValidationError(error.message)
+            }
+            for notice in queued { print("notice \(notice.id) queued: \(notice.text)") }
         }
     }
 }

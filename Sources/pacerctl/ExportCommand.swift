@@ -1,5 +1,6 @@
 import ArgumentParser
 import Control
+import Foundation
 import PacerCore
 import PacerReplay
 import RunViews
@@ -17,13 +18,13 @@ struct ExportCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export a run (GPX, TCX, its raw gpsd lines or its heart rate), or all runs into a folder.",
+        abstract: "Export a run (GPX, TCX, FIT, its raw gpsd lines or its heart rate), or all runs into a folder.",
         discussion: "Examples: pacerctl runs export 12 --format gpx -o run12.gpx; pacerctl runs export --all /media/usb/backup"
     )
 
     @OptionGroup var source: RunsCommand.SourceOptions
     @Argument(help: "The run's number (omit with --all).") var id: Int64?
-    @Option(help: "gpx, tcx, gpsd or hr.") var format: Format = .gpx
+    @Option(help: "gpx, tcx, fit, gpsd or hr.") var format: Format = .gpx
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("File to write (default: standard output).", valueName: "FILE"))
     var output: String?
     @Option(name: .customLong("all"), help: ArgumentHelp("Export every run into this folder, in every format.", valueName: "DIR"))
@@ -97,7 +98,10 @@ struct ExportCommand: ParsableCommand {
             case .daemon(let daemon):
                 do {
                     try daemon.client.call("runs.export", ["run": JSONValue(Int(id)), "format": .string(format.rawValue)]) { chunk in
-                        try file.write(chunk)
+                        guard format == .fit else { return try file.write(chunk) }
+                        // FIT comes base64 in pieces of whole 4-character groups (RunExporter.export).
+                        guard let bytes = Data(base64Encoded: chunk) else { throw OutputError(path: path ?? "standard output", reason: "pacerd sent FIT that is not base64") }
+                        try file.write(bytes: Array(bytes))
                     }
                 } catch let error as ControlError where error.code == .notFound {
                     file.abandon()
@@ -105,7 +109,7 @@ struct ExportCommand: ParsableCommand {
                     Glibc.exit(66)
                 }
             case .file(let runs):
-                try RunExporter.export(runs, id, format) { text in try file.write(text) }
+                try RunExporter.exportBytes(runs, id, format) { bytes in try file.write(bytes: bytes) }
             }
             try file.commit()
         } catch {

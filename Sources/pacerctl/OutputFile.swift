@@ -26,18 +26,28 @@ final class OutputFile {
 
     func write(_ text: String) throws(OutputError) {
         var text = text
-        let failed = text.withUTF8 { bytes -> Int32? in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += n
+        try check(text.withUTF8 { bytes in writeAll(bytes) })
+    }
+
+    func write(bytes: [UInt8]) throws(OutputError) {
+        try check(bytes.withUnsafeBufferPointer { buffer in writeAll(buffer) })
+    }
+
+    /// Writes every byte; the errno of a failure.
+    private func writeAll(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
             }
-            return nil
+            offset += n
         }
+        return nil
+    }
+
+    private func check(_ failed: Int32?) throws(OutputError) {
         if let failed { throw OutputError(path: path ?? "standard output", reason: String(cString: strerror(failed))) }
     }
 

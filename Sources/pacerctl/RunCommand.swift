@@ -112,19 +112,36 @@ func uploadsLine(_ uploads: JSONValue) -> String {
     return line
 }
 
-/// `pacerctl sync`: the uplink tries at once (instead of waiting out its backoff).
+/// `pacerctl sync`: the uplink tries at once (instead of waiting out its backoff), and what the
+/// cloud has for the device is fetched now.
 struct SyncCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "sync", abstract: "Upload what is waiting now, and say what that is.")
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Upload what is waiting now, fetch what the cloud has for this device, and say what changed.")
     @OptionGroup var options: DaemonOptions
 
     func run() throws {
         let reply = options.connect().call("sync")
         if options.json {
             print(reply?.serialized() ?? "null")
-        } else if let uploads = reply?["uploads"] {
-            print(uploadsLine(uploads) + "; uploading now")
+        } else {
+            if let uploads = reply?["uploads"] { print(uploadsLine(uploads) + "; uploading now") }
+            if let sync = reply?["cloud_sync"] { print(cloudSyncLine(sync)) }
         }
     }
+}
+
+/// "cloud: notices, profile changed (1 new notice)", "cloud: nothing changed", or why it was not reached.
+func cloudSyncLine(_ sync: JSONValue) -> String {
+    let unsaid = sync["unsaid_notices"]?.intValue ?? 0
+    let waiting = unsaid > 0 ? "; \(unsaid) notice\(unsaid == 1 ? "" : "s") to say" : ""
+    guard sync["reached"]?.boolValue == true else {
+        let using = sync["fetched_at"]?.stringValue.map { "using the sync of \($0)" } ?? "nothing synced yet"
+        return "cloud: not reached (\(sync["error"]?.stringValue ?? "?")); \(using)\(waiting)"
+    }
+    let changed = sync["changed"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    let new = sync["new_notices"]?.intValue ?? 0
+    guard !changed.isEmpty else { return "cloud: nothing changed\(waiting)" }
+    return "cloud: \(changed.joined(separator: ", ")) changed" + (new > 0 ? " (\(new) new notice\(new == 1 ? "" : "s"))" : "") + waiting
 }
 
 /// "strap Polar H10 (C8:4F:0E:12:34:56): connected, battery 80 %, 142 bpm 0.4 s ago".

@@ -69,7 +69,7 @@ struct SyntheticRun {
                 time: start.adding(seconds: t), coordinate: coordinate,
                 altitude: i % 53 == 0 ? nil : 120 + 8 * sin(t / 700),
                 heartRate: dropout ? nil : 150 + Int(15 * sin(t / 900)) + i % 5,
-                distance: distance)
+                distance: distance, speed: speed)
             points.append(point)
             expected.append(point)
             if distance >= Double(lapStarts.count) * lapMetres {
@@ -103,13 +103,15 @@ struct SyntheticRun {
         self.expected = expected
     }
 
-    /// The expected points as tools/verify-export reads them: one JSON object per line.
+    /// The expected points as tools/verify-export and tools/verify-fit read them: one JSON object
+    /// per line.
     var expectedJSONLines: String {
         var text = ""
         for p in expected {
             let hr = p.heartRate.map(String.init) ?? "null"
             let ele = p.altitude.map { "\($0)" } ?? "null"
-            text += #"{"time":"\#(p.time.iso8601)","lat":\#(p.coordinate.latitude),"lon":\#(p.coordinate.longitude),"hr":\#(hr),"ele":\#(ele)}"#
+            text += #"{"time":"\#(p.time.iso8601)","lat":\#(p.coordinate.latitude),"lon":\#(p.coordinate.longitude),"hr":\#(hr),"ele":\#(ele),"#
+            text += #""distance":\#(p.distance.map { "\($0)" } ?? "null"),"speed":\#(p.speed.map { "\($0)" } ?? "null")}"#
             text += "\n"
         }
         return text

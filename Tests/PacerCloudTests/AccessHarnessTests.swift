@@ -19,7 +19,11 @@ struct AccessHarnessTests {
         var ownerRun: String
         var ownerAlert: String
         var ownerSession: String
-        var otherDeviceToken: String
+        var ownerDeviceID: String
+        var ownerNotice: String
+        var ownerMonitorID: String
+        var inviteToken: String
+        var ownerGoal: String
     }
 
     /// A caller trying a route; `session` is a cookie id and its CSRF token.
@@ -62,6 +66,15 @@ struct AccessHarnessTests {
         "POST /reset": .publicRoute,
         "GET /reset/password": .publicRoute,
         "POST /reset/password": .publicRoute,
+        "POST /v1/link": .publicRoute,
+        "DELETE /v1/link": .guarded(Case(method: .delete, uri: { _ in "/v1/link" }, scoped: true)),
+        "GET /devices": .guarded(Case(method: .get, uri: { _ in "/devices" }, scoped: true)),
+        "POST /devices/link": .guarded(Case(method: .post, uri: { _ in "/devices/link" }, body: { _ in form([:]) }, contentType: formType,
+                                            scoped: true)),
+        "GET /devices/{device}/unlink": .guarded(Case(method: .get, uri: { "/devices/\($0.ownerDeviceID)/unlink" })),
+        "POST /devices/{device}/unlink": .guarded(Case(
+            method: .post, uri: { "/devices/\($0.ownerDeviceID)/unlink" }, body: { _ in form([:]) }, contentType: formType)),
+        "GET /assets/{package}/{file}": .publicRoute,
         "PUT /v1/runs/{run_id}/chunks/{seq}": .guarded(Case(
             method: .put, uri: { "/v1/runs/\($0.ownerRun)/chunks/0" }, body: { _ in Track.chunk(Track.samples(2, from: 50)) },
             contentType: "application/x-pacer-track", scoped: true)),
@@ -82,13 +95,72 @@ struct AccessHarnessTests {
             body: { Array((try? JSONSerialization.data(withJSONObject: AlertTests.message($0.ownerAlert, 1, type: "cancelled"))) ?? Data()) },
             contentType: "application/json", scoped: true)),
         "GET /v1/alerts": .guarded(Case(method: .get, uri: { _ in "/v1/alerts" }, scoped: true)),
+        // The owner's notice, acknowledged by others: refused (404 for another device), and still pending.
+        "GET /v1/device/sync": .guarded(Case(method: .get, uri: { _ in "/v1/device/sync" }, scoped: true)),
+        "POST /v1/device/sync/ack": .guarded(Case(
+            method: .post, uri: { _ in "/v1/device/sync/ack" }, body: { Array(#"{"notice_ids":["\#($0.ownerNotice)"]}"#.utf8) },
+            contentType: "application/json")),
+        "PUT /v1/device/state": .guarded(Case(
+            method: .put, uri: { _ in "/v1/device/state" },
+            body: { _ in Array(#"{"time":"2026-05-10T09:00:00.000Z","state":"paused","sos_monitoring":false}"#.utf8) },
+            contentType: "application/json", scoped: true)),
+        "GET /monitoring/accept": .publicRoute,
+        "GET /watch/assets/{name}": .publicRoute,
+        "GET /monitoring": .guarded(Case(method: .get, uri: { _ in "/monitoring" }, scoped: true)),
+        "POST /monitoring/invite": .guarded(Case(
+            method: .post, uri: { _ in "/monitoring/invite" }, body: { _ in form(["email": "someone@example.org"]) }, contentType: formType,
+            scoped: true)),
+        "POST /monitoring/accept": .guarded(Case(
+            method: .post, uri: { _ in "/monitoring/accept" }, body: { form(["token": $0.inviteToken]) }, contentType: formType)),
+        "POST /monitoring/end": .guarded(Case(
+            method: .post, uri: { _ in "/monitoring/end" }, body: { form(["monitor": $0.ownerMonitorID]) }, contentType: formType)),
+        "GET /watch": .guarded(Case(method: .get, uri: { _ in "/watch" }, scoped: true)),
+        "GET /watch/events": .guarded(Case(method: .get, uri: { _ in "/watch/events" }, scoped: true)),
+        "POST /watch/alerts/{device}/{alert}/answer": .guarded(Case(
+            method: .post, uri: { "/watch/alerts/\($0.ownerDeviceID)/\($0.ownerAlert)/answer" }, body: { _ in form(["kind": "on_my_way"]) },
+            contentType: formType)),
+        "GET /v1/device/answers": .guarded(Case(method: .get, uri: { _ in "/v1/device/answers?after=0" }, scoped: true)),
         "POST /logout": .guarded(Case(method: .post, uri: { _ in "/logout" }, body: { _ in form([:]) }, contentType: formType, scoped: true)),
         "GET /account": .guarded(Case(method: .get, uri: { _ in "/account" }, scoped: true)),
         "GET /account/delete": .guarded(Case(method: .get, uri: { _ in "/account/delete" }, scoped: true)),
         "POST /account/delete": .guarded(Case(
             method: .post, uri: { _ in "/account/delete" }, body: { _ in form(["password": AccountTests.password]) }, contentType: formType,
             scoped: true)),
+        "GET /runs/{run_id}/export.gpx": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)/export.gpx" })),
+        "GET /runs/{run_id}/export.tcx": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)/export.tcx" })),
+        "GET /runs/{run_id}/export.fit": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)/export.fit" })),
+        "GET /import": .guarded(Case(method: .get, uri: { _ in "/import" }, scoped: true)),
+        // Another account imports into its own runs (scoped); the harness adds the caller's CSRF part.
+        "POST /import": .guarded(Case(
+            method: .post, uri: { _ in "/import" }, body: { _ in importBody(csrf: nil) }, contentType: importType, scoped: true)),
+        "POST /account/settings": .guarded(Case(
+            method: .post, uri: { _ in "/account/settings" }, body: { _ in form(["timezone": "Pacific/Auckland", "max_hr": "150"]) },
+            contentType: formType, scoped: true)),
+        // The list and the statistics show the caller's own runs: none of the owner's.
+        "GET /runs": .guarded(Case(method: .get, uri: { _ in "/runs" }, scoped: true)),
+        "GET /stats": .guarded(Case(method: .get, uri: { _ in "/stats" }, scoped: true)),
+        "GET /runs/{run_id}": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)" })),
+        "POST /goals": .guarded(Case(
+            method: .post, uri: { _ in "/goals" }, body: { _ in form(["distance_km": "5", "period": "week"]) }, contentType: formType,
+            scoped: true)),
+        "POST /goals/{goal_id}": .guarded(Case(
+            method: .post, uri: { "/goals/\($0.ownerGoal)" }, body: { _ in form(["distance_km": "1", "period": "month"]) },
+            contentType: formType)),
+        "POST /goals/{goal_id}/delete": .guarded(Case(
+            method: .post, uri: { "/goals/\($0.ownerGoal)/delete" }, body: { _ in form([:]) }, contentType: formType)),
     ]
+
+    static let importBoundary = "pacer-harness-boundary"
+    static let importType = "multipart/form-data; boundary=\(importBoundary)"
+    /// A two-point GPX run as the import form posts it, with `csrf` when given.
+    static func importBody(csrf: String?) -> [UInt8] {
+        let gpx = #"<gpx><trk><trkseg><trkpt lat="45.5" lon="9.1"><time>2026-05-10T07:30:00Z</time></trkpt>"#
+            + #"<trkpt lat="45.5001" lon="9.1"><time>2026-05-10T07:30:01Z</time></trkpt></trkseg></trk></gpx>"#
+        var body = ""
+        if let csrf { body += "--\(importBoundary)\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n\(csrf)\r\n" }
+        body += "--\(importBoundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"run.gpx\"\r\n\r\n\(gpx)\r\n"
+        return Array((body + "--\(importBoundary)--\r\n").utf8)
+    }
 
     /// The routes of `router` without a case, or whose case disagrees with the policy they were
     /// registered with (a case says public, the route is guarded, or the other way round).
@@ -140,15 +212,17 @@ struct AccessHarnessTests {
             let other = try await Accounts.create(store: cloud.store, email: "bob@example.org", password: "bob's own long password",
                                                   displayName: "Bob", confirmed: true, cost: AccountTests.cost)
             let ownerToken = try await cloud.addDevice("ann-pacer")
-            let otherToken = try await cloud.addDevice("bob-pacer")
             #expect(try await cloud.store.assignDevice(name: "ann-pacer", accountID: owner.id))
-            #expect(try await cloud.store.assignDevice(name: "bob-pacer", accountID: other.id))
+            let ownerDevice = try #require(try await cloud.store.devices().first { $0.name == "ann-pacer" })
             let run = Track.runID(), alert = Track.runID()
             #expect(try await cloud.putChunk(run, 0, Track.chunk(Track.samples(5)), token: ownerToken).status == .created)
             #expect(try await cloud.json(.put, "/v1/runs/\(run)", token: ownerToken, Track.summary(chunks: 1)).status == .created)
             #expect(try await cloud.json(.put, "/v1/position", token: ownerToken,
                                          ["time": "2026-05-10T07:31:00.000Z", "lat": 45.5, "lon": 9.2]).status == .ok)
             #expect(try await cloud.json(.post, "/v1/alerts", token: ownerToken, AlertTests.message(alert, 0)).status == .created)
+            #expect(try await cloud.json(.put, "/v1/device/state", token: ownerToken,
+                                         ["time": "2026-05-10T07:31:00.000Z", "state": "recording", "sos_monitoring": true]).status == .ok)
+            let notice = try #require(try await Notices.send(store: cloud.store, to: "ann-pacer", text: "for Ann only").first)
             let now = SessionSettings.systemClock()
             func session(_ account: Account, ageMs: Int64) async throws -> (id: String, csrf: String) {
                 let id = Tokens.random(), csrf = Tokens.random()
@@ -156,25 +230,61 @@ struct AccessHarnessTests {
                                                                createdMs: now - ageMs, seenMs: now - ageMs))
                 return (id, csrf)
             }
+            let goal = Goal(id: Track.runID(), accountID: owner.id, period: .week, distanceM: 20_000)
+            #expect(try await cloud.store.addGoal(goal))
+            // Mona watches over Ann; Ann has invited one more person.
+            let mona = try await Accounts.create(store: cloud.store, email: "mona@example.org", password: "mona's own long password",
+                                                 displayName: "Mona", confirmed: true, cost: AccountTests.cost)
+            let monaInvite = Tokens.random(), inviteToken = Tokens.random()
+            for (token, email) in [(monaInvite, mona.email), (inviteToken, "nina@example.org")] {
+                try await cloud.store.addMonitorInvite(
+                    MonitorInvite(hash: Tokens.hash(token), runnerID: owner.id, email: email, createdMs: now, expiresMs: now + 3_600_000),
+                    mail: OutboxMail(to: email, payload: #"{"from":"pacer@example.org","subject":"Invitation","text":"-","to":"\#(email)"}"#))
+            }
+            #expect(try await cloud.store.acceptMonitorInvite(hash: Tokens.hash(monaInvite), monitorID: mona.id, nowMs: now) == owner.id)
             let fixture = Fixture(ownerEmail: owner.email, ownerToken: ownerToken, ownerRun: run, ownerAlert: alert,
-                                  ownerSession: try await session(owner, ageMs: 0).id, otherDeviceToken: otherToken)
+                                  ownerSession: try await session(owner, ageMs: 0).id, ownerDeviceID: ownerDevice.id,
+                                  ownerNotice: notice.id, ownerMonitorID: mona.id, inviteToken: inviteToken,
+                                  ownerGoal: goal.id)
 
             /// What the owner sees of their things; the same before and after every attack.
             func ownerView() async throws -> [String] {
                 var view: [String] = []
-                for path in ["/v1/runs/\(run)", "/v1/position", "/v1/alerts", "/v1/runs"] {
+                for path in ["/v1/runs/\(run)", "/v1/position", "/v1/alerts", "/v1/runs", "/v1/device/sync"] {
                     view.append(try await cloud.request(.get, path, token: ownerToken).text)
                 }
-                let page = try await cloud.request(.get, "/account", token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
-                view.append("\(page.status) " + page.text)
+                for path in ["/account", "/runs", "/runs/\(run)", "/stats"] {
+                    let page = try await cloud.request(.get, path, token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
+                    view.append("\(page.status) " + page.text)
+                }
+                view.append(try await cloud.store.goals(accountID: owner.id).map { "\($0.id) \($0.period) \($0.distanceM)" }.joined())
+                view.append(String(describing: try await cloud.store.account(id: owner.id)))
+                let ownerDevice = try #require(try await cloud.store.devices().first { $0.name == "ann-pacer" })
+                view.append(try await cloud.store.deviceState(device: ownerDevice.id)?.json ?? "no state")
+                let monitoring = [
+                    try await cloud.store.monitors(runnerID: owner.id).map(\.email).joined(separator: ","),
+                    String(try await cloud.store.monitorInvites(runnerID: owner.id, nowMs: now).count),
+                    String(try await cloud.store.alertAnswers(device: ownerDevice.id, after: 0, limit: 100).count),
+                ]
+                view.append(monitoring.joined(separator: " "))
                 view.append(String(try await cloud.store.accounts().count))
+                view += try await cloud.store.devices().filter { $0.accountID == owner.id }.map { "\($0.name) revoked: \($0.revoked)" }
                 return view
             }
             let before = try await ownerView()
-            #expect(before.last == "2" && before[4].contains("ann@example.org"))
+            #expect(before[13] == "3" && before[5].contains("ann@example.org") && before[4].contains("for Ann only")
+                    && before[12] == "mona@example.org 1 0" && before.last == "ann-pacer revoked: false")
+            // The owner sees their run in the list, its page, and their goal.
+            #expect(before[6].hasPrefix("200 ") && before[6].contains("/runs/\(run)"))
+            #expect(before[7].hasPrefix("200 ") && before[7].contains("run-data"))
+            #expect(before[8].hasPrefix("200 ") && before[8].contains("/goals/\(goal.id)"))
 
-            for (key, rule) in Self.cases.sorted(by: { $0.key < $1.key }) {
+            for (index, (key, rule)) in Self.cases.sorted(by: { $0.key < $1.key }).enumerated() {
                 guard case .guarded(let item) = rule else { continue }
+                // Another account's device, new per case: one case (DELETE /v1/link) revokes its token.
+                let otherName = "bob-pacer-\(index)"
+                let otherToken = try await cloud.addDevice(otherName)
+                #expect(try await cloud.store.assignDevice(name: otherName, accountID: other.id))
                 // Fresh sessions per case: a log-out by one case must not disarm the next.
                 let callers = [
                     Caller(description: "no credentials"),
@@ -192,6 +302,8 @@ struct AccessHarnessTests {
                         // The caller's own valid CSRF token: the policy, not the CSRF check, must refuse.
                         if item.contentType == Self.formType {
                             body = Array((String(decoding: body ?? [], as: UTF8.self) + "&csrf=\(session.csrf)").utf8)
+                        } else if item.contentType == Self.importType {
+                            body = Self.importBody(csrf: session.csrf)
                         }
                     }
                     let response = try await cloud.client.execute(uri: item.uri(fixture), method: item.method, headers: headers,
@@ -201,10 +313,11 @@ struct AccessHarnessTests {
                     // The ids in the path are the caller's own choice (a device names its runs): a scoped
                     // answer may echo them; it may not show the owner's address or device.
                     let harmless = item.scoped && status < 400 && !response.text.contains(fixture.ownerEmail)
-                        && !response.text.contains("ann-pacer")
+                        && !response.text.contains("ann-pacer") && !response.text.contains("for Ann only")
                     #expect(refused || harmless, "\(key) by \(caller): \(status) \(response.text.prefix(300))")
                     #expect(status < 500, "\(key) by \(caller): \(status)")
-                    #expect(try await ownerView() == before, "\(key) by \(caller) changed what the owner sees")
+                    let changed = zip(before, try await ownerView()).filter { $0 != $1 }.map { "\($0.prefix(300)) -> \($1.prefix(300))" }
+                    #expect(changed.isEmpty, "\(key) by \(caller) changed what the owner sees: \(changed)")
                 }
             }
         }

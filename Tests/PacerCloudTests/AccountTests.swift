@@ -140,6 +140,11 @@ struct AccountUpgradeTests {
             #expect(try await store.devices().first?.accountID == account.id)
             try await store.addSession(StoredSession(idHash: "h", accountID: account.id, csrf: "c", createdMs: 1, seenMs: 1))
             #expect(try await store.session(idHash: "h")?.accountID == account.id)
+            // Schema 6: device.last_seen_ms and link codes.
+            try await store.touchDevice(id: "d1", seenMs: 5_000)
+            #expect(try await store.devices().first?.lastSeenMs == 5_000)
+            try await store.addLinkCode(hash: "code", accountID: account.id, expiresMs: 10, nowMs: 1)
+            #expect(try await store.counts().linkCodes == 1)
             // Migrating again changes nothing.
             try await store.migrate()
             #expect(try await store.counts().accounts == 1)

@@ -282,6 +282,31 @@ struct ResetAndDeletionTests {
         }
     }
 
+    @Test("links nobody followed in time are purged, and an account's sent e-mail keeps no link", arguments: Backend.allCases)
+    func linksDoNotOutliveTheirUse(backend: Backend) async throws {
+        try await Cloud.with(backend) { cloud in
+            let account = try await Accounts.create(store: cloud.store, email: "ann@example.org", password: Self.password, displayName: nil,
+                                                    cost: AccountTests.cost)
+            let mail = OutboxMail(to: "ann@example.org", payload: #"{"text":"https://x/confirm?token=secret"}"#)
+            for (hash, expiresMs) in [("early", Int64(1_000)), ("late", Int64(10_000))] {
+                try await cloud.store.addAccountToken(AccountToken(hash: hash, accountID: account.id, purpose: AccountToken.confirm,
+                                                                   expiresMs: expiresMs), mail: mail)
+            }
+            #expect(try await cloud.store.counts().accountTokens == 2)
+            // Any link followed later purges the expired ones; the live one stays usable.
+            #expect(try await cloud.store.takeAccountToken(hash: "forged", purpose: AccountToken.confirm, nowMs: 2_000) == nil)
+            #expect(try await cloud.store.counts().accountTokens == 1)
+            #expect(try await cloud.store.takeAccountToken(hash: "late", purpose: AccountToken.confirm, nowMs: 2_000) == account.id)
+
+            let queued = try await cloud.store.outbox()
+            #expect(queued.count == 2 && queued.allSatisfy { $0.payload.contains("token=secret") })
+            try await cloud.store.outboxDelivered(id: queued[0].id, nowMs: 3_000)
+            let after = try await cloud.store.outbox()
+            #expect(after.first { $0.id == queued[0].id }?.payload == "")
+            #expect(after.first { $0.id == queued[1].id }?.payload.contains("token=secret") == true)
+        }
+    }
+
     @Test("deleting the account needs its password, then removes every device, run and alert of it", arguments: Backend.allCases)
     func deletion(backend: Backend) async throws {
         try await Cloud.with(backend, configuration: WebConfig.make()) { cloud in
@@ -304,6 +329,10 @@ struct ResetAndDeletionTests {
 
             let wrong = try await ann.post("/account/delete", ["password": "not my password at all"])
             #expect(wrong.status == .unauthorized && wrong.text.contains("password: this is not your password"))
+            // The form shown again carries the session's CSRF token, so sending it again works
+            // (the refusal was once rendered with the pre-log-in form token, and refused as forged).
+            let again = try await ann.post("/account/delete", ["password": "still not my password"], csrf: Browser.csrf(in: wrong.text))
+            #expect(again.status == .unauthorized && again.text.contains("password: this is not your password"))
             // Bob's session with Ann's password deletes nothing: the route acts on the caller's account only.
             let bobTries = try await bob.post("/account/delete", ["password": "not bob's password"])
             #expect(bobTries.status == .unauthorized)

@@ -116,9 +116,11 @@ extension Cloud {
 enum WebConfig {
     static func make(publicURL: String? = nil, limits: RateLimits = .defaults, proxies: Set<String> = [],
                      sessions: SessionSettings = .defaults) -> CloudConfiguration {
+        // Dashboard streams end within a second, so a test that opens one reads it whole.
         CloudConfiguration(publicURL: publicURL, mail: MailSettings(host: "127.0.0.1", port: 9, from: "pacer@example.org"),
                            outboxPoll: .seconds(3600), rateLimits: limits, trustedProxies: proxies, sessions: sessions,
-                           passwordCost: AccountTests.cost)
+                           passwordCost: AccountTests.cost,
+                           monitoring: MonitorSettings(streamLifetime: .seconds(1), heartbeat: .milliseconds(500)))
     }
 }
 

@@ -67,3 +67,16 @@ import Testing
         #expect(PacerConfiguration().upload.livePositionEverySeconds == 30)
     }
 }
+
+@Suite struct SyncConfigTests {
+    @Test func syncChannelKeys() throws {
+        let defaults = PacerConfiguration().upload
+        #expect(defaults.sync && defaults.syncEverySeconds == 60 && defaults.stateEverySeconds == 60)
+        let config = try UploadConfigTests.parse("[upload]\nsync = false\nsync_every_s = 15\nstate_every_s = 300")
+        #expect(!config.upload.sync && config.upload.syncEverySeconds == 15 && config.upload.stateEverySeconds == 300)
+        let tooOften = UploadConfigTests.error("[upload]\nsync_every_s = 1")
+        #expect(tooOften?.key == "upload.sync_every_s" && tooOften?.problem.contains("5 to 3600") == true)
+        #expect(UploadConfigTests.error("[upload]\nstate_every_s = 7200")?.key == "upload.state_every_s")
+        #expect(UploadConfigTests.error("[upload]\nsync = \"no\"")?.key == "upload.sync")
+    }
+}

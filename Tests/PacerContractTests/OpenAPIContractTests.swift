@@ -33,6 +33,9 @@ import Testing
         return alert
     }()
 
+    static let fullLink = DeviceLinkRequest(code: "ABCD-EFGH", name: "ann-pi")
+    static let minimalLink = DeviceLinkRequest(code: "abcdefgh", name: nil)
+    static let grant = DeviceLinkGrant(token: "dG9rZW4tb2YtYS1kZXZpY2UtMzItYnl0ZXMtbG9uZw", device: "ann-pi", account: "Ann")
     static let fullPosition = LivePosition(time: t0, latitude: 45.5035034, longitude: -9.17949, accuracyMeters: 3.5, speed: 3.1,
                                            heartRate: 142, runUUID: "5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d")
     static let minimalPosition = LivePosition(time: t0, latitude: 0, longitude: 0, accuracyMeters: nil, speed: nil, heartRate: nil,
@@ -44,6 +47,20 @@ import Testing
     static let minimalSummary = RunSummaryBody(
         start_time: t0.iso8601, end_time: t0.iso8601, distance_m: 0, moving_time_s: 0, elapsed_time_s: 0, avg_pace_s_per_km: nil,
         max_speed_mps: nil, hr_avg: nil, hr_max: nil, chunks: 0, state: "interrupted")
+
+    static let fullSync = DeviceSync(sections: .init(
+        notices: NoticesSection(version: "0123456789abcdef", items: [
+            Notice(id: "5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d", text: "Rain at five: take a jacket", created_at: t0.iso8601),
+        ]),
+        profile: ProfileSection(version: "fedcba9876543210", display_name: "Ann", timezone: "Europe/Rome", linked: true)))
+    static let minimalSync = DeviceSync(sections: .init(notices: nil, profile: nil))
+
+    static let fullState = DeviceState(
+        time: t0.iso8601, state: "recording", battery_percent: 81, strap_battery_percent: 40, sos_monitoring: true,
+        heart_rate: .init(bpm: 142, time: t0.adding(seconds: -2).iso8601), max_hr_bpm: 185,
+        hr_daily: [.init(date: "2026-05-09", count: 1200, min_bpm: 48, resting_bpm: 52)])
+    static let minimalState = DeviceState(time: t0.iso8601, state: "idle", battery_percent: nil, strap_battery_percent: nil,
+                                          sos_monitoring: false, heart_rate: nil, max_hr_bpm: nil, hr_daily: nil)
 
     /// A run the device's encoder writes: both hemispheres, heart rate present and absent.
     static func chunks() -> [String] {
@@ -57,6 +74,12 @@ import Testing
         let heartRate = [HeartRateSample(time: t0.adding(seconds: 10), bpm: 150, contact: true)]
         return TrackChunkFormat.chunks(samples: samples, heartRate: heartRate, hiding: [], samplesPerChunk: 10)
     }
+
+    static let fullAnswers = AlertAnswersReply(answers: [
+        AlertAnswerItem(id: 7, alert_id: "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b", from: "Anna", kind: "on_my_way", text: nil, time: t0.iso8601),
+        AlertAnswerItem(id: 9, alert_id: "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b", from: "Anna", kind: "text", text: "Stay where you are",
+                        time: t0.adding(seconds: 5).iso8601),
+    ], last_id: 9)
 
     static func json(_ value: some Encodable) throws -> Any {
         let encoder = JSONEncoder()
@@ -77,6 +100,15 @@ import Testing
                              "minimal_nested": try Self.json(Self.alertWithMinimalParts)],
             "Position": ["full": try Self.json(Self.fullPosition), "minimal": try Self.json(Self.minimalPosition)],
             "RunSummary": ["full": try Self.json(Self.fullSummary), "minimal": try Self.json(Self.minimalSummary)],
+            "DeviceLink": ["full": try Self.json(Self.fullLink), "minimal": try Self.json(Self.minimalLink)],
+            "DeviceLinkGrant": ["full": try Self.json(Self.grant), "minimal": try Self.json(Self.grant)],
+            "DeviceSync": ["full": try Self.json(Self.fullSync), "minimal": try Self.json(Self.minimalSync)],
+            "NoticesSection": ["full": try Self.json(Self.fullSync.sections.notices!), "minimal": try Self.json(Self.fullSync.sections.notices!)],
+            "ProfileSection": ["full": try Self.json(Self.fullSync.sections.profile!), "minimal": try Self.json(Self.fullSync.sections.profile!)],
+            "NoticeAck": ["full": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"])),
+                          "minimal": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"]))],
+            "DeviceState": ["full": try Self.json(Self.fullState), "minimal": try Self.json(Self.minimalState)],
+            "AlertAnswers": ["full": try Self.json(Self.fullAnswers), "minimal": try Self.json(AlertAnswersReply(answers: [], last_id: 0))],
         ]
         let times: [String] = [Self.t0, Timestamp(milliseconds: WireTime.earliestMs), Timestamp(milliseconds: WireTime.latestMs - 1)]
             .map(\.iso8601) + [WireTime.text(milliseconds: 1_778_398_200_123)]
@@ -87,7 +119,14 @@ import Testing
             ["schema": "AlertMessage", "why": "alert_id null", "value": try Self.withField(Self.minimalAlert, "alert_id", NSNull())],
             ["schema": "Position", "why": "latitude 91", "value": try Self.withField(Self.fullPosition, "lat", 91)],
             ["schema": "Position", "why": "a time without a zone", "value": try Self.withField(Self.fullPosition, "time", "2026-05-10T07:30:00")],
+            ["schema": "DeviceLink", "why": "a name with a slash", "value": try Self.withField(Self.fullLink, "name", "../etc")],
+            ["schema": "DeviceLinkGrant", "why": "no token", "value": ["device": "ann-pi", "account": "Ann"]],
+            ["schema": "AlertAnswers", "why": "a kind nobody knows", "value": ["answers": [["id": 1, "alert_id": "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b",
+                                                                                      "from": "A", "kind": "help", "time": Self.t0.iso8601]], "last_id": 1]],
             ["schema": "RunSummary", "why": "state paused", "value": try Self.withField(Self.fullSummary, "state", "paused")],
+            ["schema": "DeviceState", "why": "state running", "value": try Self.withField(Self.fullState, "state", "running")],
+            ["schema": "DeviceState", "why": "a heart rate of 400", "value": try Self.withField(Self.minimalState, "heart_rate", ["bpm": 400, "time": Self.t0.iso8601])],
+            ["schema": "NoticeAck", "why": "no ids", "value": ["notice_ids": [String]()]],
             ["schema": "TrackChunk", "why": "eight fields", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1\n"],
         ]
         let cases: [String: Any] = ["objects": objects, "strings": strings, "invalid": invalid]
@@ -110,8 +149,16 @@ import Testing
         try roundTrip(Self.minimalAlert)
         try roundTrip(Self.alertWithMinimalParts)
         try roundTrip(Self.fullPosition)
+        try roundTrip(Self.fullLink)
+        try roundTrip(Self.minimalLink)
+        try roundTrip(Self.grant)
         try roundTrip(Self.minimalPosition)
         try roundTrip(Self.fullSummary)
         try roundTrip(Self.minimalSummary)
+        try roundTrip(Self.fullSync)
+        try roundTrip(Self.minimalSync)
+        try roundTrip(Self.fullState)
+        try roundTrip(Self.minimalState)
+        try roundTrip(Self.fullAnswers)
     }
 }

@@ -106,13 +106,15 @@ import Testing
     @Test func rawValuesAndLanes() {
         #expect(CueKind.allCases.map(\.rawValue) == [
             "summary", "split", "step", "speed_up", "slow_down", "on_target", "gps_lost", "gps_back",
-            "hr_lost", "hr_back", "battery_low", "storage_full", "run_state", "readiness", "sos", "message",
+            "hr_lost", "hr_back", "battery_low", "storage_full", "run_state", "readiness", "sos", "message", "notice",
         ])
         for kind in [CueKind.gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull] {
             #expect(kind.priority == .safety)
             #expect(kind.priority.isSparedByMute)
         }
-        for kind in [CueKind.step, .speedUp, .slowDown, .onTarget, .runState] { #expect(kind.priority == .workout) }
+        for kind in [CueKind.step, .speedUp, .slowDown, .onTarget, .runState, .notice] { #expect(kind.priority == .workout) }
+        // A cloud notice is offered one at a time and must be said once: it never goes stale.
+        #expect(CueKind.notice.lifetimeSeconds == .infinity)
         for kind in [CueKind.summary, .split, .readiness] { #expect(kind.priority == .summary) }
         #expect(CueKind.sos.priority == .sos && CueKind.sos.priority.isSparedByMute)
         #expect(!CuePriority.workout.isSparedByMute && !CuePriority.summary.isSparedByMute)

@@ -53,6 +53,8 @@ import Testing
                 url = "\(sink.url)"
                 ca_file = "\(sink.caFile!)"
                 token = "device-secret"
+                # The sink takes alerts only; its scripted answers are for them.
+                sync = false
                 """)
         }
 

@@ -22,6 +22,8 @@ struct UploadTests {
             url = "\(sink.url)"
             ca_file = "\(sink.caFile!)"
             token = "device-token"
+            # The sink takes uploads only; its scripted answers are for them.
+            sync = false
             """)
         return daemon
     }

@@ -42,12 +42,20 @@ struct StoreCommandTests {
         let export = try await cli.pacerctl("runs", "export", "1", "--db", dir + "/p.db", "--format", format, "-o", dir + "/run.\(format)")
         #expect(export.status == 0, "\(export.stderr)")
 
-        // Expected points: the replay's samples, each with the latest valid HR reading at most
-        // 2.5 s old (the export's documented rule), worked out here from the HR log itself.
-        let document = try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as! [String: Any]
+        try Self.expectedPoints(replay: replay.stdout, hrLog: hr, withDistanceAndSpeed: false)
+            .write(toFile: dir + "/expected.jsonl", atomically: true, encoding: .utf8)
+        let (status, message) = try await Self.verify("verify-export", [dir + "/run.\(format)", dir + "/expected.jsonl"])
+        #expect(status == 0, "\(message) (tools/setup installs gpxpy and python-tcxparser)")
+    }
+
+    /// Expected points for the verifiers: the replay's samples, each with the latest valid HR
+    /// reading at most 2.5 s old (the export's documented rule), worked out here from the HR log
+    /// itself; with their distance and speed for tools/verify-fit.
+    static func expectedPoints(replay: String, hrLog: String, withDistanceAndSpeed: Bool) throws -> String {
+        let document = try JSONSerialization.jsonObject(with: Data(replay.utf8)) as! [String: Any]
         let samples = document["samples"] as! [[String: Any]]
         var readings: [(ms: Int64, bpm: Int?)] = []
-        for line in try String(contentsOfFile: hr, encoding: .utf8).split(separator: "\n") {
+        for line in try String(contentsOfFile: hrLog, encoding: .utf8).split(separator: "\n") {
             let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
             let valid = (o["contact"] as? Bool) != false && (o["bpm"] as! Int) > 0
             readings.append((Self.ms(o["time"] as! String), valid ? o["bpm"] as? Int : nil))
@@ -59,13 +67,19 @@ struct StoreCommandTests {
             let t = Self.ms(s["time"] as! String)
             while r < readings.count, readings[r].ms <= t { latest = readings[r]; r += 1 }
             let bpm = latest.flatMap { t - $0.ms <= 2500 ? $0.bpm : nil }
-            expected += #"{"time":"\#(s["time"] as! String)","lat":\#(s["lat"]!),"lon":\#(s["lon"]!),"hr":\#(bpm.map(String.init) ?? "null")}"# + "\n"
+            expected += #"{"time":"\#(s["time"] as! String)","lat":\#(s["lat"]!),"lon":\#(s["lon"]!),"hr":\#(bpm.map(String.init) ?? "null")"#
+            if withDistanceAndSpeed { expected += #","distance":\#(s["distance_m"]!),"speed":\#(s["speed_mps"]!)"# }
+            expected += "}\n"
         }
-        try expected.write(toFile: dir + "/expected.jsonl", atomically: true, encoding: .utf8)
-        let (status, message) = try await offPool { () -> (Int32, String) in
+        return expected
+    }
+
+    /// python3 tools/`tool` `arguments`: its exit status and standard error.
+    static func verify(_ tool: String, _ arguments: [String]) async throws -> (Int32, String) {
+        try await offPool { () -> (Int32, String) in
             let verify = Process()
             verify.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            verify.arguments = ["python3", PacerCtlTests.repositoryRoot + "/tools/verify-export", dir + "/run.\(format)", dir + "/expected.jsonl"]
+            verify.arguments = ["python3", PacerCtlTests.repositoryRoot + "/tools/" + tool] + arguments
             let err = Pipe()
             verify.standardError = err
             try verify.run()
@@ -73,7 +87,30 @@ struct StoreCommandTests {
             verify.waitUntilExit()
             return (verify.terminationStatus, message)
         }
-        #expect(status == 0, "\(message) (tools/setup installs gpxpy and python-tcxparser)")
+    }
+
+    /// `runs export --format fit` read back by garmin-fit-sdk and fitdecode (tools/verify-fit):
+    /// one record per sample with its time, position, distance, speed and heart rate, and the
+    /// session's distance within 0.5 % of the run's.
+    @Test func fitExportDecodesWithTwoIndependentDecoders() async throws {
+        let dir = scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let gps = data + "/sim/track-intervals-1.gpsd.jsonl", hr = data + "/hr/hr-dropout-1.jsonl"
+        let replay = try await cli.pacerctl("replay", "--gps", gps, "--hr", hr, "--record", dir + "/p.db", "--json")
+        #expect(replay.status == 0)
+        let export = try await cli.pacerctl("runs", "export", "1", "--db", dir + "/p.db", "--format", "fit", "-o", dir + "/run.fit")
+        #expect(export.status == 0, "\(export.stderr)")
+
+        let document = try JSONSerialization.jsonObject(with: Data(replay.stdout.utf8)) as! [String: Any]
+        let distance = (document["summary"] as! [String: Any])["distance_m"] as! Double
+        let laps = (document["laps"] as! [[String: Any]]).count
+        let expected = try Self.expectedPoints(replay: replay.stdout, hrLog: hr, withDistanceAndSpeed: true)
+        try expected.write(toFile: dir + "/expected.jsonl", atomically: true, encoding: .utf8)
+        #expect(expected.split(separator: "\n").count > 100)
+        // No laps in the run: the file has one for the whole run.
+        let (status, message) = try await Self.verify("verify-fit", [dir + "/run.fit", dir + "/expected.jsonl", "--distance", String(distance),
+                                                                     "--laps", String(max(laps, 1))])
+        #expect(status == 0, "\(message) (tools/setup installs garmin-fit-sdk and fitdecode)")
     }
 
     static func ms(_ iso: String) -> Int64 {

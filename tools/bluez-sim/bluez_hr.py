@@ -46,6 +46,7 @@ Parameters (-p JSON object, all optional):
 
 import math
 import re
+import os
 import sys
 import time
 
@@ -54,6 +55,11 @@ import dbus.lowlevel
 from gi.repository import GLib
 
 from dbusmock import mockobject
+
+# The helpers both simulators share (dbusmock loads this file by its path).
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from pacertools.dbus_sim import PropertyTable, SimulatorBase, dbus_error  # noqa: E402
 
 BUS_NAME = 'org.bluez'
 MAIN_OBJ = '/'
@@ -140,10 +146,6 @@ def log(message):
 
 def bluez_error(name, message):
     return dbus.exceptions.DBusException(message, name='org.bluez.Error.' + name)
-
-
-def dbus_error(name, message):
-    return dbus.exceptions.DBusException(message, name='org.freedesktop.DBus.Error.' + name)
 
 
 def control_error(name, message):
@@ -282,7 +284,7 @@ class Emitter:
         self.connection.send_message(message)
 
 
-class Node:
+class Node(PropertyTable):
     '''One exported object: interfaces in registration order (Introspectable and
     Properties first, as bluetoothd's gdbus registers them), each with its
     properties, and Properties.Get/GetAll/Set answering as bluetoothd does.'''
@@ -344,21 +346,8 @@ class Node:
             del props[name]
             self.sim.emitter.properties(self.path, interface, {}, [name])
 
-    def _get(self, interface, name):
-        if interface not in self.obj.props:
-            raise dbus_error('InvalidArgs', f"No such interface '{interface}'")
-        if name not in self.obj.props[interface]:
-            raise dbus_error('InvalidArgs', f"No such property '{name}'")
-        return self.obj.props[interface][name]
-
-    def _get_all(self, interface):
-        if interface not in self.obj.props:
-            raise dbus_error('InvalidArgs', f"No such interface '{interface}'")
-        return dbus.Dictionary(self.obj.props[interface], signature='sv')
-
     def _set(self, interface, name, value):
-        if interface not in self.obj.props:
-            raise dbus_error('InvalidArgs', f"No such interface '{interface}'")
+        self._require_interface(interface)
         known = name in self.obj.props[interface] or name in self.optional
         if not known:
             raise dbus_error('UnknownProperty', f"No such property '{name}'")
@@ -1076,12 +1065,9 @@ DEFAULTS = {
 }
 
 
-class Simulator:
+class Simulator(SimulatorBase):
     def __init__(self, root, parameters):
-        self.root = root
-        self.connection = root.connection
-        self.params = dict(DEFAULTS)
-        self.params.update({k: v for k, v in parameters.items() if k in DEFAULTS})
+        super().__init__(root, parameters, DEFAULTS)
         self.emitter = Emitter(self.connection)
         self.clients = Clients(self, bool(self.params['track_clients']))
         adapter = parameters.get('adapter', {})

@@ -161,7 +161,8 @@ class Chromium:
 
     def submit(self, form="form", shot=None):
         """Submits `form` as its submit button does and waits for the next page."""
-        button = self.find(f"{form} [type='submit']")
+        # A <button> without a type attribute submits too.
+        button = self.find(f"{form} [type='submit'], {form} button:not([type])")
         self._navigate_by(button.click, shot)
 
     def click(self, css, shot=None):

@@ -25,20 +25,22 @@ import traceback
 
 from pacertools.common import Interrupted, log, run_cleanups
 
-from .servers import Cloud, MailSink, OtherSite
+from .device import Device
+from .servers import Cloud, MailSink, OtherSite, TileStub
 
 FLOWS = []
 
 
 class Flow:
-    def __init__(self, name, function, mail):
-        self.name, self.function, self.mail = name, function, mail
+    def __init__(self, name, function, mail, tiles):
+        self.name, self.function, self.mail, self.tiles = name, function, mail, tiles
 
 
-def flow(name, mail=False):
-    """Registers a flow; `mail`: it gets a MailSink and a pacer-cloud that sends through it."""
+def flow(name, mail=False, tiles=False):
+    """Registers a flow; `mail`: it gets a MailSink and a pacer-cloud that sends through it;
+    `tiles`: a TileStub that its pacer-cloud's maps load their tiles from."""
     def register(function):
-        FLOWS.append(Flow(name, function, mail))
+        FLOWS.append(Flow(name, function, mail, tiles))
         return function
     return register
 
@@ -50,12 +52,20 @@ def expect(condition, message):
 
 
 class FlowContext:
-    """What a flow works with: the shared browser, its pacer-cloud, its mail sink (or None), a
-    directory of its own, and other sites it starts."""
+    """What a flow works with: the shared browser, its pacer-cloud, its mail sink and tile stub
+    (or None), a directory of its own, and other sites it starts."""
 
-    def __init__(self, browser, cloud, mail, directory, cleanups):
-        self.browser, self.cloud, self.mail, self.directory = browser, cloud, mail, directory
+    def __init__(self, browser, cloud, mail, directory, cleanups, tiles=None):
+        self.browser, self.cloud, self.mail, self.directory, self.tiles = browser, cloud, mail, directory, tiles
         self._cleanups = cleanups
+
+    def device(self, upload=None):
+        """A started pacerd (browser.device.Device, built next to pacer-cloud) with `upload` as
+        its [upload] keys, stopped when the flow ends."""
+        device = Device(os.path.dirname(self.cloud.binary), os.path.join(self.directory, "device"), upload)
+        self._cleanups.append(device.stop)
+        device.start()
+        return device
 
     def other_site(self, pages):
         """Another site serving `pages` ({"/path": html}) until the flow ends (servers.OtherSite)."""
@@ -81,9 +91,13 @@ def run_flow(entry, browser, binary, workdir):
         if entry.mail:
             mail = MailSink(directory)
             cleanups.append(mail.stop)
-        cloud = Cloud(binary, directory, mail)
+        tiles = None
+        if entry.tiles:
+            tiles = TileStub()
+            cleanups.append(tiles.stop)
+        cloud = Cloud(binary, directory, mail, extra=["--tile-url", tiles.template] if tiles else [])
         cleanups.append(cloud.stop)
-        entry.function(FlowContext(browser, cloud, mail, directory, cleanups))
+        entry.function(FlowContext(browser, cloud, mail, directory, cleanups, tiles))
         return FlowResult(entry.name, time.monotonic() - started)
     except Interrupted:
         raise

@@ -75,7 +75,7 @@ class Cloud:
     """`pacer-cloud serve` on a free port of 127.0.0.1 with a fresh SQLite database in `directory`,
     mailing through `mail` (a MailSink) when given."""
 
-    def __init__(self, binary, directory, mail=None):
+    def __init__(self, binary, directory, mail=None, extra=()):
         self.binary = binary
         self.database = "sqlite:" + os.path.join(directory, "cloud.db")
         self.port = free_port()
@@ -85,6 +85,7 @@ class Cloud:
                    "--public-url", self.url]
         if mail is not None:
             command += ["--smtp", f"127.0.0.1:{mail.port}"]
+        command += list(extra)
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                             start_new_session=True)
@@ -117,6 +118,13 @@ class Cloud:
         if run.returncode != 0:
             raise AssertionError(f"pacer-cloud {' '.join(arguments)} exited {run.returncode}: {run.stderr.strip()}")
         return run.stdout
+
+    def add_account(self, email_address, password, timezone="UTC"):
+        """`pacer-cloud user add ADDRESS --confirmed`, the password on standard input."""
+        run = subprocess.run([self.binary, "user", "add", email_address, "--confirmed", "--timezone", timezone,
+                              "--database", self.database], input=password + "\n", capture_output=True, text=True, timeout=60)
+        if run.returncode != 0:
+            raise AssertionError(f"pacer-cloud user add exited {run.returncode}: {run.stderr.strip()}")
 
     def add_device(self, name, email_address=None):
         """`pacer-cloud device add NAME [--email ADDRESS]`; the device's bearer token."""
@@ -155,7 +163,26 @@ class Cloud:
         end_group(self.process)
 
 
-class OtherSite:
+class LoopbackSite:
+    """A threaded HTTP server on a free port of 127.0.0.1 answering with `handler` (a
+    BaseHTTPRequestHandler whose own logging is silenced), until stop()."""
+
+    def __init__(self, handler):
+        class Quiet(handler):
+            def log_message(self, *_):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class OtherSite(LoopbackSite):
     """Pages of another site than pacer-cloud's, for attacks a browser makes on a user's behalf
     (framing, cross-site forms): served from a thread on 127.0.0.1 but named http://localhost:PORT,
     so that to the browser it is another origin and another site, yet a loopback one (Chromium
@@ -177,14 +204,43 @@ class OtherSite:
                 self.end_headers()
                 self.wfile.write((body or "not here").encode())
 
-            def log_message(self, *_):
-                pass
+        super().__init__(Handler)
+        self.url = f"http://localhost:{self.port}"
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://localhost:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
 
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+def _tile_png():
+    """A 256 x 256 PNG of one light grey: what a map tile is, without the internet."""
+    import struct
+    import zlib
+
+    def part(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + b"\xdd\xe4\xd8" * 256 for _ in range(256))
+    return (b"\x89PNG\r\n\x1a\n" + part(b"IHDR", struct.pack(">IIBBBBB", 256, 256, 8, 2, 0, 0, 0))
+            + part(b"IDAT", zlib.compress(rows)) + part(b"IEND", b""))
+
+
+class TileStub(LoopbackSite):
+    """A tile server on 127.0.0.1 (`template`: its {z}/{x}/{y} URL) serving one plain tile, and
+    counting what it served: maps in tests never reach OpenStreetMap."""
+
+    def __init__(self):
+        tile = _tile_png()
+        served = self.served = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                parts = self.path.split("/")
+                if len(parts) == 4 and parts[3].endswith(".png") and all(p.isdigit() for p in (parts[1], parts[2], parts[3][:-4])):
+                    served.append(self.path)
+                    self.send_response(200)
+                    self.send_header("Content-Type", "image/png")
+                    self.send_header("Content-Length", str(len(tile)))
+                    self.end_headers()
+                    self.wfile.write(tile)
+                else:
+                    self.send_response(404)
+                    self.end_headers()
+
+        super().__init__(Handler)
+        self.template = f"http://127.0.0.1:{self.port}/{{z}}/{{x}}/{{y}}.png"

@@ -32,6 +32,7 @@ Parameters (-p JSON object, all optional):
   version        the manager's Version property ("1.20.4")
 '''
 
+import os
 import sys
 import time
 
@@ -40,6 +41,11 @@ import dbus.lowlevel
 from gi.repository import GLib
 
 from dbusmock import mockobject
+
+# The helpers both simulators share (dbusmock loads this file by its path).
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from pacertools.dbus_sim import PropertyTable, SimulatorBase, dbus_error  # noqa: E402
 
 BUS_NAME = 'org.freedesktop.ModemManager1'
 MAIN_OBJ = '/org/freedesktop/ModemManager1'
@@ -175,10 +181,6 @@ def core_error(nick, message):
     return dbus.exceptions.DBusException(message, name=CORE_ERROR + nick)
 
 
-def dbus_error(name, message):
-    return dbus.exceptions.DBusException(message, name='org.freedesktop.DBus.Error.' + name)
-
-
 def control_error(name, message):
     return dbus.exceptions.DBusException(message, name=CONTROL_ERROR + name)
 
@@ -261,7 +263,7 @@ class Emitter:
         self.connection.send_message(message)
 
 
-class Node:
+class Node(PropertyTable):
     '''One exported object: its interfaces, properties and signals, with
     Properties.Get/GetAll/Set answering as GDBus does for ModemManager's
     skeletons (every ModemManager property is read-only) and Introspect
@@ -313,21 +315,8 @@ class Node:
         self.sim.emitter.forget(self.path)
         self.sim.root.RemoveObject(self.path)
 
-    def _get(self, interface, name):
-        if interface not in self.obj.props:
-            raise dbus_error('InvalidArgs', f"No such interface '{interface}'")
-        if name not in self.obj.props[interface]:
-            raise dbus_error('InvalidArgs', f"No such property '{name}'")
-        return self.obj.props[interface][name]
-
-    def _get_all(self, interface):
-        if interface not in self.obj.props:
-            raise dbus_error('InvalidArgs', f"No such interface '{interface}'")
-        return dbus.Dictionary(self.obj.props[interface], signature='sv')
-
     def _set(self, interface, name, value):
-        if interface not in self.obj.props:
-            raise dbus_error('InvalidArgs', f"No such interface '{interface}'")
+        self._require_interface(interface)
         if name not in self.obj.props[interface]:
             raise dbus_error('InvalidArgs', f"No such property '{name}'")
         raise dbus_error('InvalidArgs', f"Property '{name}' is not writable")
@@ -902,12 +891,9 @@ class Modem:
 # --- The simulator ------------------------------------------------------------
 
 
-class Simulator:
+class Simulator(SimulatorBase):
     def __init__(self, root, parameters):
-        self.root = root
-        self.connection = root.connection
-        self.params = dict(DEFAULTS)
-        self.params.update({k: v for k, v in parameters.items() if k in DEFAULTS})
+        super().__init__(root, parameters, DEFAULTS)
         self.params['send_delay'] = float(self.params['send_delay'])
         self.params['sending_state'] = bool(self.params['sending_state'])
         self.params['report_state'] = int(self.params['report_state'])

@@ -10,8 +10,13 @@ public struct Account: Sendable, Equatable {
     /// An IANA zone name ("Europe/Rome").
     public var timezone: String
     public var createdAt: String
+    /// The runner's maximum heart rate, which the zones of the run pages use; nil: not set
+    /// (`HeartRateZones.defaultMaximum` then).
+    public var maxHeartRate: Int?
 
-    public init(id: String, email: String, confirmed: Bool, displayName: String, timezone: String, createdAt: String) {
+    public init(id: String, email: String, confirmed: Bool, displayName: String, timezone: String, createdAt: String,
+                maxHeartRate: Int? = nil) {
+        self.maxHeartRate = maxHeartRate
         self.id = id
         self.email = email
         self.confirmed = confirmed

@@ -8,7 +8,7 @@ import PacerContract
 /// rate and the state. Refreshes itself every 10 s so follow-ups appear. Everything from the
 /// device is HTML-escaped.
 enum AlertPage {
-    static func html(alert: StoredAlert, messages: [String], nowMs: Int64) -> String {
+    static func html(alert: StoredAlert, messages: [String], answers: [AlertAnswer] = [], nowMs: Int64) -> String {
         let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }
             .sorted { $0.sequence < $1.sequence }
         let first = decoded.first
@@ -52,6 +52,7 @@ enum AlertPage {
         }
         if let battery = decoded.last(where: { $0.battery_percent != nil })?.battery_percent { body += row("Battery", "\(battery) %") }
         body += row("Messages", "\(decoded.count), the newest at \(decoded.last?.time ?? "?")")
+        for answer in answers { body += row("Answer", Dashboard.line(answer, nowMs: nowMs)) }
         body += "</dl>\n"
         return document(title: "SOS: \(describe(kind: alert.kind))", body: body)
     }

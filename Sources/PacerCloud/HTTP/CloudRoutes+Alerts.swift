@@ -31,6 +31,16 @@ extension CloudRoutes {
                 Forwarding.emailPayload(from: mail.from, to: email, device: deviceName, page: base + "/a/" + secret, message: message)
             })
         }
+        // Each person consented to watch the runner gets the e-mail too.
+        if let runner = device.accountID, let mail = configuration.mail {
+            let deviceName = device.name
+            for monitor in try await store.monitors(runnerID: runner) where monitor.email != device.email {
+                let email = monitor.email
+                forward.append(ForwardTarget(channel: "email", target: email) { secret in
+                    Forwarding.emailPayload(from: mail.from, to: email, device: deviceName, page: base + "/a/" + secret, message: message)
+                })
+            }
+        }
         let result = try await store.recordAlertMessage(AlertMessageInput(
             device: device.id, alertID: alertID, sequence: message.sequence, type: message.type, kind: message.kind,
             test: message.test, json: json, receivedMs: WallClock.nowMilliseconds(), newSecret: Tokens.random(bytes: 24),
@@ -39,6 +49,7 @@ extension CloudRoutes {
             throw APIError(.conflict, "conflict", "message \(message.sequence) of alert \(alertID) is stored already with a different body")
         }
         if case .created = result, !forward.isEmpty { wakeForwarder() }
+        if case .created = result, let runner = device.accountID { await hub.publish(HubEvent(kind: .alert, account: runner, subject: device.id)) }
         let reply = AlertReply(alert_id: alertID, sequence: message.sequence, page: base + "/a/" + result.secret)
         if case .created = result { return try JSONInput.encode(reply, status: .created) }
         return try JSONInput.encode(reply)
@@ -72,7 +83,8 @@ extension CloudRoutes {
         guard Tokens.isWellFormedSecret(secret), let (alert, messages) = try await store.alert(secret: secret) else {
             return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(string: AlertPage.notFound())))
         }
-        let html = AlertPage.html(alert: alert, messages: messages, nowMs: WallClock.nowMilliseconds())
+        let answers = try await store.alertAnswers(device: alert.device, alertID: alert.alertID)
+        let html = AlertPage.html(alert: alert, messages: messages, answers: answers, nowMs: WallClock.nowMilliseconds())
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }

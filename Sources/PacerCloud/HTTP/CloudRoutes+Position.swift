@@ -11,6 +11,13 @@ extension CloudRoutes {
         // device's time stays in the stored position as data.
         let orderMs = min(deviceMs, WallClock.nowMilliseconds())
         let stored = try await store.putPosition(device: device.id, timeMs: orderMs, json: try JSONInput.canonical(position))
+        if stored, let runner = device.accountID {
+            if let runID = position.run_id {
+                try await store.addTrailPoint(device: device.id, runID: runID, point: TrailPoint(timeMs: orderMs, lat: position.lat, lon: position.lon),
+                                              forgetBeforeMs: orderMs - configuration.monitoring.trailKept.milliseconds)
+            }
+            await hub.publish(HubEvent(kind: .position, account: runner, subject: device.id))
+        }
         return try JSONInput.encode(PositionReply(stored: stored))
     }
 

@@ -94,8 +94,8 @@ extension CloudRoutes {
 
     func runGPX(context: CloudRequestContext) async throws -> Response {
         let (item, chunks) = try await completeRun(context: context)
-        let (runID, startTime) = (item.run_id, item.summary.start_time)
-        let gpx = TrackStream { GPXTrackDocument(runID: runID, startTime: startTime) }
+        let (runID, summary) = (item.run_id, item.summary)
+        let gpx = TrackStream { ExportTrackDocument(format: .gpx, runID: runID, summary: summary) }
         return Response(status: .ok, headers: [.contentType: "application/gpx+xml",
                                                .contentDisposition: "attachment; filename=\"run-\(item.run_id).gpx\""],
                         body: gpx.body(store: store, chunks: chunks))
@@ -172,13 +172,13 @@ struct SampleOut: TrackDocument {
         self.head = head
     }
 
-    func start() -> String { head }
+    func start() -> [UInt8] { Array(head.utf8) }
 
-    func end() -> String { "]}" }
+    func end() -> [UInt8] { Array("]}".utf8) }
 
-    mutating func add(_ sample: ChunkSample) -> String {
+    mutating func add(_ sample: ChunkSample) -> [UInt8] {
         defer { first = false }
-        return (first ? "" : ",") + Self.json(sample)
+        return Array(((first ? "" : ",") + Self.json(sample)).utf8)
     }
 
     static func json(_ sample: ChunkSample) -> String {

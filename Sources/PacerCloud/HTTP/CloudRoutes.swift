@@ -16,25 +16,35 @@ public struct CloudRoutes: Sendable {
     let uploadDeviceLimiter: RateLimiter?
     let loginAccountLimiter: RateLimiter?
     let loginAddressLimiter: RateLimiter?
+    let linkAddressLimiter: RateLimiter?
     /// Milliseconds since 1970: what sessions and e-mailed links expire by.
     let wallClock: @Sendable () -> Int64
+    /// Tells dashboards (of every instance) what changed.
+    let hub: any EventHub
+    /// Dashboard streams open per account on this instance.
+    let streams = StreamCounter()
+    /// The run page's script files.
+    let assets: Assets
     /// Each route's policy, filled by `router()`.
     public let accessRegistry = AccessRegistry()
 
     public init(store: any CloudStore, configuration: CloudConfiguration, linkBase: String,
                 now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow, wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock,
-                wakeForwarder: @escaping @Sendable () -> Void = {}) {
+                wakeForwarder: @escaping @Sendable () -> Void = {}, hub: any EventHub = LocalEventHub()) {
+        self.hub = hub
         self.wallClock = wallClock
         self.store = store
         self.configuration = configuration
         self.linkBase = linkBase
         self.wakeForwarder = wakeForwarder
+        assets = Assets(directory: configuration.map.assetsDirectory)
         let limits = configuration.rateLimits
         alertPageLimiter = limits.alertPagePerAddress.map { RateLimiter($0, now: now) }
         uploadAddressLimiter = limits.uploadPerAddress.map { RateLimiter($0, now: now) }
         uploadDeviceLimiter = limits.uploadPerDevice.map { RateLimiter($0, now: now) }
         loginAccountLimiter = limits.loginPerAccount.map { RateLimiter($0, now: now) }
         loginAddressLimiter = limits.loginPerAddress.map { RateLimiter($0, now: now) }
+        linkAddressLimiter = limits.linkPerAddress.map { RateLimiter($0, now: now) }
     }
 
     public func router() -> Router<CloudRequestContext> {
@@ -43,6 +53,10 @@ public struct CloudRoutes: Sendable {
         let root = PolicedRoutes(group: router.group(), prefix: "", registry: accessRegistry)
         root.on(.get, "health", PublicAccess(why: "a liveness probe that says nothing")) { _, _ in
             JSONInput.json(Array(#"{"status":"ok"}"#.utf8))
+        }
+        // Outside the session middleware: files the same for everyone need no session lookup.
+        root.on(.get, "assets/:package/:file", PublicAccess(why: "the run page's script libraries, the same for everyone")) { request, context in
+            try assets.response(package: context.parameters.get("package") ?? "", file: context.parameters.get("file") ?? "", request: request)
         }
         let clientAddress = RateLimitMiddleware.Key.clientAddress(trustedProxies: configuration.trustedProxies)
         let pages = router.group("a")
@@ -55,13 +69,23 @@ public struct CloudRoutes: Sendable {
                 try await alertPage(context: context)
             }
 
+        // A group of its own: no bearer token yet, the link code is the credential.
+        let linking = router.group("v1")
+        if let linkAddressLimiter {
+            linking.add(middleware: RateLimitMiddleware(limiter: linkAddressLimiter, key: clientAddress, what: "link attempts", applies: { _ in true }))
+        }
+        PolicedRoutes(group: linking, prefix: "/v1", registry: accessRegistry)
+            .on(.post, "link", PublicAccess(why: "the one-time link code in the body is the credential; rate-limited per address")) { request, context in
+                try await linkDevice(request, context: context)
+            }
+
         // Uploads are every PUT; alerts (POST) and reads are never limited here.
         let isUpload: @Sendable (Request) -> Bool = { $0.method == .put }
         let v1 = router.group("v1")
         if let uploadAddressLimiter {
             v1.add(middleware: RateLimitMiddleware(limiter: uploadAddressLimiter, key: clientAddress, what: "uploads", applies: isUpload))
         }
-        v1.add(middleware: DeviceAuthenticator(store: store))
+        v1.add(middleware: DeviceAuthenticator(store: store, wallClock: wallClock))
         if let uploadDeviceLimiter {
             v1.add(middleware: RateLimitMiddleware(limiter: uploadDeviceLimiter, key: .device, what: "uploads", applies: isUpload))
         }
@@ -76,10 +100,20 @@ public struct CloudRoutes: Sendable {
         device.on(.get, "position", DeviceAccess()) { _, context in try await getPosition(context: context) }
         device.on(.post, "alerts", DeviceAccess()) { request, context in try await postAlert(request, context: context) }
         device.on(.get, "alerts", DeviceAccess()) { request, context in try await listAlerts(request, context: context) }
+        device.on(.delete, "link", DeviceAccess()) { _, context in try await unlinkSelf(context: context) }
+        device.on(.get, "device/sync", DeviceAccess()) { request, context in try await getDeviceSync(request, context: context) }
+        device.on(.post, "device/sync/ack", DeviceAccess()) { request, context in try await postSyncAck(request, context: context) }
+        device.on(.put, "device/state", DeviceAccess()) { request, context in try await putDeviceState(request, context: context) }
+        addDeviceMonitorRoutes(device)
 
         let web = router.group()
         web.add(middleware: SessionMiddleware(sessions: sessions))
-        addWebRoutes(PolicedRoutes(group: web, prefix: "", registry: accessRegistry))
+        let webRoutes = PolicedRoutes(group: web, prefix: "", registry: accessRegistry)
+        addWebRoutes(webRoutes)
+        addDeviceRoutes(webRoutes)
+        addFileRoutes(webRoutes)
+        addMonitorRoutes(webRoutes)
+        addRunnerRoutes(webRoutes)
         return router
     }
 }

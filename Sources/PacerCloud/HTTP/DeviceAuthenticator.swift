@@ -5,6 +5,8 @@ import Hummingbird
 struct DeviceAuthenticator: RouterMiddleware {
     typealias Context = CloudRequestContext
     let store: any CloudStore
+    /// Milliseconds since 1970: when the device was last seen ("My devices").
+    let wallClock: @Sendable () -> Int64
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization] else {
@@ -17,6 +19,9 @@ struct DeviceAuthenticator: RouterMiddleware {
         guard let device = try await store.device(tokenHash: Tokens.hash(String(parts[1]).trimmingSpaces)) else {
             throw APIError(.unauthorized, "unauthorized", "the bearer token is not one of a device")
         }
+        // A write a minute at most, not per request: the page shows minutes.
+        let now = wallClock()
+        if now - (device.lastSeenMs ?? 0) >= 60_000 { try await store.touchDevice(id: device.id, seenMs: now) }
         var context = context
         context.device = device
         context.logger[metadataKey: "device"] = .string(device.name)

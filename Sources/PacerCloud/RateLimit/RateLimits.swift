@@ -18,6 +18,9 @@ public struct RateLimits: Sendable, Equatable {
     /// Log-in attempts per client address: the same, so one address cannot try a common
     /// password against many accounts.
     public var loginPerAddress: RateLimit?
+    /// Device link attempts (`POST /v1/link`) per client address: 10, then one a minute. A
+    /// person mistyping a code has tries to spare; guessing 40-bit codes gets nowhere.
+    public var linkPerAddress: RateLimit?
 
     public static let defaults = RateLimits(
         alertPagePerAddress: RateLimit(burst: 60, period: .seconds(60)),
@@ -26,11 +29,13 @@ public struct RateLimits: Sendable, Equatable {
 
     public init(alertPagePerAddress: RateLimit?, uploadPerDevice: RateLimit?, uploadPerAddress: RateLimit?,
                 loginPerAccount: RateLimit? = RateLimit(burst: 10, period: .seconds(900)),
-                loginPerAddress: RateLimit? = RateLimit(burst: 10, period: .seconds(900))) {
+                loginPerAddress: RateLimit? = RateLimit(burst: 10, period: .seconds(900)),
+                linkPerAddress: RateLimit? = RateLimit(burst: 10, period: .seconds(600))) {
         self.alertPagePerAddress = alertPagePerAddress
         self.uploadPerDevice = uploadPerDevice
         self.uploadPerAddress = uploadPerAddress
         self.loginPerAccount = loginPerAccount
         self.loginPerAddress = loginPerAddress
+        self.linkPerAddress = linkPerAddress
     }
 }

@@ -1,7 +1,7 @@
 /// Everything pacer-cloud keeps, behind one protocol so that SQLite (one file, the default) and
 /// PostgreSQL (several stateless instances sharing it) behave the same. Every method is one
 /// transaction: a request either stores all it should or nothing.
-public protocol CloudStore: Sendable {
+public protocol CloudStore: MonitorStore, Sendable {
     /// Creates or upgrades the schema; safe to call from several instances at once.
     func migrate() async throws
 
@@ -20,6 +20,20 @@ public protocol CloudStore: Sendable {
 
     /// Gives the device to the account (or takes it from any with nil). False: no such device.
     func assignDevice(name: String, accountID: String?) async throws -> Bool
+    /// Records that the device authenticated at `seenMs` (never moves it back).
+    func touchDevice(id: String, seenMs: Int64) async throws
+    /// Revokes the token of the account's device with that id (as `revokeDevice`); its runs stay
+    /// the account's. False: the account has no such device.
+    func unlinkDevice(id: String, accountID: String) async throws -> Bool
+
+    // Device link codes (typed on the device by `pacerctl cloud link`), by their SHA-256.
+    /// Stores a code for the account in place of any unused one it had (one live code per
+    /// account), and purges codes that expired a day before `nowMs`.
+    func addLinkCode(hash: String, accountID: String, expiresMs: Int64, nowMs: Int64) async throws
+    /// Takes the code and, in the same transaction, gives its account `device` with the token
+    /// of `tokenHash`: a new device, or the account's own device of that name with a new token.
+    /// The code is used only when the device is linked.
+    func linkDevice(codeHash: String, nowMs: Int64, device: Device, tokenHash: String) async throws -> LinkOutcome
 
     // Accounts.
     /// Throws `StoreError` when an account has that e-mail address already.
@@ -47,6 +61,8 @@ public protocol CloudStore: Sendable {
     // Single-use tokens of e-mailed links (confirmation, password reset), by their SHA-256.
     /// Stores the token and queues `mail` (the link to it) in one transaction.
     func addAccountToken(_ token: AccountToken, mail: OutboxMail) async throws
+    /// Queues an e-mail that carries no link (a notice to an account's address).
+    func queueMail(_ mail: OutboxMail) async throws
     /// Deletes the token and returns its account when it has that purpose and has not expired
     /// at `nowMs`; a token can be taken once.
     func takeAccountToken(hash: String, purpose: String, nowMs: Int64) async throws -> String?
@@ -69,6 +85,28 @@ public protocol CloudStore: Sendable {
     /// Deletes the summary and every chunk; false when nothing of that run is stored.
     func deleteRun(device: String, runID: String) async throws -> Bool
 
+    // The runner's pages: an account's runs across its devices.
+    /// Complete runs of the account's devices starting in [fromMs, toMs), newest first.
+    func accountRuns(accountID: String, fromMs: Int64?, toMs: Int64?, limit: Int, offset: Int) async throws -> [AccountRun]
+    /// One complete run of the account's devices; nil for another account's run as for none.
+    func accountRun(accountID: String, runID: String) async throws -> AccountRun?
+    /// A run's stored view (`RunView`) when it was computed from `source`.
+    func runView(device: String, runID: String, source: String) async throws -> String?
+    func putRunView(device: String, runID: String, source: String, body: String, records: String) async throws
+    /// The records part of every stored view of the account's runs, by run id, with its source.
+    func runRecords(accountID: String) async throws -> [String: (source: String, records: String)]
+    /// Changes the account's time zone and maximum heart rate.
+    func setAccountSettings(id: String, timezone: String, maxHeartRate: Int?) async throws
+
+    // Distance goals of an account.
+    func goals(accountID: String) async throws -> [Goal]
+    /// Adds the goal; false when its id is taken.
+    func addGoal(_ goal: Goal) async throws -> Bool
+    /// Changes the account's goal with this id; false when the account has none.
+    func updateGoal(_ goal: Goal) async throws -> Bool
+    /// False when the account has no goal with that id.
+    func deleteGoal(accountID: String, id: String) async throws -> Bool
+
     // Live position.
     /// Stores it unless one with a later `timeMs` is stored; true when stored.
     func putPosition(device: String, timeMs: Int64, json: String) async throws -> Bool
@@ -78,6 +116,19 @@ public protocol CloudStore: Sendable {
     func recordAlertMessage(_ message: AlertMessageInput) async throws -> AlertRecordResult
     func alerts(device: String, state: AlertState?) async throws -> [StoredAlert]
     func alert(secret: String) async throws -> (alert: StoredAlert, messages: [String])?
+
+    // The sync channel.
+    func addNotice(_ notice: StoredNotice) async throws
+    /// The device's notices not yet delivered, oldest first, at most `limit`.
+    func pendingNotices(device: String, limit: Int) async throws -> [StoredNotice]
+    /// Every notice of the device, delivered or not, oldest first (operators, tests).
+    func notices(device: String) async throws -> [StoredNotice]
+    /// Marks the device's notices `ids` delivered at `nowMs` (those delivered already keep their
+    /// time), all or none: the ids that are not the device's notices, when any, and nothing marked.
+    func acknowledgeNotices(device: String, ids: [String], nowMs: Int64) async throws -> [String]
+    /// Replaces the device's latest state.
+    func putDeviceState(device: String, receivedMs: Int64, json: String) async throws
+    func deviceState(device: String) async throws -> StoredDeviceState?
 
     // The forwarding outbox.
     /// Takes up to `limit` due items and leases them until `leaseUntilMs`, so another instance

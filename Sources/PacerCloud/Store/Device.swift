@@ -12,6 +12,8 @@ public struct Device: Sendable, Equatable, Codable {
     /// The account it belongs to (`pacer-cloud device assign`), and with it its runs and alerts;
     /// nil for a device no account owns yet.
     public var accountID: String?
+    /// When it last authenticated (milliseconds since 1970, to the minute); nil: not since schema 6.
+    public var lastSeenMs: Int64?
 
     /// What a revoked device's token hash starts with: no SHA-256 in hex does.
     static let revokedTokenMark = "revoked:"

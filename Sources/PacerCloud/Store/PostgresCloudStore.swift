@@ -11,7 +11,7 @@ import Synchronization
 /// `ON CONFLICT DO NOTHING` and a transaction re-reads what won.
 public final class PostgresCloudStore: CloudStore, Service {
     public let client: PostgresClient
-    private let logger: Logger
+    let logger: Logger
     /// Set when `run()` starts; the migration waits for it, since the application starts the
     /// pool and runs the migration concurrently.
     private let running = Atomic<Bool>(false)
@@ -127,23 +127,24 @@ public final class PostgresCloudStore: CloudStore, Service {
     }
 
     public func devices() async throws -> [Device] {
-        let rows = try await client.query("SELECT id, name, email, webhook, created_at, token_sha256, account_id FROM device ORDER BY name", logger: logger)
+        let rows = try await client.query("SELECT id, name, email, webhook, created_at, token_sha256, account_id, last_seen_ms FROM device ORDER BY name", logger: logger)
         return try await Self.devices(rows)
     }
 
     public func device(tokenHash: String) async throws -> Device? {
         let rows = try await client.query(
-            "SELECT id, name, email, webhook, created_at, token_sha256, account_id FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
+            "SELECT id, name, email, webhook, created_at, token_sha256, account_id, last_seen_ms FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)
         return try await Self.devices(rows).first
     }
 
-    private static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
+    static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
         var devices: [Device] = []
-        for try await (id, name, email, webhook, created, tokenHash, accountID)
-            in rows.decode((String, String, String?, String?, String, String, String?).self) {
+        for try await (id, name, email, webhook, created, tokenHash, accountID, lastSeenMs)
+            in rows.decode((String, String, String?, String?, String, String, String?, Int64?).self) {
             var device = Device(id: id, name: name, email: email, webhook: webhook, createdAt: created)
             device.revoked = tokenHash.hasPrefix(Device.revokedTokenMark)
             device.accountID = accountID
+            device.lastSeenMs = lastSeenMs
             devices.append(device)
         }
         return devices
@@ -152,6 +153,70 @@ public final class PostgresCloudStore: CloudStore, Service {
     public func assignDevice(name: String, accountID: String?) async throws -> Bool {
         let rows = try await client.query("UPDATE device SET account_id = \(accountID) WHERE name = \(name) RETURNING id", logger: logger)
         return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func touchDevice(id: String, seenMs: Int64) async throws {
+        try await client.query(
+            "UPDATE device SET last_seen_ms = GREATEST(COALESCE(last_seen_ms, 0), \(seenMs)) WHERE id = \(id)", logger: logger)
+    }
+
+    public func unlinkDevice(id: String, accountID: String) async throws -> Bool {
+        let rows = try await client.query(
+            "UPDATE device SET token_sha256 = \(Device.revokedTokenMark) || id WHERE id = \(id) AND account_id = \(accountID) RETURNING id",
+            logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func addLinkCode(hash: String, accountID: String, expiresMs: Int64, nowMs: Int64) async throws {
+        let logger = logger
+        let purgeBefore = nowMs - LinkCodes.keptAfterExpiryMs
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(
+                "DELETE FROM link_code WHERE (account_id = \(accountID) AND used_ms IS NULL) OR expires_ms < \(purgeBefore)", logger: logger)
+            try await connection.query(
+                "INSERT INTO link_code (code_sha256, account_id, expires_ms) VALUES (\(hash), \(accountID), \(expiresMs))", logger: logger)
+        }
+    }
+
+    public func linkDevice(codeHash: String, nowMs: Int64, device: Device, tokenHash: String) async throws -> LinkOutcome {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection async throws -> LinkOutcome in
+            // FOR UPDATE: of two instances taking one code at once, the second waits and sees it used.
+            let found = try await connection.query(
+                "SELECT account_id, expires_ms, used_ms FROM link_code WHERE code_sha256 = \(codeHash) FOR UPDATE", logger: logger)
+            var code: (accountID: String, expiresMs: Int64, usedMs: Int64?)?
+            for try await row in found.decode((String, Int64, Int64?).self) where code == nil { code = row }
+            guard let code else { return .unknownCode }
+            if code.usedMs != nil { return .usedCode }
+            if code.expiresMs <= nowMs { return .expiredCode }
+            let existing = try await Self.devices(try await connection.query(
+                "SELECT id, name, email, webhook, created_at, token_sha256, account_id, last_seen_ms FROM device WHERE name = \(device.name) FOR UPDATE",
+                logger: logger)).first
+            var linked = device
+            linked.accountID = code.accountID
+            linked.lastSeenMs = nowMs
+            var relinked = false
+            if let existing {
+                guard existing.accountID == code.accountID else { return .nameTaken }
+                try await connection.query(
+                    "UPDATE device SET token_sha256 = \(tokenHash), last_seen_ms = \(nowMs) WHERE id = \(existing.id)", logger: logger)
+                linked = existing
+                linked.revoked = false
+                linked.lastSeenMs = nowMs
+                relinked = true
+            } else {
+                let inserted = try await connection.query(
+                    """
+                    INSERT INTO device (id, name, token_sha256, created_at, account_id, last_seen_ms)
+                    VALUES (\(device.id), \(device.name), \(tokenHash), \(device.createdAt), \(code.accountID), \(nowMs))
+                    ON CONFLICT DO NOTHING RETURNING id
+                    """, logger: logger)
+                // Another instance made a device of that name a moment ago.
+                if try await Self.first(inserted, as: String.self) == nil { return .nameTaken }
+            }
+            try await connection.query("UPDATE link_code SET used_ms = \(nowMs) WHERE code_sha256 = \(codeHash)", logger: logger)
+            return .linked(linked, relinked: relinked)
+        }
     }
 
     public func addAccount(_ account: Account, passwordHash: String) async throws {
@@ -167,7 +232,7 @@ public final class PostgresCloudStore: CloudStore, Service {
         }
     }
 
-    private static let accountColumns = "id, email, password_bcrypt, confirmed, display_name, timezone, created_at"
+    private static let accountColumns = "id, email, password_bcrypt, confirmed, display_name, timezone, created_at, max_hr"
 
     public func accounts() async throws -> [Account] {
         try await Self.accounts(client.query(PostgresQuery(unsafeSQL: "SELECT \(Self.accountColumns) FROM account ORDER BY email"), logger: logger))
@@ -188,10 +253,11 @@ public final class PostgresCloudStore: CloudStore, Service {
 
     private static func accounts(_ rows: PostgresRowSequence) async throws -> [StoredAccount] {
         var accounts: [StoredAccount] = []
-        for try await (id, email, hash, confirmed, name, timezone, created)
-            in rows.decode((String, String, String, Bool, String, String, String).self) {
+        for try await (id, email, hash, confirmed, name, timezone, created, maxHR)
+            in rows.decode((String, String, String, Bool, String, String, String, Int?).self) {
             accounts.append(StoredAccount(
-                account: Account(id: id, email: email, confirmed: confirmed, displayName: name, timezone: timezone, createdAt: created),
+                account: Account(id: id, email: email, confirmed: confirmed, displayName: name, timezone: timezone, createdAt: created,
+                                 maxHeartRate: maxHR),
                 passwordHash: hash))
         }
         return accounts
@@ -207,6 +273,8 @@ public final class PostgresCloudStore: CloudStore, Service {
         return try await client.withTransaction(logger: logger) { connection async throws -> StoreCounts? in
             let found = try await connection.query("SELECT id FROM account WHERE id = \(id) FOR UPDATE", logger: logger)
             guard try await Self.first(found, as: String.self) != nil else { return nil }
+            try await connection.query("DELETE FROM run_view WHERE device_id IN (SELECT id FROM device WHERE account_id = \(id))", logger: logger)
+            try await connection.query("DELETE FROM goal WHERE account_id = \(id)", logger: logger)
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
                 let owned = table == "device" ? "account_id = $1" : "device_id IN (SELECT id FROM device WHERE account_id = $1)"
@@ -218,6 +286,11 @@ public final class PostgresCloudStore: CloudStore, Service {
                 var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(table == "account" ? "id" : "account_id") = $1 RETURNING 1")
                 query.binds.append(id)
                 deleted[table] = try await Self.count(connection.query(query, logger: logger))
+            }
+            for statement in Schema.accountMonitoringDeletes {
+                var query = PostgresQuery(unsafeSQL: statement.replacing("?1", with: "$1"))
+                query.binds.append(id)
+                try await connection.query(query, logger: logger)
             }
             return StoreCounts.tabulate(StoreCounts.deviceTables + StoreCounts.accountTables) { deleted[$0] ?? 0 }
         }
@@ -234,6 +307,7 @@ public final class PostgresCloudStore: CloudStore, Service {
         return try await client.withTransaction(logger: logger) { connection async throws -> StoreCounts? in
             let found = try await connection.query("SELECT id FROM device WHERE name = \(name) FOR UPDATE", logger: logger)
             guard let id = try await Self.first(found, as: String.self) else { return nil }
+            try await connection.query("DELETE FROM run_view WHERE device_id = \(id)", logger: logger)
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
                 var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(table == "device" ? "id" : "device_id") = $1 RETURNING 1")
@@ -289,12 +363,21 @@ public final class PostgresCloudStore: CloudStore, Service {
                 INSERT INTO account_token (token_sha256, account_id, purpose, expires_ms)
                 VALUES (\(token.hash), \(token.accountID), \(token.purpose), \(token.expiresMs))
                 """, logger: logger)
-            try await connection.query(
-                "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', \(mail.to), \(mail.payload), 0)", logger: logger)
+            try await connection.query(Self.queueing(mail), logger: logger)
         }
     }
 
+    public func queueMail(_ mail: OutboxMail) async throws {
+        try await client.query(Self.queueing(mail), logger: logger)
+    }
+
+    private static func queueing(_ mail: OutboxMail) -> PostgresQuery {
+        "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', \(mail.to), \(mail.payload), 0)"
+    }
+
     public func takeAccountToken(hash: String, purpose: String, nowMs: Int64) async throws -> String? {
+        // Links nobody followed in time go here, at the rate links are followed.
+        try await client.query("DELETE FROM account_token WHERE expires_ms <= \(nowMs) AND token_sha256 <> \(hash)", logger: logger)
         // DELETE ... RETURNING: of two instances taking one token at once, one gets the row.
         let rows = try await client.query(
             "DELETE FROM account_token WHERE token_sha256 = \(hash) RETURNING account_id, purpose, expires_ms", logger: logger)
@@ -406,6 +489,7 @@ public final class PostgresCloudStore: CloudStore, Service {
     public func deleteRun(device: String, runID: String) async throws -> Bool {
         let logger = logger
         return try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("DELETE FROM run_view WHERE device_id = \(device) AND run_id = \(runID)", logger: logger)
             let runs = try await connection.query(
                 "DELETE FROM run WHERE device_id = \(device) AND run_id = \(runID) RETURNING run_id", logger: logger)
             let chunks = try await connection.query(
@@ -414,6 +498,97 @@ public final class PostgresCloudStore: CloudStore, Service {
             let deletedChunks = try await Self.count(chunks)
             return deletedRuns + deletedChunks > 0
         }
+    }
+
+    public func accountRuns(accountID: String, fromMs: Int64?, toMs: Int64?, limit: Int, offset: Int) async throws -> [AccountRun] {
+        var query: PostgresQuery = """
+            SELECT r.device_id, r.run_id, r.summary, r.chunks, r.start_ms FROM run r JOIN device d ON d.id = r.device_id
+            WHERE d.account_id = \(accountID) AND r.start_ms >= \(fromMs ?? Int64.min) AND r.start_ms < \(toMs ?? Int64.max) AND
+            """
+        query.sql += " " + Schema.completeRunCondition
+        query.sql += " ORDER BY r.start_ms DESC, r.run_id DESC LIMIT \(limit) OFFSET \(offset)"
+        return try await Self.accountRuns(client.query(query, logger: logger))
+    }
+
+    public func accountRun(accountID: String, runID: String) async throws -> AccountRun? {
+        var query: PostgresQuery = """
+            SELECT r.device_id, r.run_id, r.summary, r.chunks, r.start_ms FROM run r JOIN device d ON d.id = r.device_id
+            WHERE d.account_id = \(accountID) AND r.run_id = \(runID) AND
+            """
+        query.sql += " " + Schema.completeRunCondition + " ORDER BY r.device_id LIMIT 1"
+        return try await Self.accountRuns(client.query(query, logger: logger)).first
+    }
+
+    private static func accountRuns(_ rows: PostgresRowSequence) async throws -> [AccountRun] {
+        var runs: [AccountRun] = []
+        for try await (device, runID, json, chunks, startMs) in rows.decode((String, String, String, Int, Int64).self) {
+            runs.append(AccountRun(deviceID: device, summary: StoredSummary(runID: runID, json: json, chunks: chunks, startMs: startMs)))
+        }
+        return runs
+    }
+
+    public func runView(device: String, runID: String, source: String) async throws -> String? {
+        try await Self.first(
+            client.query("SELECT body FROM run_view WHERE device_id = \(device) AND run_id = \(runID) AND source = \(source)", logger: logger),
+            as: String.self)
+    }
+
+    public func putRunView(device: String, runID: String, source: String, body: String, records: String) async throws {
+        // Only for a run still stored: a view computed while the run was deleted is dropped.
+        try await client.query(
+            """
+            INSERT INTO run_view (device_id, run_id, source, body, records)
+            SELECT \(device), \(runID), \(source), \(body), \(records)
+            WHERE EXISTS (SELECT 1 FROM run WHERE device_id = \(device) AND run_id = \(runID))
+            ON CONFLICT (device_id, run_id) DO UPDATE SET source = excluded.source, body = excluded.body, records = excluded.records
+            """, logger: logger)
+    }
+
+    public func runRecords(accountID: String) async throws -> [String: (source: String, records: String)] {
+        let rows = try await client.query(
+            "SELECT v.run_id, v.source, v.records FROM run_view v JOIN device d ON d.id = v.device_id WHERE d.account_id = \(accountID)",
+            logger: logger)
+        var records: [String: (source: String, records: String)] = [:]
+        for try await (runID, source, text) in rows.decode((String, String, String).self) { records[runID] = (source, text) }
+        return records
+    }
+
+    public func setAccountSettings(id: String, timezone: String, maxHeartRate: Int?) async throws {
+        try await client.query("UPDATE account SET timezone = \(timezone), max_hr = \(maxHeartRate) WHERE id = \(id)", logger: logger)
+    }
+
+    public func goals(accountID: String) async throws -> [Goal] {
+        let rows = try await client.query(
+            "SELECT id, account_id, period, distance_m FROM goal WHERE account_id = \(accountID) ORDER BY period DESC, distance_m, id",
+            logger: logger)
+        var goals: [Goal] = []
+        for try await (id, account, period, distance) in rows.decode((String, String, String, Double).self) {
+            if let period = Goal.Period(rawValue: period) { goals.append(Goal(id: id, accountID: account, period: period, distanceM: distance)) }
+        }
+        return goals
+    }
+
+    public func addGoal(_ goal: Goal) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            INSERT INTO goal (id, account_id, period, distance_m) VALUES (\(goal.id), \(goal.accountID), \(goal.period.rawValue), \(goal.distanceM))
+            ON CONFLICT (id) DO NOTHING RETURNING id
+            """, logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func updateGoal(_ goal: Goal) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            UPDATE goal SET period = \(goal.period.rawValue), distance_m = \(goal.distanceM)
+            WHERE id = \(goal.id) AND account_id = \(goal.accountID) RETURNING id
+            """, logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
+    }
+
+    public func deleteGoal(accountID: String, id: String) async throws -> Bool {
+        let rows = try await client.query("DELETE FROM goal WHERE id = \(id) AND account_id = \(accountID) RETURNING id", logger: logger)
+        return try await Self.first(rows, as: String.self) != nil
     }
 
     public func putPosition(device: String, timeMs: Int64, json: String) async throws -> Bool {
@@ -516,6 +691,68 @@ public final class PostgresCloudStore: CloudStore, Service {
         return alerts
     }
 
+    public func addNotice(_ notice: StoredNotice) async throws {
+        try await client.query(
+            """
+            INSERT INTO notice (id, device_id, text, created_ms, delivered_ms)
+            VALUES (\(notice.id), \(notice.device), \(notice.text), \(notice.createdMs), \(notice.deliveredMs))
+            """, logger: logger)
+    }
+
+    public func pendingNotices(device: String, limit: Int) async throws -> [StoredNotice] {
+        try await Self.notices(client.query(
+            """
+            SELECT id, device_id, text, created_ms, delivered_ms FROM notice WHERE device_id = \(device) AND delivered_ms IS NULL
+            ORDER BY created_ms, id LIMIT \(limit)
+            """, logger: logger))
+    }
+
+    public func notices(device: String) async throws -> [StoredNotice] {
+        try await Self.notices(client.query(
+            "SELECT id, device_id, text, created_ms, delivered_ms FROM notice WHERE device_id = \(device) ORDER BY created_ms, id",
+            logger: logger))
+    }
+
+    private static func notices(_ rows: PostgresRowSequence) async throws -> [StoredNotice] {
+        var notices: [StoredNotice] = []
+        for try await (id, device, text, created, delivered) in rows.decode((String, String, String, Int64, Int64?).self) {
+            notices.append(StoredNotice(id: id, device: device, text: text, createdMs: created, deliveredMs: delivered))
+        }
+        return notices
+    }
+
+    public func acknowledgeNotices(device: String, ids: [String], nowMs: Int64) async throws -> [String] {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            let found = try await connection.query(
+                "SELECT id FROM notice WHERE device_id = \(device) AND id = ANY(\(ids)) FOR UPDATE", logger: logger)
+            var known: Set<String> = []
+            for try await (id) in found.decode(String.self) { known.insert(id) }
+            let unknown = ids.filter { !known.contains($0) }
+            guard unknown.isEmpty else { return unknown }
+            try await connection.query(
+                "UPDATE notice SET delivered_ms = \(nowMs) WHERE device_id = \(device) AND id = ANY(\(ids)) AND delivered_ms IS NULL",
+                logger: logger)
+            return []
+        }
+    }
+
+    public func putDeviceState(device: String, receivedMs: Int64, json: String) async throws {
+        try await client.query(
+            """
+            INSERT INTO device_state (device_id, received_ms, body) VALUES (\(device), \(receivedMs), \(json))
+            ON CONFLICT (device_id) DO UPDATE SET received_ms = excluded.received_ms, body = excluded.body
+            """, logger: logger)
+    }
+
+    public func deviceState(device: String) async throws -> StoredDeviceState? {
+        let rows = try await client.query("SELECT received_ms, body FROM device_state WHERE device_id = \(device)", logger: logger)
+        for try await (received, body) in rows.decode((Int64, String).self) {
+            return StoredDeviceState(receivedMs: received, json: body)
+        }
+        return nil
+    }
+
     /// With the webhook secret of the item's device (gone with the device: unsigned).
     private static let outboxColumns = """
         id, channel, target, payload, attempts, delivered_ms, last_error,
@@ -536,7 +773,11 @@ public final class PostgresCloudStore: CloudStore, Service {
 
     public func outboxDelivered(id: Int64, nowMs: Int64) async throws {
         try await client.query(
-            "UPDATE outbox SET attempts = attempts + 1, delivered_ms = \(nowMs), last_error = NULL WHERE id = \(id)", logger: logger)
+            // An account's e-mail held a single-use link: once sent, only that it was sent stays.
+            """
+            UPDATE outbox SET attempts = attempts + 1, delivered_ms = \(nowMs), last_error = NULL,
+                payload = CASE WHEN device_id IS NULL THEN '' ELSE payload END WHERE id = \(id)
+            """, logger: logger)
     }
 
     public func outboxFailed(id: Int64, error: String, nextAttemptMs: Int64) async throws {
@@ -569,13 +810,13 @@ public final class PostgresCloudStore: CloudStore, Service {
         return StoreCounts.tabulate { rows[$0] ?? 0 }
     }
 
-    private static func first<T: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: T.Type) async throws -> T? {
+    static func first<T: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: T.Type) async throws -> T? {
         var value: T?
         for try await (decoded) in rows.decode(T.self) where value == nil { value = decoded }
         return value
     }
 
-    private static func count(_ rows: PostgresRowSequence) async throws -> Int {
+    static func count(_ rows: PostgresRowSequence) async throws -> Int {
         var count = 0
         for try await _ in rows { count += 1 }
         return count

@@ -5,7 +5,7 @@ import PacerContract
 /// The store in one SQLite file (WAL): what `pacer-cloud serve --database sqlite:PATH` uses.
 /// GRDB serializes writers, so each method's read-then-write is one transaction without races.
 public final class SQLiteCloudStore: CloudStore {
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     public init(path: String) throws {
         var configuration = Configuration()
@@ -71,11 +71,63 @@ public final class SQLiteCloudStore: CloudStore {
         }
     }
 
-    private static func device(_ row: Row) -> Device {
+    static func device(_ row: Row) -> Device {
         var device = Device(id: row["id"], name: row["name"], email: row["email"], webhook: row["webhook"], createdAt: row["created_at"])
         device.revoked = (row["token_sha256"] as String).hasPrefix(Device.revokedTokenMark)
         device.accountID = row["account_id"]
+        device.lastSeenMs = row["last_seen_ms"]
         return device
+    }
+
+    public func touchDevice(id: String, seenMs: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE device SET last_seen_ms = MAX(COALESCE(last_seen_ms, 0), ?) WHERE id = ?", arguments: [seenMs, id])
+        }
+    }
+
+    public func unlinkDevice(id: String, accountID: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE device SET token_sha256 = ? || id WHERE id = ? AND account_id = ?",
+                           arguments: [Device.revokedTokenMark, id, accountID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func addLinkCode(hash: String, accountID: String, expiresMs: Int64, nowMs: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM link_code WHERE (account_id = ? AND used_ms IS NULL) OR expires_ms < ?",
+                           arguments: [accountID, nowMs - LinkCodes.keptAfterExpiryMs])
+            try db.execute(sql: "INSERT INTO link_code (code_sha256, account_id, expires_ms) VALUES (?, ?, ?)", arguments: [hash, accountID, expiresMs])
+        }
+    }
+
+    public func linkDevice(codeHash: String, nowMs: Int64, device: Device, tokenHash: String) async throws -> LinkOutcome {
+        try await pool.write { db in
+            guard let code = try Row.fetchOne(db, sql: "SELECT * FROM link_code WHERE code_sha256 = ?", arguments: [codeHash]) else {
+                return .unknownCode
+            }
+            if (code["used_ms"] as Int64?) != nil { return .usedCode }
+            if (code["expires_ms"] as Int64) <= nowMs { return .expiredCode }
+            let accountID: String = code["account_id"]
+            var linked = device
+            linked.accountID = accountID
+            linked.lastSeenMs = nowMs
+            var relinked = false
+            if let existing = try Row.fetchOne(db, sql: "SELECT * FROM device WHERE name = ?", arguments: [device.name]).map(Self.device) {
+                guard existing.accountID == accountID else { return .nameTaken }
+                try db.execute(sql: "UPDATE device SET token_sha256 = ?, last_seen_ms = ? WHERE id = ?", arguments: [tokenHash, nowMs, existing.id])
+                linked = existing
+                linked.revoked = false
+                linked.lastSeenMs = nowMs
+                relinked = true
+            } else {
+                try db.execute(
+                    sql: "INSERT INTO device (id, name, token_sha256, created_at, account_id, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [device.id, device.name, tokenHash, device.createdAt, accountID, nowMs])
+            }
+            try db.execute(sql: "UPDATE link_code SET used_ms = ? WHERE code_sha256 = ?", arguments: [nowMs, codeHash])
+            return .linked(linked, relinked: relinked)
+        }
     }
 
     public func assignDevice(name: String, accountID: String?) async throws -> Bool {
@@ -114,7 +166,7 @@ public final class SQLiteCloudStore: CloudStore {
     private static func account(_ row: Row) -> StoredAccount {
         StoredAccount(
             account: Account(id: row["id"], email: row["email"], confirmed: row["confirmed"], displayName: row["display_name"],
-                             timezone: row["timezone"], createdAt: row["created_at"]),
+                             timezone: row["timezone"], createdAt: row["created_at"], maxHeartRate: row["max_hr"]),
             passwordHash: row["password_bcrypt"])
     }
 
@@ -128,6 +180,8 @@ public final class SQLiteCloudStore: CloudStore {
     public func deleteAccount(id: String) async throws -> StoreCounts? {
         try await pool.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE id = ?", arguments: [id]) != nil else { return nil }
+            try db.execute(sql: "DELETE FROM run_view WHERE device_id IN (SELECT id FROM device WHERE account_id = ?)", arguments: [id])
+            try db.execute(sql: "DELETE FROM goal WHERE account_id = ?", arguments: [id])
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
                 let owned = table == "device" ? "account_id = ?" : "device_id IN (SELECT id FROM device WHERE account_id = ?)"
@@ -138,6 +192,7 @@ public final class SQLiteCloudStore: CloudStore {
                 try db.execute(sql: "DELETE FROM \(table) WHERE \(table == "account" ? "id" : "account_id") = ?", arguments: [id])
                 deleted[table] = db.changesCount
             }
+            for statement in Schema.accountMonitoringDeletes { try db.execute(sql: statement, arguments: [id]) }
             return StoreCounts.tabulate(StoreCounts.deviceTables + StoreCounts.accountTables) { deleted[$0] ?? 0 }
         }
     }
@@ -152,6 +207,7 @@ public final class SQLiteCloudStore: CloudStore {
     public func removeDevice(name: String) async throws -> StoreCounts? {
         try await pool.write { db in
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM device WHERE name = ?", arguments: [name]) else { return nil }
+            try db.execute(sql: "DELETE FROM run_view WHERE device_id = ?", arguments: [id])
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
                 try db.execute(sql: "DELETE FROM \(table) WHERE \(table == "device" ? "id" : "device_id") = ?", arguments: [id])
@@ -204,14 +260,24 @@ public final class SQLiteCloudStore: CloudStore {
         try await pool.write { db in
             try db.execute(sql: "INSERT INTO account_token (token_sha256, account_id, purpose, expires_ms) VALUES (?, ?, ?, ?)",
                            arguments: [token.hash, token.accountID, token.purpose, token.expiresMs])
-            try db.execute(sql: "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', ?, ?, 0)",
-                           arguments: [mail.to, mail.payload])
+            try Self.queueMail(mail, in: db)
         }
+    }
+
+    public func queueMail(_ mail: OutboxMail) async throws {
+        try await pool.write { db in try Self.queueMail(mail, in: db) }
+    }
+
+    private static func queueMail(_ mail: OutboxMail, in db: Database) throws {
+        try db.execute(sql: "INSERT INTO outbox (channel, target, payload, next_attempt_ms) VALUES ('email', ?, ?, 0)",
+                       arguments: [mail.to, mail.payload])
     }
 
     public func takeAccountToken(hash: String, purpose: String, nowMs: Int64) async throws -> String? {
         try await pool.write { db in
             let row = try Row.fetchOne(db, sql: "SELECT account_id, purpose, expires_ms FROM account_token WHERE token_sha256 = ?", arguments: [hash])
+            // Links nobody followed in time go here, at the rate links are followed.
+            try db.execute(sql: "DELETE FROM account_token WHERE expires_ms <= ? AND token_sha256 <> ?", arguments: [nowMs, hash])
             guard let row else { return nil }
             try db.execute(sql: "DELETE FROM account_token WHERE token_sha256 = ?", arguments: [hash])
             let expires: Int64 = row["expires_ms"]
@@ -326,10 +392,107 @@ public final class SQLiteCloudStore: CloudStore {
 
     public func deleteRun(device: String, runID: String) async throws -> Bool {
         try await pool.write { db in
+            try db.execute(sql: "DELETE FROM run_view WHERE device_id = ? AND run_id = ?", arguments: [device, runID])
             try db.execute(sql: "DELETE FROM run WHERE device_id = ? AND run_id = ?", arguments: [device, runID])
             let runs = db.changesCount
             try db.execute(sql: "DELETE FROM chunk WHERE device_id = ? AND run_id = ?", arguments: [device, runID])
             return runs + db.changesCount > 0
+        }
+    }
+
+    public func accountRuns(accountID: String, fromMs: Int64?, toMs: Int64?, limit: Int, offset: Int) async throws -> [AccountRun] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.device_id, r.run_id, r.summary, r.chunks, r.start_ms FROM run r JOIN device d ON d.id = r.device_id
+                    WHERE d.account_id = ? AND r.start_ms >= ? AND r.start_ms < ? AND \(Schema.completeRunCondition)
+                    ORDER BY r.start_ms DESC, r.run_id DESC LIMIT ? OFFSET ?
+                    """,
+                arguments: [accountID, fromMs ?? Int64.min, toMs ?? Int64.max, limit, offset]
+            ).map { AccountRun(deviceID: $0["device_id"], summary: Self.summary($0)) }
+        }
+    }
+
+    public func accountRun(accountID: String, runID: String) async throws -> AccountRun? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT r.device_id, r.run_id, r.summary, r.chunks, r.start_ms FROM run r JOIN device d ON d.id = r.device_id
+                    WHERE d.account_id = ? AND r.run_id = ? AND \(Schema.completeRunCondition) ORDER BY r.device_id LIMIT 1
+                    """,
+                arguments: [accountID, runID]
+            ).map { AccountRun(deviceID: $0["device_id"], summary: Self.summary($0)) }
+        }
+    }
+
+    public func runView(device: String, runID: String, source: String) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT body FROM run_view WHERE device_id = ? AND run_id = ? AND source = ?",
+                                arguments: [device, runID, source])
+        }
+    }
+
+    public func putRunView(device: String, runID: String, source: String, body: String, records: String) async throws {
+        try await pool.write { db in
+            // Only for a run still stored: a view computed while the run was deleted is dropped.
+            try db.execute(
+                sql: """
+                    INSERT INTO run_view (device_id, run_id, source, body, records)
+                    SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM run WHERE device_id = ? AND run_id = ?)
+                    ON CONFLICT (device_id, run_id) DO UPDATE SET source = excluded.source, body = excluded.body, records = excluded.records
+                    """,
+                arguments: [device, runID, source, body, records, device, runID])
+        }
+    }
+
+    public func runRecords(accountID: String) async throws -> [String: (source: String, records: String)] {
+        try await pool.read { db in
+            var records: [String: (source: String, records: String)] = [:]
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT v.run_id, v.source, v.records FROM run_view v JOIN device d ON d.id = v.device_id WHERE d.account_id = ?",
+                arguments: [accountID])
+            for row in rows { records[row["run_id"]] = (row["source"], row["records"]) }
+            return records
+        }
+    }
+
+    public func setAccountSettings(id: String, timezone: String, maxHeartRate: Int?) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE account SET timezone = ?, max_hr = ? WHERE id = ?", arguments: [timezone, maxHeartRate, id])
+        }
+    }
+
+    public func goals(accountID: String) async throws -> [Goal] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM goal WHERE account_id = ? ORDER BY period DESC, distance_m, id", arguments: [accountID])
+                .compactMap { row in
+                    Goal.Period(rawValue: row["period"]).map { Goal(id: row["id"], accountID: row["account_id"], period: $0, distanceM: row["distance_m"]) }
+                }
+        }
+    }
+
+    public func addGoal(_ goal: Goal) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO goal (id, account_id, period, distance_m) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                           arguments: [goal.id, goal.accountID, goal.period.rawValue, goal.distanceM])
+            return db.changesCount > 0
+        }
+    }
+
+    public func updateGoal(_ goal: Goal) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE goal SET period = ?, distance_m = ? WHERE id = ? AND account_id = ?",
+                           arguments: [goal.period.rawValue, goal.distanceM, goal.id, goal.accountID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func deleteGoal(accountID: String, id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM goal WHERE id = ? AND account_id = ?", arguments: [id, accountID])
+            return db.changesCount > 0
         }
     }
 
@@ -423,6 +586,64 @@ public final class SQLiteCloudStore: CloudStore {
                     createdMs: row["created_ms"], latestSequence: row["latest_sequence"], latestJSON: row["latest_body"])
     }
 
+    public func addNotice(_ notice: StoredNotice) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO notice (id, device_id, text, created_ms, delivered_ms) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [notice.id, notice.device, notice.text, notice.createdMs, notice.deliveredMs])
+        }
+    }
+
+    public func pendingNotices(device: String, limit: Int) async throws -> [StoredNotice] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM notice WHERE device_id = ? AND delivered_ms IS NULL ORDER BY created_ms, id LIMIT ?",
+                             arguments: [device, limit]).map(Self.notice)
+        }
+    }
+
+    public func notices(device: String) async throws -> [StoredNotice] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM notice WHERE device_id = ? ORDER BY created_ms, id", arguments: [device]).map(Self.notice)
+        }
+    }
+
+    private static func notice(_ row: Row) -> StoredNotice {
+        StoredNotice(id: row["id"], device: row["device_id"], text: row["text"], createdMs: row["created_ms"], deliveredMs: row["delivered_ms"])
+    }
+
+    public func acknowledgeNotices(device: String, ids: [String], nowMs: Int64) async throws -> [String] {
+        try await pool.write { db in
+            var unknown: [String] = []
+            for id in ids where try Bool.fetchOne(db, sql: "SELECT 1 FROM notice WHERE id = ? AND device_id = ?", arguments: [id, device]) == nil {
+                unknown.append(id)
+            }
+            guard unknown.isEmpty else { return unknown }
+            for id in ids {
+                try db.execute(sql: "UPDATE notice SET delivered_ms = ? WHERE id = ? AND device_id = ? AND delivered_ms IS NULL",
+                               arguments: [nowMs, id, device])
+            }
+            return []
+        }
+    }
+
+    public func putDeviceState(device: String, receivedMs: Int64, json: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO device_state (device_id, received_ms, body) VALUES (?, ?, ?)
+                    ON CONFLICT (device_id) DO UPDATE SET received_ms = excluded.received_ms, body = excluded.body
+                    """,
+                arguments: [device, receivedMs, json])
+        }
+    }
+
+    public func deviceState(device: String) async throws -> StoredDeviceState? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT received_ms, body FROM device_state WHERE device_id = ?", arguments: [device]).map { row in
+                StoredDeviceState(receivedMs: row["received_ms"], json: row["body"])
+            }
+        }
+    }
+
     public func claimOutbox(nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [OutboxItem] {
         try await pool.write { db in
             let items = try Row.fetchAll(
@@ -439,7 +660,11 @@ public final class SQLiteCloudStore: CloudStore {
 
     public func outboxDelivered(id: Int64, nowMs: Int64) async throws {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1, delivered_ms = ?, last_error = NULL WHERE id = ?",
+            // An account's e-mail held a single-use link: once sent, only that it was sent stays.
+            try db.execute(sql: """
+                UPDATE outbox SET attempts = attempts + 1, delivered_ms = ?, last_error = NULL,
+                    payload = CASE WHEN device_id IS NULL THEN '' ELSE payload END WHERE id = ?
+                """,
                            arguments: [nowMs, id])
         }
     }

@@ -6,8 +6,13 @@ enum Schema {
     /// without reading bodies). 3: device.webhook_secret (webhooks are signed with it) and
     /// outbox.device_id (whose secret signs an item). 4: accounts, and device.account_id (the
     /// account a device, and so its runs and alerts, belongs to). 5: web sessions and the
-    /// single-use account tokens of e-mailed links, both kept only as SHA-256.
-    static let version = 5
+    /// single-use account tokens of e-mailed links, both kept only as SHA-256. 6: device link codes
+    /// (by SHA-256, kept until a day past expiry so a reused code is told apart from a wrong one),
+    /// device.last_seen_ms (the "My devices" page), the sync channel's notices and each device's
+    /// latest state (heartbeat); monitoring: invitations (by SHA-256), consents runner → monitor,
+    /// monitors' answers to alerts, and the trail of live positions of the current run; run_view
+    /// (what a run's page shows, computed once from its track), goal, and account.max_hr.
+    static let version = 6
 
     static func statements(postgres: Bool) -> [String] {
         let blob = postgres ? "BYTEA" : "BLOB"
@@ -64,6 +69,49 @@ enum Schema {
             CREATE TABLE IF NOT EXISTS account_token (
                 token_sha256 TEXT PRIMARY KEY, account_id TEXT NOT NULL, purpose TEXT NOT NULL, expires_ms BIGINT NOT NULL)
             """,
+            """
+            CREATE TABLE IF NOT EXISTS link_code (
+                code_sha256 TEXT PRIMARY KEY, account_id TEXT NOT NULL, expires_ms BIGINT NOT NULL, used_ms BIGINT)
+            """,
+            "CREATE INDEX IF NOT EXISTS link_code_by_account ON link_code (account_id)",
+            """
+            CREATE TABLE IF NOT EXISTS notice (
+                id TEXT PRIMARY KEY, device_id TEXT NOT NULL, text TEXT NOT NULL, created_ms BIGINT NOT NULL, delivered_ms BIGINT)
+            """,
+            "CREATE INDEX IF NOT EXISTS notice_pending ON notice (device_id, created_ms) WHERE delivered_ms IS NULL",
+            "CREATE TABLE IF NOT EXISTS device_state (device_id TEXT PRIMARY KEY, received_ms BIGINT NOT NULL, body TEXT NOT NULL)",
+            """
+            CREATE TABLE IF NOT EXISTS monitor_invite (
+                token_sha256 TEXT PRIMARY KEY, runner_id TEXT NOT NULL, email TEXT NOT NULL, created_ms BIGINT NOT NULL,
+                expires_ms BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS monitor_consent (
+                runner_id TEXT NOT NULL, monitor_id TEXT NOT NULL, created_ms BIGINT NOT NULL, PRIMARY KEY (runner_id, monitor_id))
+            """,
+            "CREATE INDEX IF NOT EXISTS consent_by_monitor ON monitor_consent (monitor_id)",
+            """
+            CREATE TABLE IF NOT EXISTS alert_answer (
+                id \(serial), device_id TEXT NOT NULL, alert_id TEXT NOT NULL, monitor_id TEXT NOT NULL, monitor_name TEXT NOT NULL,
+                kind TEXT NOT NULL, text TEXT, created_ms BIGINT NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS answer_by_device ON alert_answer (device_id, id)",
+            """
+            CREATE TABLE IF NOT EXISTS position_trail (
+                device_id TEXT NOT NULL, run_id TEXT NOT NULL, time_ms BIGINT NOT NULL, lat DOUBLE PRECISION NOT NULL,
+                lon DOUBLE PRECISION NOT NULL, PRIMARY KEY (device_id, run_id, time_ms))
+            """,
+            // `source`: what the view was computed from (`RunView.source`); another is stale.
+            """
+            CREATE TABLE IF NOT EXISTS run_view (
+                device_id TEXT NOT NULL, run_id TEXT NOT NULL, source TEXT NOT NULL, body TEXT NOT NULL, records TEXT NOT NULL,
+                PRIMARY KEY (device_id, run_id))
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS goal (
+                id TEXT PRIMARY KEY, account_id TEXT NOT NULL, period TEXT NOT NULL, distance_m \(postgres ? "DOUBLE PRECISION" : "REAL") NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS goal_by_account ON goal (account_id)",
         ]
     }
 
@@ -77,13 +125,23 @@ enum Schema {
         "ALTER TABLE device ADD COLUMN IF NOT EXISTS webhook_secret TEXT",
         "ALTER TABLE outbox ADD COLUMN IF NOT EXISTS device_id TEXT",
         "ALTER TABLE device ADD COLUMN IF NOT EXISTS account_id TEXT",
+        "ALTER TABLE device ADD COLUMN IF NOT EXISTS last_seen_ms BIGINT",
+        "ALTER TABLE account ADD COLUMN IF NOT EXISTS max_hr INTEGER",
     ]
 
     /// Columns SQLite adds to older databases (table, column, type): it has no ADD COLUMN IF
     /// NOT EXISTS, so the store checks each first.
     static let sqliteAddedColumns = [
         ("chunk", "samples", "INTEGER"), ("device", "webhook_secret", "TEXT"), ("outbox", "device_id", "TEXT"),
-        ("device", "account_id", "TEXT"),
+        ("device", "account_id", "TEXT"), ("device", "last_seen_ms", "INTEGER"), ("account", "max_hr", "INTEGER"),
+    ]
+
+    /// What deleting an account (?1) deletes of monitoring besides its devices' data: its
+    /// consents either way, its invitations, and the answers it sent.
+    static let accountMonitoringDeletes = [
+        "DELETE FROM monitor_consent WHERE runner_id = ?1 OR monitor_id = ?1",
+        "DELETE FROM monitor_invite WHERE runner_id = ?1",
+        "DELETE FROM alert_answer WHERE monitor_id = ?1",
     ]
 
     /// Chunks counted in a migration at a time (their bodies are read to count the samples).

@@ -47,3 +47,15 @@ public struct OutboxMail: Sendable, Equatable {
         self.payload = payload
     }
 }
+
+/// What taking a device link code gave (`CloudStore.linkDevice`).
+public enum LinkOutcome: Sendable, Equatable {
+    /// The device, owned by the code's account; `relinked`: it existed and got a new token.
+    case linked(Device, relinked: Bool)
+    /// No code has that hash (mistyped, or purged a day after it expired).
+    case unknownCode
+    case usedCode
+    case expiredCode
+    /// Another account's device (or one no account owns) has the name; the code was not used.
+    case nameTaken
+}

@@ -10,13 +10,19 @@ public struct StoreCounts: Sendable, Equatable {
     public var accounts = 0
     public var sessions = 0
     public var accountTokens = 0
+    public var linkCodes = 0
+    public var notices = 0
+    public var deviceStates = 0
+    public var alertAnswers = 0
+    public var trailPoints = 0
 
     public init() {}
 
     /// A device's tables, children first: the order `removeDevice` deletes from them.
-    static let deviceTables = ["chunk", "run", "position", "alert_message", "alert", "device"]
+    static let deviceTables = ["chunk", "run", "position", "position_trail", "alert_answer", "alert_message", "alert", "notice",
+                               "device_state", "device"]
     /// An account's own tables, the account last: what `deleteAccount` deletes after its devices'.
-    static let accountTables = ["session", "account_token", "account"]
+    static let accountTables = ["session", "account_token", "link_code", "account"]
     static let allTables = deviceTables + ["outbox"] + accountTables
 
     /// Counts filled in by `count(table)` for each of `tables`.
@@ -34,6 +40,11 @@ public struct StoreCounts: Sendable, Equatable {
             case "account": counts.accounts = value
             case "session": counts.sessions = value
             case "account_token": counts.accountTokens = value
+            case "link_code": counts.linkCodes = value
+            case "notice": counts.notices = value
+            case "device_state": counts.deviceStates = value
+            case "alert_answer": counts.alertAnswers = value
+            case "position_trail": counts.trailPoints = value
             default: counts.outbox = value
             }
         }

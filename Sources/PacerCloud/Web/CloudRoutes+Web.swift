@@ -82,8 +82,15 @@ extension CloudRoutes {
         } catch let error as AccountInputError {
             throw refuse(error, .signup, values: values)
         } catch is StoreError {
-            throw WebRefusal.form(.conflict, page: .signup, message: "email: an account with this address exists already; log in or reset its password",
-                                  values: values)
+            // The address has an account: its owner hears of the attempt by e-mail, and the page
+            // says what it says to a new address, so sign-up does not tell who has an account.
+            guard try await mailNotice(to: email, subject: "Your Pacer account",
+                                       text: "Someone, perhaps you, tried to create a Pacer account with this address, which has one "
+                                           + "already. If it was you, log in at \(linkBase)/login, or choose a new password at "
+                                           + "\(linkBase)/reset. If it was not, ignore this e-mail: nothing was changed.") else {
+                return message("Account created", "This server sends no e-mail: ask its operator to confirm your account (pacer-cloud user confirm).")
+            }
+            return message("Check your e-mail", "We sent a link to \(email). Follow it to confirm your address, then log in.")
         }
         guard try await mailLink(to: account, purpose: AccountToken.confirm) else {
             return message("Account created", "This server sends no e-mail: ask its operator to confirm your account (pacer-cloud user confirm).")
@@ -106,6 +113,15 @@ extension CloudRoutes {
         try await store.addAccountToken(
             AccountToken(hash: Tokens.hash(token), accountID: account.id, purpose: purpose, expiresMs: wallClock() + lifetime.milliseconds),
             mail: OutboxMail(to: account.email, payload: payload))
+        wakeForwarder()
+        return true
+    }
+
+    /// Queues an e-mail without a link; false when this server has no mail relay.
+    private func mailNotice(to address: String, subject: String, text: String) async throws -> Bool {
+        guard let mail = configuration.mail else { return false }
+        try await store.queueMail(OutboxMail(to: address, payload: try JSONInput.canonical(
+            Forwarding.Email(from: mail.from, to: address, subject: subject, text: text))))
         wakeForwarder()
         return true
     }
@@ -203,9 +219,10 @@ extension CloudRoutes {
 
     private func accountPage(_ context: CloudRequestContext) async throws -> Response {
         guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
-        let devices = try await store.devices().filter { $0.accountID == account.id }.map { ["name": $0.name] }
+        let devices = try await store.devices().filter { $0.accountID == account.id && !$0.holdsImports }.map { ["name": $0.name] }
         return WebPage.account.response(
-            values: ["display_name": account.displayName, "email": account.email, "timezone": account.timezone, "devices": devices],
+            values: ["display_name": account.displayName, "email": account.email, "timezone": account.timezone, "devices": devices,
+                     "max_hr": account.maxHeartRate.map(String.init) ?? ""],
             csrf: session.csrf)
     }
 

@@ -70,6 +70,12 @@ struct SessionMiddleware: RouterMiddleware {
         var context = context
         context.session = session
         context.account = account
-        return try await next(request, context)
+        do {
+            return try await next(request, context)
+        } catch let refusal as WebRefusal {
+            // Rendered here, where the context has the session, so that a form shown again
+            // carries the session's CSRF token: the outer middlewares' copy has no session.
+            return try refusal.response(from: request, context: context)
+        }
     }
 }

@@ -27,13 +27,15 @@ public enum CueKind: String, Sendable, Equatable, Hashable, CaseIterable {
     case sos
     /// A sentence asked for by a person (`pacerctl speak`).
     case message
+    /// A notice from the cloud (`pacer-cloud notice send`), said once.
+    case notice
 
     /// Which lane of the speech arbiter the cue takes.
     public var priority: CuePriority {
         switch self {
         case .sos: .sos
         case .gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull: .safety
-        case .step, .speedUp, .slowDown, .onTarget, .runState, .message: .workout
+        case .step, .speedUp, .slowDown, .onTarget, .runState, .message, .notice: .workout
         case .summary, .split, .readiness: .summary
         }
     }
@@ -42,7 +44,8 @@ public enum CueKind: String, Sendable, Equatable, Hashable, CaseIterable {
     /// late: "speed up" said 20 s later is wrong, a lost GPS is still news after 30 s.
     public var lifetimeSeconds: Double {
         switch self {
-        case .sos: .infinity
+        // A notice waits its turn however long: it is offered one at a time, and said once.
+        case .sos, .notice: .infinity
         case .gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull: 30
         case .speedUp, .slowDown, .onTarget: 5
         case .step, .runState, .message, .readiness: 15

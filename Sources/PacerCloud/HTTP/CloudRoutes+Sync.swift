@@ -1,0 +1,166 @@
+import Crypto
+import Hummingbird
+import PacerContract
+
+/// The device's sync channel (openapi.yaml `/v1/device/sync`, `/v1/device/sync/ack`,
+/// `/v1/device/state`): what the cloud has for the device, its acknowledgements, its heartbeat.
+extension CloudRoutes {
+    /// Every section, each versioned by a digest of its content. A new section is one builder
+    /// below and one line here (and its optional field in `DeviceSync.Sections`).
+    func syncSections(for device: Device) async throws -> DeviceSync.Sections {
+        DeviceSync.Sections(
+            notices: try Self.versioned(try await noticesSection(device)),
+            profile: try Self.versioned(try await profileSection(device)))
+    }
+
+    func getDeviceSync(_ request: Request, context: CloudRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let sync = DeviceSync(sections: try await syncSections(for: device))
+        let etag = Self.etag(sync.sections)
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
+        if let match = request.headers[.ifNoneMatch], Self.matches(match, etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        var response = try JSONInput.encode(sync)
+        headers[.contentType] = "application/json"
+        response.headers = headers
+        return response
+    }
+
+    func postSyncAck(_ request: Request, context: CloudRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let ack = try JSONInput.decode(NoticeAck.self, from: try await JSONInput.jsonBody(of: request, context: context))
+        guard (1...NoticeAck.maxIDs).contains(ack.notice_ids.count) else {
+            throw JSONInput.invalid("notice_ids", "must hold 1 to \(NoticeAck.maxIDs) notice ids")
+        }
+        for (index, id) in ack.notice_ids.enumerated() where !Self.isLowercaseUUID(id) {
+            throw JSONInput.invalid("notice_ids[\(index)]", "\(WireLimits.quoted(id)) is not a notice id (a lowercase UUID)")
+        }
+        let ids = Array(Set(ack.notice_ids)).sorted()
+        let unknown = try await store.acknowledgeNotices(device: device.id, ids: ids, nowMs: WallClock.nowMilliseconds())
+        guard unknown.isEmpty else {
+            throw APIError(.notFound, "not_found",
+                           "no notice of this device has the id \(unknown.prefix(5).map { "'\($0)'" }.joined(separator: ", "))"
+                               + (unknown.count > 5 ? " (and \(unknown.count - 5) more)" : "") + "; nothing was acknowledged")
+        }
+        return try JSONInput.encode(AckReply(acknowledged: ids.count))
+    }
+
+    func putDeviceState(_ request: Request, context: CloudRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let state = try JSONInput.decode(DeviceState.self, from: try await JSONInput.jsonBody(of: request, context: context))
+        try state.validate()
+        try await store.putDeviceState(device: device.id, receivedMs: WallClock.nowMilliseconds(), json: try JSONInput.canonical(state))
+        if let runner = device.accountID { await hub.publish(HubEvent(kind: .state, account: runner, subject: device.id)) }
+        return try JSONInput.encode(PositionReply(stored: true))
+    }
+
+    // MARK: Sections
+
+    private func noticesSection(_ device: Device) async throws -> NoticesSection {
+        let pending = try await store.pendingNotices(device: device.id, limit: NoticesSection.maxItems)
+        return NoticesSection(version: "", items: pending.map {
+            Notice(id: $0.id, text: $0.text, created_at: WireTime.text(milliseconds: $0.createdMs))
+        })
+    }
+
+    private func profileSection(_ device: Device) async throws -> ProfileSection {
+        guard let accountID = device.accountID, let account = try await store.account(id: accountID) else {
+            return ProfileSection(version: "", display_name: ProfileSection.defaultDisplayName, timezone: ProfileSection.defaultTimezone,
+                                  linked: false)
+        }
+        return ProfileSection(version: "", display_name: account.displayName, timezone: account.timezone, linked: true)
+    }
+
+    // MARK: Versions
+
+    /// The section with its version: the first 64 bits of the SHA-256 of its canonical JSON
+    /// (version empty), so every instance on one database gives the same version for the same
+    /// content without keeping counters.
+    static func versioned<Section: VersionedSection>(_ section: Section) throws -> Section {
+        var section = section
+        section.version = ""
+        section.version = String(Tokens.digest(Array(try JSONInput.canonical(section).utf8)).prefix(16))
+        return section
+    }
+
+    /// A strong ETag over every section's name and version.
+    static func etag(_ sections: DeviceSync.Sections) -> String {
+        let text = sections.versions.map { "\($0.name)=\($0.version)" }.joined(separator: ";")
+        return "\"" + String(Tokens.digest(Array(text.utf8)).prefix(32)) + "\""
+    }
+
+    /// `If-None-Match`: `*`, or a list of entity tags (weak ones compared weakly, as RFC 9110 says for it).
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").contains { (part: Substring) -> Bool in
+            let tag = String(part).trimmingSpaces
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    static func isLowercaseUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == 0x2D else { return false }
+            } else {
+                guard (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) else { return false }
+            }
+        }
+        return true
+    }
+}
+
+/// A sync section: Codable with a version the server fills in.
+protocol VersionedSection: Encodable {
+    var version: String { get set }
+}
+
+extension NoticesSection: VersionedSection {}
+extension ProfileSection: VersionedSection {}
+
+struct AckReply: Encodable {
+    var acknowledged: Int
+}
+
+/// What the server checks of a heartbeat; each refusal names the field.
+extension DeviceState {
+    func validate() throws(APIError) {
+        _ = try DeviceInput.time(time, "time")
+        guard DeviceState.states.contains(state) else {
+            throw JSONInput.invalid("state", "must be one of \(DeviceState.states.joined(separator: ", ")), not \(WireLimits.quoted(state))")
+        }
+        try DeviceInput.integer(battery_percent, "battery_percent", WireLimits.batteryPercent)
+        try DeviceInput.integer(strap_battery_percent, "strap_battery_percent", WireLimits.batteryPercent)
+        if let heart_rate {
+            try DeviceInput.integer(heart_rate.bpm, "heart_rate.bpm", WireLimits.heartRate)
+            _ = try DeviceInput.time(heart_rate.time, "heart_rate.time")
+        }
+        try DeviceInput.integer(max_hr_bpm, "max_hr_bpm", DeviceState.maxHeartRateRange)
+        if let hr_daily {
+            guard hr_daily.count <= DeviceState.maxDailyEntries else {
+                throw JSONInput.invalid("hr_daily", "holds more than \(DeviceState.maxDailyEntries) days")
+            }
+            for (index, day) in hr_daily.enumerated() {
+                let field = "hr_daily[\(index)]"
+                guard DeviceState.isDate(day.date) else {
+                    throw JSONInput.invalid(field + ".date", "\(WireLimits.quoted(day.date)) is not a date like 2026-05-10")
+                }
+                try DeviceInput.integer(day.count, field + ".count", 0...1_000_000)
+                try DeviceInput.integer(day.min_bpm, field + ".min_bpm", WireLimits.heartRate)
+                try DeviceInput.integer(day.resting_bpm, field + ".resting_bpm", WireLimits.heartRate)
+            }
+        }
+    }
+
+    /// `YYYY-MM-DD` with a month 01-12 and a day 01-31.
+    static func isDate(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D else { return false }
+        let digits = [0, 1, 2, 3, 5, 6, 8, 9]
+        guard digits.allSatisfy({ (0x30...0x39).contains(bytes[$0]) }) else { return false }
+        let month = Int(bytes[5] - 0x30) * 10 + Int(bytes[6] - 0x30), day = Int(bytes[8] - 0x30) * 10 + Int(bytes[9] - 0x30)
+        return (1...12).contains(month) && (1...31).contains(day)
+    }
+}

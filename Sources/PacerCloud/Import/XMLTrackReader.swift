@@ -1,0 +1,143 @@
+import Export
+import PacerContract
+
+/// Reads the points of a GPX (1.0 or 1.1) or TCX (v2) file with `XMLScanner`: `trkpt` with its
+/// `time`, GPX 1.0 `speed` and a Garmin TrackPointExtension `hr`; TCX `Trackpoint` with `Time`,
+/// `Position`, `DistanceMeters`, `HeartRateBpm/Value` and the ActivityExtension `Speed`.
+/// Elements are matched by local name, whatever prefix a file gives its namespaces.
+struct XMLTrackReader {
+    private let format: FileFormat
+    private var track: ImportedTrack
+    /// Local names of the open elements.
+    private var path: [String] = []
+    private var text = ""
+    private var point: PendingPoint?
+
+    private struct PendingPoint {
+        var line: Int
+        var lat: Double?
+        var lon: Double?
+        var timeText: String?
+        var heartRate: Int?
+        var distance: Double?
+        var speed: Double?
+    }
+
+    private init(format: FileFormat) {
+        self.format = format
+        track = ImportedTrack(format: format)
+    }
+
+    /// The points of `bytes`, a GPX or TCX file; a refusal naming the line and what is wrong.
+    static func read(_ bytes: [UInt8], format: FileFormat) throws(ImportError) -> ImportedTrack {
+        var reader = XMLTrackReader(format: format)
+        var scanner = XMLScanner(bytes)
+        do {
+            try scanner.scan { event, line in try reader.handle(event, line: line) }
+        } catch let failure as XMLScanner.Failure {
+            throw ImportError("\(format.name) line \(failure.line): \(failure.message)")
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError("\(format.name) line \(scanner.line): \(error)")
+        }
+        return reader.track
+    }
+
+    private var pointElement: String { format == .gpx ? "trkpt" : "Trackpoint" }
+
+    private static func localName(_ name: String) -> String {
+        name.split(separator: ":").last.map(String.init) ?? name
+    }
+
+    private func fail(_ line: Int, _ message: String) -> ImportError {
+        ImportError("\(format.name) line \(line): \(message)")
+    }
+
+    private mutating func handle(_ event: XMLScanner.Event, line: Int) throws {
+        switch event {
+        case .start(let qualified, let attributes):
+            let name = Self.localName(qualified)
+            if path.isEmpty {
+                let root = format == .gpx ? "gpx" : "TrainingCenterDatabase"
+                guard name == root else { throw fail(line, "the document is <\(qualified.prefix(40))>, not <\(root)>: this is no \(format.name) file") }
+            }
+            path.append(name)
+            text = ""
+            if name == pointElement {
+                guard point == nil else { throw fail(line, "<\(pointElement)> inside another <\(pointElement)>") }
+                point = PendingPoint(line: line)
+                if format == .gpx {
+                    point?.lat = attributes["lat"].flatMap { Double($0.filter { !$0.isWhitespace }) }
+                    point?.lon = attributes["lon"].flatMap { Double($0.filter { !$0.isWhitespace }) }
+                }
+            }
+        case .text(let string):
+            // Only leaf values are kept; the bound keeps a hostile file from growing one without end.
+            if point != nil, text.utf8.count < 256 { text += string }
+        case .end(let qualified):
+            let name = Self.localName(qualified)
+            defer {
+                if !path.isEmpty { path.removeLast() }
+                text = ""
+            }
+            guard point != nil else { return }
+            let value = text.filter { !$0.isWhitespace }
+            let parent = path.count >= 2 ? path[path.count - 2] : ""
+            switch (format, name) {
+            case (.gpx, "time") where parent == "trkpt", (.tcx, "Time") where parent == "Trackpoint":
+                point?.timeText = value
+            case (.gpx, "hr"):
+                point?.heartRate = Int(value)
+            case (.gpx, "speed") where parent == "trkpt":
+                point?.speed = Double(value)
+            case (.tcx, "LatitudeDegrees"):
+                point?.lat = Double(value)
+            case (.tcx, "LongitudeDegrees"):
+                point?.lon = Double(value)
+            case (.tcx, "DistanceMeters") where parent == "Trackpoint":
+                point?.distance = Double(value)
+            case (.tcx, "Value") where parent == "HeartRateBpm":
+                point?.heartRate = Int(value)
+            case (.tcx, "Speed"):
+                point?.speed = Double(value)
+            case (_, let other) where other == pointElement:
+                try finishPoint()
+            default:
+                break
+            }
+        }
+    }
+
+    private mutating func finishPoint() throws(ImportError) {
+        guard let pending = point else { return }
+        point = nil
+        // The device's distance for the run: the furthest any point reached, with a position or not.
+        if format == .tcx, let distance = pending.distance, distance.isFinite, distance >= 0 {
+            track.totalDistance = max(track.totalDistance ?? 0, distance)
+        }
+        guard let timeText = pending.timeText else {
+            // A point without a time is no sample of a run (a GPX route has none).
+            track.skipped += 1
+            return
+        }
+        guard let ms = WireTime.milliseconds(timeText) else {
+            throw fail(pending.line, "<\(pointElement)> has the time \(WireLimits.quoted(timeText)), not an ISO-8601 time like 2026-05-10T07:30:00Z")
+        }
+        guard let (lat, lon) = ImportCheck.position(lat: pending.lat, lon: pending.lon) else {
+            // TCX writes points without a position while the GPS has no fix; GPX must not, but
+            // one broken point is no reason to refuse a run.
+            track.skipped += 1
+            return
+        }
+        track.points.append(ImportedPoint(timeMs: ms, lat: lat, lon: lon, heartRate: pending.heartRate,
+                                          distance: pending.distance, speed: pending.speed))
+        if track.points.count > TrackChunkFormat.maxSamplesPerRun {
+            throw ImportError("\(format.name): more than \(TrackChunkFormat.maxSamplesPerRun) points; a run has at most that many")
+        }
+    }
+}
+
+extension FileFormat {
+    var name: String { rawValue.uppercased() }
+}

@@ -1,0 +1,330 @@
+import Foundation
+import Hummingbird
+import PacerContract
+import ServiceLifecycle
+import Synchronization
+
+/// Open dashboard streams per account on this instance, to hold each account to its cap.
+final class StreamCounter: Sendable {
+    private let open = Mutex<[String: Int]>([:])
+
+    /// Counts one more stream of the account; false (nothing counted) at the cap.
+    func take(_ account: String, limit: Int) -> Bool {
+        open.withLock { counts in
+            guard counts[account, default: 0] < limit else { return false }
+            counts[account, default: 0] += 1
+            return true
+        }
+    }
+
+    func give(_ account: String) {
+        open.withLock { counts in
+            counts[account, default: 1] -= 1
+            if counts[account] == 0 { counts[account] = nil }
+        }
+    }
+}
+
+/// Monitoring (issue 22): a runner invites a person by e-mail, who accepts while signed in;
+/// either ends it. The monitor's dashboard shows every watched runner, live over server-sent
+/// events; on an open alert the monitor answers, and the device fetches the answers.
+extension CloudRoutes {
+    func addMonitorRoutes(_ web: PolicedRoutes) {
+        web.on(.get, "monitoring", SignedInAccess()) { _, context in try await monitoringPage(context) }
+        web.on(.post, "monitoring/invite", SignedInAccess()) { request, context in try await invite(request, context) }
+        web.on(.get, "monitoring/accept", PublicAccess(why: "the e-mailed token is the credential; GET only shows who invites and the button")) {
+            request, context in try await acceptPage(request, context)
+        }
+        web.on(.post, "monitoring/accept", SignedInAccess()) { request, context in try await accept(request, context) }
+        web.on(.post, "monitoring/end", SignedInAccess()) { request, context in try await endConsent(request, context) }
+        web.on(.get, "watch", SignedInAccess()) { _, context in try await dashboardPage(context) }
+        web.on(.get, "watch/events", SignedInAccess()) { _, context in try await dashboardEvents(context) }
+        web.on(.post, "watch/alerts/:device/:alert/answer", SignedInAccess()) { request, context in try await answer(request, context) }
+        web.on(.get, "watch/assets/:name", PublicAccess(why: "the dashboard's static script and Leaflet, the same for everyone")) { _, context in
+            guard let response = DashboardAssets.response(name: context.parameters.get("name") ?? "") else {
+                throw WebRefusal.plain(.notFound, "no such file")
+            }
+            return response
+        }
+    }
+
+    func addDeviceMonitorRoutes(_ device: PolicedRoutes) {
+        device.on(.get, "device/answers", DeviceAccess()) { request, context in try await deviceAnswers(request, context) }
+    }
+
+    private func signedIn(_ context: CloudRequestContext) throws -> (Account, StoredSession) {
+        guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
+        return (account, session)
+    }
+
+    // MARK: Consent
+
+    private func monitoringPage(_ context: CloudRequestContext, status: HTTPResponse.Status = .ok, notice: String? = nil,
+                                error: String? = nil) async throws -> Response {
+        let (account, session) = try signedIn(context)
+        let person = { (other: Account) -> [String: String] in ["id": other.id, "name": other.displayName, "email": other.email] }
+        let invites = try await store.monitorInvites(runnerID: account.id, nowMs: wallClock()).map {
+            ["email": $0.email, "until": WireTime.text(milliseconds: $0.expiresMs)]
+        }
+        var values: [String: Any] = [
+            "monitors": try await store.monitors(runnerID: account.id).map(person),
+            "runners": try await store.watchedRunners(monitorID: account.id).map(person),
+            "invites": invites,
+        ]
+        if let notice { values["notice"] = notice }
+        return MonitorPage.response(MonitorPage.monitoring, status, values: values, csrf: session.csrf, error: error, title: "Monitoring")
+    }
+
+    private func invite(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let (account, _) = try signedIn(context)
+        let form = try await WebForm.read(request, context: context)
+        let refuse = { (status: HTTPResponse.Status, message: String) async throws -> Response in
+            try await monitoringPage(context, status: status, error: message)
+        }
+        guard let raw = form["email"], !raw.isEmpty else { return try await refuse(.badRequest, "email is missing: fill it in") }
+        let email: String
+        switch EmailAddress.normalized(raw) {
+        case .success(let address): email = address
+        case .failure(let error): return try await refuse(.badRequest, error.message)
+        }
+        guard email != account.email else { return try await refuse(.badRequest, "email: that is your own address; invite another person") }
+        guard let mail = configuration.mail else {
+            return try await refuse(.serviceUnavailable, "email: this server sends no e-mail, so it cannot send invitations")
+        }
+        let nowMs = wallClock()
+        let pending = try await store.monitorInvites(runnerID: account.id, nowMs: nowMs)
+        let limit = configuration.monitoring.pendingInvitesPerRunner
+        guard pending.count < limit else {
+            return try await refuse(.tooManyRequests, "email: you have \(limit) invitations waiting already; wait until some are accepted or expire")
+        }
+        let token = Tokens.random()
+        let lifetime = configuration.monitoring.inviteLifetime.milliseconds
+        let text = "\(account.displayName) (\(account.email)) asks you to watch over them with Pacer: you would see where they are "
+            + "while they run and their alerts, and could answer an alert.\n\nTo accept, open:\n\n\(linkBase)/monitoring/accept?token=\(token)\n\n"
+            + "The link works once, for \(max(1, lifetime / 86_400_000)) days. If you do not know this person, ignore this e-mail."
+        let payload = try JSONInput.canonical(Forwarding.Email(from: mail.from, to: email, subject: "\(account.displayName) asks you to watch over them",
+                                                               text: text))
+        try await store.addMonitorInvite(
+            MonitorInvite(hash: Tokens.hash(token), runnerID: account.id, email: email, createdMs: nowMs, expiresMs: nowMs + lifetime),
+            mail: OutboxMail(to: email, payload: payload))
+        wakeForwarder()
+        return try await monitoringPage(context, notice: "We sent an invitation to \(email).")
+    }
+
+    /// The invitation the token names: a 400 without a token, a 404 naming it when it names none.
+    private func invitation(_ token: String) async throws -> MonitorInvite {
+        guard !token.isEmpty else { throw WebRefusal.plain(.badRequest, "token is missing: open the link from the invitation e-mail") }
+        guard Tokens.isWellFormedSecret(token), let invite = try await store.monitorInvite(hash: Tokens.hash(token), nowMs: wallClock()) else {
+            throw WebRefusal.plain(.notFound, "token: this invitation is not valid, was used already or has expired; ask for a new one")
+        }
+        return invite
+    }
+
+    private func acceptPage(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let token = request.uri.queryParameters["token"].map(String.init) ?? ""
+        let invite = try await invitation(token)
+        let runner = try await store.account(id: invite.runnerID)?.displayName ?? "A runner"
+        let values: [String: Any] = ["runner": runner, "email": invite.email, "token": token, "signed_in": context.session != nil]
+        return MonitorPage.response(MonitorPage.accept, values: values, csrf: context.session?.csrf ?? "", title: "Watch over \(runner)")
+    }
+
+    private func accept(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let (account, _) = try signedIn(context)
+        let form = try await WebForm.read(request, context: context)
+        let token = form["token"] ?? ""
+        let invite = try await invitation(token)
+        // Consent is to a person: the one the runner named by address, signed in as that address.
+        guard invite.email == account.email else {
+            throw WebRefusal.plain(.forbidden, "token: this invitation was sent to another address; log in with the address it was sent to")
+        }
+        guard invite.runnerID != account.id else { throw WebRefusal.plain(.badRequest, "token: you cannot watch over yourself") }
+        guard let runnerID = try await store.acceptMonitorInvite(hash: Tokens.hash(token), monitorID: account.id, nowMs: wallClock()) else {
+            throw WebRefusal.plain(.notFound, "token: this invitation was used already or has expired; ask for a new one")
+        }
+        await hub.publish(HubEvent(kind: .consent, account: runnerID, subject: account.id))
+        return Response(status: .seeOther, headers: [.location: "/watch", .cacheControl: "no-store"])
+    }
+
+    private func endConsent(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let (account, _) = try signedIn(context)
+        let form = try await WebForm.read(request, context: context)
+        // Either side ends it: the runner names the monitor, the monitor names the runner.
+        let (runnerID, monitorID): (String, String)
+        if let monitor = form["monitor"], !monitor.isEmpty {
+            (runnerID, monitorID) = (account.id, monitor)
+        } else if let runner = form["runner"], !runner.isEmpty {
+            (runnerID, monitorID) = (runner, account.id)
+        } else {
+            return try await monitoringPage(context, status: .badRequest, error: "monitor or runner is missing: say whose watching ends")
+        }
+        guard try await store.endConsent(runnerID: runnerID, monitorID: monitorID) else {
+            return try await monitoringPage(context, status: .notFound, error: "monitor or runner: there is no such watching to end")
+        }
+        await hub.publish(HubEvent(kind: .consent, account: runnerID, subject: monitorID))
+        return Response(status: .seeOther, headers: [.location: "/monitoring", .cacheControl: "no-store"])
+    }
+
+    // MARK: Dashboard
+
+    private func dashboard(_ session: StoredSession) -> Dashboard {
+        Dashboard(store: store, nowMs: wallClock(), csrf: session.csrf)
+    }
+
+    private func dashboardPage(_ context: CloudRequestContext) async throws -> Response {
+        let (account, session) = try signedIn(context)
+        let cards = try await dashboard(session).cards(monitorID: account.id)
+        // Open alerts first; otherwise the order the consents were given in.
+        return MonitorPage.dashboardResponse(cards: cards.filter(\.alert_open) + cards.filter { !$0.alert_open }, csrf: session.csrf)
+    }
+
+    /// The dashboard's stream: a `device` event with the card again whenever a watched
+    /// runner's device changes, a `consent` event when whom the account watches changes, a
+    /// comment as heartbeat. Bounded per connection (the hub's buffer), per account (a cap on
+    /// streams) and in time (it ends after `streamLifetime`; the browser reconnects).
+    private func dashboardEvents(_ context: CloudRequestContext) async throws -> Response {
+        let (account, session) = try signedIn(context)
+        let settings = configuration.monitoring
+        guard streams.take(account.id, limit: settings.streamsPerAccount) else {
+            throw WebRefusal.tooManyAttempts(retryAfter: 10, message: "too many open dashboards for this account: at most \(settings.streamsPerAccount)")
+        }
+        let subscription = hub.subscribe(bufferingNewest: settings.streamBuffer)
+        let streams = streams
+        let store = store
+        let csrf = session.csrf
+        let wallClock = wallClock
+        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
+        // nginx: do not buffer the stream (docs/reverse-proxy).
+        headers[.init("X-Accel-Buffering")!] = "no"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            defer {
+                subscription.end()
+                streams.give(account.id)
+            }
+            var watched = Set(try await store.watchedRunners(monitorID: account.id).map(\.id))
+            try await writer.write(ByteBuffer(string: "retry: 3000\n: connected\n\n"))
+            // A server shutting down waits for open responses: the stream ends at once then.
+            try await withGracefulShutdownHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        while true {
+                            try await Task.sleep(for: settings.heartbeat)
+                            subscription.yield(.heartbeat)
+                        }
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: settings.streamLifetime)
+                        subscription.end()
+                    }
+                    defer { group.cancelAll() }
+                    for await signal in subscription.signals {
+                        guard case .event(let event) = signal else {
+                            try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
+                            continue
+                        }
+                        if event.kind == .consent {
+                            guard event.account == account.id || event.subject == account.id else { continue }
+                            watched = Set(try await store.watchedRunners(monitorID: account.id).map(\.id))
+                            try await writer.write(ByteBuffer(string: "event: consent\ndata: {}\n\n"))
+                            continue
+                        }
+                        guard watched.contains(event.account), let runner = try await store.account(id: event.account),
+                              let device = try await store.device(id: event.subject), device.accountID == runner.id, !device.revoked
+                        else { continue }
+                        let card = try await Dashboard(store: store, nowMs: wallClock(), csrf: csrf).card(runner: runner, device: device)
+                        let json = String(decoding: try JSONEncoder().encode(card), as: UTF8.self)
+                        try await writer.write(ByteBuffer(string: "event: device\ndata: " + json + "\n\n"))
+                    }
+                }
+            } onGracefulShutdown: {
+                subscription.end()
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    // MARK: Answers
+
+    private func answer(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let (account, _) = try signedIn(context)
+        let form = try await WebForm.read(request, context: context)
+        let deviceID = context.parameters.get("device") ?? "", alertID = context.parameters.get("alert") ?? ""
+        // Only a consented monitor of the device's runner; anyone else learns nothing of it.
+        guard let device = try await store.device(id: deviceID), let runnerID = device.accountID,
+              try await store.isMonitor(account.id, of: runnerID),
+              let alert = try await store.alerts(device: device.id, state: nil).first(where: { $0.alertID == alertID }) else {
+            throw WebRefusal.plain(.notFound, "no such alert among the runners you watch over")
+        }
+        guard alert.state == .open else { throw WebRefusal.plain(.conflict, "alert: this alert is no longer open, so it takes no answer") }
+        // The device speaks every answer: one monitor cannot make it talk without end.
+        let limit = configuration.monitoring.answersPerMonitorPerAlert
+        let sent = try await store.alertAnswers(device: device.id, alertID: alert.alertID).filter { $0.monitorID == account.id }.count
+        guard sent < limit else {
+            throw WebRefusal.plain(.tooManyRequests, "kind: you have sent \(limit) answers to this alert already, the most one person may")
+        }
+        var text: String?
+        switch form["kind"] {
+        case AlertAnswer.onMyWay:
+            break
+        case AlertAnswer.text:
+            let cleaned = AnswerText.cleaned(form["text"] ?? "")
+            guard !cleaned.isEmpty else { throw WebRefusal.plain(.badRequest, "text is missing: write a short message") }
+            guard cleaned.count <= AnswerText.maxCharacters else {
+                throw WebRefusal.plain(.badRequest, "text: at most \(AnswerText.maxCharacters) characters; this one has \(cleaned.count)")
+            }
+            text = cleaned
+        default:
+            throw WebRefusal.plain(.badRequest, "kind: expected on_my_way or text")
+        }
+        _ = try await store.addAlertAnswer(AlertAnswer(device: device.id, alertID: alert.alertID, monitorID: account.id,
+                                                       monitorName: account.displayName, kind: text == nil ? AlertAnswer.onMyWay : AlertAnswer.text,
+                                                       text: text, createdMs: wallClock()))
+        await hub.publish(HubEvent(kind: .answer, account: runnerID, subject: device.id))
+        return Response(status: .seeOther, headers: [.location: "/watch", .cacheControl: "no-store"])
+    }
+
+    /// `GET /v1/device/answers?after=ID&wait=S`: the device's answers after `after`; with
+    /// `wait`, held until one comes or `wait` seconds pass (a long-poll).
+    func deviceAnswers(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let query = request.uri.queryParameters
+        var after: Int64 = 0
+        if let text = query.get("after") {
+            guard let value = Int64(text), value >= 0 else {
+                throw APIError.badRequest("invalid_query", "query parameter 'after' is \(WireLimits.quoted(text)); expected an answer id (0 or more)")
+            }
+            after = value
+        }
+        let waitMax = Int(configuration.monitoring.answerWaitMax.components.seconds)
+        var wait = 0
+        if let text = query.get("wait") {
+            guard let value = Int(text), (0...waitMax).contains(value) else {
+                throw APIError.badRequest("invalid_query", "query parameter 'wait' is \(WireLimits.quoted(text)); expected seconds, 0 to \(waitMax)")
+            }
+            wait = value
+        }
+        let limit = 100
+        var answers = try await store.alertAnswers(device: device.id, after: after, limit: limit)
+        if answers.isEmpty, wait > 0 {
+            let subscription = hub.subscribe(bufferingNewest: 16)
+            defer { subscription.end() }
+            // Read again once subscribed: an answer stored in between is not missed.
+            answers = try await store.alertAnswers(device: device.id, after: after, limit: limit)
+            if answers.isEmpty {
+                let timeout = Task {
+                    try? await Task.sleep(for: .seconds(wait))
+                    subscription.end()
+                }
+                defer { timeout.cancel() }
+                for await signal in subscription.signals {
+                    if case .event(let event) = signal, event.kind == .answer, event.subject == device.id { break }
+                }
+                answers = try await store.alertAnswers(device: device.id, after: after, limit: limit)
+            }
+        }
+        let items = answers.map {
+            AlertAnswerItem(id: $0.id, alert_id: $0.alertID, from: $0.monitorName, kind: $0.kind, text: $0.text,
+                            time: WireTime.text(milliseconds: $0.createdMs))
+        }
+        return try JSONInput.encode(AlertAnswersReply(answers: items, last_id: answers.last?.id ?? after))
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import PacerContract
+
+/// What the device-state heartbeat (`PUT /v1/device/state`) tells: each field nil until a
+/// device sends one, and shown as "unknown", never guessed.
+struct DeviceStateView: Sendable, Equatable {
+    var state: String?
+    var heartRateBPM: Int?
+    var heartRateAgeSeconds: Int64?
+    var batteryPercent: Int?
+    var strapBatteryPercent: Int?
+    var sosMonitoring: Bool?
+    var offlineSinceMs: Int64?
+
+    static let unknown = DeviceStateView()
+    /// A device sends a heartbeat a minute while it runs; three missed, and it counts as offline.
+    static let offlineAfterMs: Int64 = 180_000
+
+    init() {}
+
+    init(heartbeat: DeviceState, receivedMs: Int64, nowMs: Int64) {
+        state = heartbeat.state
+        batteryPercent = heartbeat.battery_percent
+        strapBatteryPercent = heartbeat.strap_battery_percent
+        sosMonitoring = heartbeat.sos_monitoring
+        if let reading = heartbeat.heart_rate, let measuredMs = AlertBody.placedTime(reading.time) {
+            (heartRateBPM, heartRateAgeSeconds) = (reading.bpm, max(0, nowMs - measuredMs) / 1000)
+        }
+        if nowMs - receivedMs > Self.offlineAfterMs { offlineSinceMs = receivedMs }
+    }
+}
+
+/// Where the device is, for the map: the last position, its accuracy, and the trail of the run
+/// it belongs to.
+struct MapView: Encodable, Sendable {
+    var lat: Double
+    var lon: Double
+    var accuracy_m: Double?
+    var trail: [[Double]]
+}
+
+/// One device of a watched runner, as the dashboard shows it: the card's HTML (the same
+/// template renders the page and every live update) and what the map needs.
+struct DeviceCard: Encodable, Sendable {
+    var id: String
+    var runner: String
+    var html: String
+    var map: MapView?
+    var alert_open: Bool
+}
+
+/// Builds the dashboard's cards from the store. Everything from devices or people is
+/// HTML-escaped by Mustache's `{{ }}`.
+struct Dashboard {
+    let store: any CloudStore
+    let nowMs: Int64
+    let csrf: String
+    /// Closed alerts shown under the open ones (a false alarm stays visible for a while).
+    static let closedAlertsShown = 3
+    static let trailPoints = 2000
+
+    /// A card for every device of every runner the monitor watches, runners in consent order.
+    func cards(monitorID: String) async throws -> [DeviceCard] {
+        let runners = try await store.watchedRunners(monitorID: monitorID)
+        let devices = try await store.devices()
+        var cards: [DeviceCard] = []
+        for runner in runners {
+            for device in devices where device.accountID == runner.id && !device.revoked {
+                cards.append(try await card(runner: runner, device: device))
+            }
+        }
+        return cards
+    }
+
+    func card(runner: Account, device: Device) async throws -> DeviceCard {
+        let position = try await store.position(device: device.id).flatMap { try? JSONDecoder().decode(LivePosition.self, from: Data($0.utf8)) }
+        let positionMs = position.flatMap { AlertBody.placedTime($0.time) }
+        let alerts = try await store.alerts(device: device.id, state: nil)
+        let open = alerts.filter { $0.state == .open }
+        let shown = open + alerts.filter { $0.state != .open }.prefix(Self.closedAlertsShown)
+        var alertValues: [[String: Any]] = []
+        for alert in shown { alertValues.append(try await alertValue(alert, device: device)) }
+
+        var state = DeviceStateView.unknown
+        if let stored = try await store.deviceState(device: device.id),
+           let heartbeat = try? JSONDecoder().decode(DeviceState.self, from: Data(stored.json.utf8)) {
+            state = DeviceStateView(heartbeat: heartbeat, receivedMs: stored.receivedMs, nowMs: nowMs)
+        }
+        // The live position's heart rate, when it is newer than the heartbeat's.
+        if let bpm = position?.heart_rate, let positionMs {
+            let age = max(0, nowMs - positionMs) / 1000
+            if state.heartRateAgeSeconds.map({ age < $0 }) ?? true { (state.heartRateBPM, state.heartRateAgeSeconds) = (bpm, age) }
+        }
+        var values: [String: Any] = [
+            "id": device.id, "runner": runner.displayName, "device": device.name, "alerts": alertValues, "csrf": csrf,
+            "state": stateText(state, position: position, positionMs: positionMs, openAlert: !open.isEmpty),
+        ]
+        values["facts"] = facts(state)
+        var map: MapView?
+        if let position {
+            var shownPosition: [String: Any] = ["lat": String(format: "%.6f", position.lat), "lon": String(format: "%.6f", position.lon)]
+            if let accuracy = position.accuracy_m.flatMap(AlertPage.wholeMetres) { shownPosition["accuracy"] = String(accuracy) }
+            shownPosition["age"] = positionMs.map { AlertPage.age(nowMs - $0) } ?? "at the device's time \(position.time)"
+            values["position"] = shownPosition
+            var trail: [[Double]] = []
+            if let runID = position.run_id {
+                trail = try await store.trail(device: device.id, runID: runID, limit: Self.trailPoints).map { [$0.lat, $0.lon] }
+            }
+            map = MapView(lat: position.lat, lon: position.lon, accuracy_m: position.accuracy_m, trail: trail)
+        }
+        let html = MonitorPage.render(MonitorPage.deviceCard, values)
+        return DeviceCard(id: device.id, runner: runner.id, html: html, map: map, alert_open: !open.isEmpty)
+    }
+
+    private func alertValue(_ alert: StoredAlert, device: Device) async throws -> [String: Any] {
+        let messages = try await store.alert(secret: alert.secret)?.messages ?? []
+        let lines = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }
+            .sorted { $0.sequence < $1.sequence }.map(Self.line)
+        let answers = try await store.alertAnswers(device: device.id, alertID: alert.alertID).map { Self.line($0, nowMs: nowMs) }
+        let stateText: String
+        switch alert.state {
+        case .open: stateText = "OPEN"
+        case .cancelled: stateText = "cancelled: false alarm, the runner said they are OK"
+        case .resolved: stateText = "resolved"
+        }
+        return ["alert_id": alert.alertID, "device_id": device.id, "kind": AlertPage.describe(kind: alert.kind), "state": stateText,
+                "open": alert.state == .open, "test": alert.test, "messages": lines, "answers": answers, "has_answers": !answers.isEmpty, "csrf": csrf,
+                "page": "/a/" + alert.secret]
+    }
+
+    static func line(_ message: AlertBody) -> String {
+        var text = "\(message.time): \(message.type)"
+        if let bpm = message.heart_rate?.bpm { text += ", \(bpm) bpm" }
+        if let position = message.position { text += String(format: ", at %.5f, %.5f", position.lat, position.lon) }
+        if let battery = message.battery_percent { text += ", battery \(battery) %" }
+        return text
+    }
+
+    static func line(_ answer: AlertAnswer, nowMs: Int64) -> String {
+        let what = answer.kind == AlertAnswer.onMyWay ? "is on the way" : "said: \u{201C}\(answer.text ?? "")\u{201D}"
+        return "\(answer.monitorName) \(what) (\(AlertPage.age(nowMs - answer.createdMs)))"
+    }
+
+    /// The device's state: from the heartbeat when it has one; else what the live position and
+    /// alerts show, and otherwise "unknown".
+    private func stateText(_ state: DeviceStateView, position: LivePosition?, positionMs: Int64?, openAlert: Bool) -> String {
+        if openAlert { return "ALERT open" }
+        if let since = state.offlineSinceMs { return "offline since \(AlertPage.age(nowMs - since))" }
+        switch state.state {
+        case "recording": return "out running"
+        case "paused": return "run paused"
+        case "idle": return "idle"
+        default: break
+        }
+        if let position, position.run_id != nil, let positionMs, nowMs - positionMs < 120_000 {
+            return "out running (live position \(AlertPage.age(nowMs - positionMs)))"
+        }
+        return "unknown"
+    }
+
+    private func facts(_ state: DeviceStateView) -> [[String: String]] {
+        let unknown = "unknown"
+        var heartRate = unknown
+        if let bpm = state.heartRateBPM { heartRate = "\(bpm) bpm" + (state.heartRateAgeSeconds.map { ", \($0) s ago" } ?? "") }
+        return [
+            ["label": "Heart rate", "value": heartRate],
+            ["label": "Device battery", "value": state.batteryPercent.map { "\($0) %" } ?? unknown],
+            ["label": "Strap battery", "value": state.strapBatteryPercent.map { "\($0) %" } ?? unknown],
+            ["label": "SOS monitoring", "value": state.sosMonitoring.map { $0 ? "on" : "off" } ?? unknown],
+        ]
+    }
+}

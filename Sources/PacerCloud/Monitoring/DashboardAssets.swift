@@ -1,0 +1,76 @@
+import Foundation
+import Hummingbird
+
+/// The dashboard's static files: its script (a constant here) and Leaflet, read from Debian's
+/// libjs-leaflet. Only these names are served; nothing else of the directory is reachable.
+enum DashboardAssets {
+    static let leafletDirectory = "/usr/share/javascript/leaflet"
+
+    static func response(name: String) -> Response? {
+        let (type, body): (String, ByteBuffer)
+        switch name {
+        case "dashboard.js":
+            (type, body) = ("text/javascript; charset=utf-8", ByteBuffer(string: script))
+        case "leaflet.js", "leaflet.css":
+            // Without the package the dashboard still works: its script shows positions as text.
+            guard let data = FileManager.default.contents(atPath: leafletDirectory + "/" + name) else { return nil }
+            (type, body) = (name.hasSuffix(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8", ByteBuffer(bytes: data))
+        default:
+            return nil
+        }
+        return Response(status: .ok, headers: [.contentType: type, .cacheControl: "public, max-age=3600", .init("X-Content-Type-Options")!: "nosniff"],
+                        body: .init(byteBuffer: body))
+    }
+
+    /// Draws each card's map, and applies the stream's updates: a `device` event replaces that
+    /// card's text (rendered by the server, escaped there) and moves its map; a `consent` event
+    /// reloads the page (a runner came or went).
+    static let script = """
+        "use strict";
+        (function () {
+          var maps = {};
+          function draw(id, data) {
+            var el = document.getElementById("map-" + id);
+            if (!el) return;
+            el.dataset.map = data ? JSON.stringify(data) : "";
+            if (!data) { el.hidden = true; return; }
+            el.hidden = false;
+            if (!window.L) { el.textContent = "Map unavailable; last position " + data.lat.toFixed(5) + ", " + data.lon.toFixed(5); return; }
+            var m = maps[id];
+            if (!m) {
+              var map = L.map(el).setView([data.lat, data.lon], 15);
+              L.tileLayer("https://tile.openstreetmap.org/{z}/{x}/{y}.png", {maxZoom: 19, attribution: "\\u00a9 OpenStreetMap"}).addTo(map);
+              m = maps[id] = {
+                map: map,
+                trail: L.polyline([], {weight: 3}).addTo(map),
+                ring: L.circle([data.lat, data.lon], {radius: 1, weight: 1}).addTo(map),
+                dot: L.circleMarker([data.lat, data.lon], {radius: 7}).addTo(map)
+              };
+            }
+            m.dot.setLatLng([data.lat, data.lon]);
+            m.ring.setLatLng([data.lat, data.lon]);
+            m.ring.setRadius(data.accuracy_m || 1);
+            m.trail.setLatLngs(data.trail || []);
+            m.map.panTo([data.lat, data.lon]);
+          }
+          function apply(card) {
+            var section = document.getElementById("card-" + card.id);
+            if (!section) { location.reload(); return; }
+            document.getElementById("body-" + card.id).innerHTML = card.html;
+            section.className = card.alert_open ? "card alert-open" : "card";
+            if (card.alert_open) section.parentNode.insertBefore(section, section.parentNode.firstChild);
+            draw(card.id, card.map);
+          }
+          document.querySelectorAll(".map").forEach(function (el) {
+            draw(el.id.slice(4), el.dataset.map ? JSON.parse(el.dataset.map) : null);
+          });
+          var live = document.getElementById("live");
+          var source = new EventSource("/watch/events");
+          source.addEventListener("device", function (event) { apply(JSON.parse(event.data)); });
+          source.addEventListener("consent", function () { location.reload(); });
+          source.onopen = function () { live.textContent = "live"; };
+          source.onerror = function () { live.textContent = "reconnecting\\u2026"; };
+        })();
+
+        """
+}

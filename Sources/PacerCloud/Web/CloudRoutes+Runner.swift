@@ -1,0 +1,281 @@
+import Foundation
+import Hummingbird
+import PacerContract
+
+/// The runner's pages: their runs (all the account's devices'), a run's map, charts, splits and
+/// zones, statistics with records and distance goals, and the settings these use. Another
+/// account's run or goal is 404, the same as none, so ids cannot be probed.
+extension CloudRoutes {
+    /// Runs on one page of the list.
+    static let runsPerPage = 20
+
+    func addRunnerRoutes(_ web: PolicedRoutes) {
+        web.on(.get, "runs", SignedInAccess()) { request, context in try await runsPage(request, context) }
+        web.on(.get, "runs/:run_id", SignedInAccess()) { _, context in try await runPage(context) }
+        web.on(.get, "stats", SignedInAccess()) { _, context in try await statsPage(context) }
+        web.on(.post, "goals", SignedInAccess()) { request, context in try await saveGoal(request, context, id: nil) }
+        web.on(.post, "goals/:goal_id", SignedInAccess()) { request, context in
+            try await saveGoal(request, context, id: context.parameters.get("goal_id") ?? "")
+        }
+        web.on(.post, "goals/:goal_id/delete", SignedInAccess()) { request, context in try await deleteGoal(request, context) }
+        web.on(.post, "account/settings", SignedInAccess()) { request, context in try await saveSettings(request, context) }
+    }
+
+    private func signedIn(_ context: CloudRequestContext) throws -> (Account, StoredSession) {
+        guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
+        return (account, session)
+    }
+
+    // MARK: the list
+
+    private func runsPage(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let (account, session) = try signedIn(context)
+        let calendar = RunnerCalendar(account.timezone)
+        let query = request.uri.queryParameters
+        let fromText = query["from"].map(String.init) ?? "", toText = query["to"].map(String.init) ?? ""
+        var values: [String: Any] = ["from": fromText, "to": toText, "filtered": !fromText.isEmpty || !toText.isEmpty]
+        let refuse = { (message: String) in WebRefusal.form(.badRequest, page: .runs, message: message, values: ["from": fromText, "to": toText]) }
+        let fromMs = try fromText.isEmpty ? nil : calendar.dayStartMs(fromText).orThrow(refuse("from: '\(fromText.prefix(20))' is not a date like 2026-05-10"))
+        let toMs = try toText.isEmpty ? nil : calendar.dayStartMs(toText, plusDays: 1).orThrow(refuse("to: '\(toText.prefix(20))' is not a date like 2026-05-10"))
+        if let fromMs, let toMs, fromMs >= toMs { throw refuse("to: the end date is before the start date") }
+        let pageText = query["page"].map(String.init) ?? "1"
+        guard let page = Int(pageText), (1...100_000).contains(page) else { throw refuse("page: '\(pageText.prefix(20))' is not a page number 1, 2, …") }
+        let runs = try await store.accountRuns(accountID: account.id, fromMs: fromMs, toMs: toMs, limit: Self.runsPerPage + 1,
+                                               offset: (page - 1) * Self.runsPerPage)
+        values["runs"] = runs.prefix(Self.runsPerPage).compactMap { run -> [String: Any]? in
+            guard let summary = try? RunItem(run.summary).summary else { return nil }
+            var item: [String: Any] = ["id": run.summary.runID, "date": calendar.dateTime(run.summary.startMs),
+                                       "distance": RunnerFormat.distance(summary.distance_m), "duration": RunnerFormat.duration(summary.moving_time_s),
+                                       "pace": RunnerFormat.pace(summary.avg_pace_s_per_km)]
+            if let hr = summary.hr_avg { item["hr"] = "\(Int(hr.rounded())) bpm" }
+            return item
+        }
+        func link(_ page: Int) -> String {
+            var parts = ["page=\(page)"]
+            if !fromText.isEmpty { parts.append("from=\(fromText)") }
+            if !toText.isEmpty { parts.append("to=\(toText)") }
+            return "/runs?" + parts.joined(separator: "&")
+        }
+        if page > 1 { values["newer"] = link(page - 1) }
+        if runs.count > Self.runsPerPage { values["older"] = link(page + 1) }
+        return WebPage.runs.response(values: values, csrf: session.csrf)
+    }
+
+    // MARK: one run
+
+    private func runPage(_ context: CloudRequestContext) async throws -> Response {
+        let (account, session) = try signedIn(context)
+        let runID = context.parameters.get("run_id") ?? ""
+        // Another account's run is answered as no run at all.
+        guard (try? Identifiers.runID(runID)) != nil, let run = try await store.accountRun(accountID: account.id, runID: runID) else {
+            throw WebRefusal.plain(.notFound, "no run \(runID.prefix(40)) among your runs")
+        }
+        let summary = try RunItem(run.summary).summary
+        let view = try await runView(run)
+        let calendar = RunnerCalendar(account.timezone)
+        let maxHR = account.maxHeartRate ?? HeartRateZones.defaultMaximum
+        let zoneSeconds = HeartRateZones.seconds(view.heartRateSeconds, maximum: maxHR)
+        let totalZone = max(zoneSeconds.reduce(0, +), 1)
+        var lower = 0
+        var zones: [[String: Any]] = []
+        for (index, seconds) in zoneSeconds.enumerated() {
+            let upper = index < HeartRateZones.bounds.count ? Int((HeartRateZones.bounds[index] * Double(maxHR)).rounded()) : nil
+            zones.append(["name": "Z\(index + 1)", "range": upper.map { lower == 0 ? "< \($0)" : "\(lower)–\($0 - 1)" } ?? "≥ \(lower)",
+                          "time": RunnerFormat.duration(seconds), "share": String(Int((100 * seconds / totalZone).rounded()))])
+            lower = upper ?? lower
+        }
+        let splits: [[String: Any]] = view.splits.map { split in
+            ["km": split.meters >= 999.5 ? String(split.km) : String(format: "%.2f", Double(split.km - 1) + split.meters / 1_000),
+             "time": RunnerFormat.duration(split.seconds), "pace": RunnerFormat.pace(split.seconds * 1_000 / max(split.meters, 1)),
+             "hr": split.hrAvg.map { String(Int($0)) } ?? "–"]
+        }
+        let data = RunPageData(track: view.track, kmMarks: view.kmMarks, km: view.chartKm, pace: view.pace, hr: view.heartRate)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(data), as: UTF8.self)
+            // A data block ends at "</script": no "<" reaches the page unescaped.
+            .replacingOccurrences(of: "<", with: "\\u003c")
+        var values: [String: Any] = [
+            "title": "Run of " + calendar.dateTime(run.summary.startMs), "date": calendar.dateTime(run.summary.startMs), "run_id": runID,
+            "distance": RunnerFormat.distance(summary.distance_m), "duration": RunnerFormat.duration(summary.moving_time_s),
+            "pace": RunnerFormat.pace(summary.avg_pace_s_per_km), "splits": splits, "zones": zones, "max_hr": String(maxHR),
+            "default_max": account.maxHeartRate == nil, "has_hr": !view.heartRateSeconds.isEmpty, "data": json,
+            "tiles": configuration.map.tileURL ?? "", "attribution": configuration.map.tileAttribution,
+            "stylesheet": "/assets/leaflet/leaflet.css", "referrer": Self.runPageReferrer,
+        ]
+        if let hr = summary.hr_avg { values["hr_avg"] = "avg \(Int(hr.rounded())) bpm" + (summary.hr_max.map { ", max \($0)" } ?? "") }
+        return WebPage.run.response(values: values, csrf: session.csrf, headers: runPageHeaders)
+    }
+
+    /// Tile servers want to know the site their tiles are shown on (OpenStreetMap's refuses
+    /// requests without a Referer): the origin only, never the run's path.
+    static let runPageReferrer = "strict-origin"
+
+    var runPageHeaders: HTTPFields {
+        var headers = SecurityHeaders.html(style: WebPage.style, formAction: "'self'", scripts: true,
+                                           images: ["'self'"] + (configuration.map.tileOrigin.map { [$0] } ?? []))
+        headers[.init("Referrer-Policy")!] = Self.runPageReferrer
+        return headers
+    }
+
+    /// The run's stored view, computed from its track (and stored) when there is none yet for
+    /// this summary and version.
+    func runView(_ run: AccountRun) async throws -> RunView {
+        let source = RunView.source(summaryJSON: run.summary.json)
+        if let stored = try await store.runView(device: run.deviceID, runID: run.summary.runID, source: source),
+           let view = try? JSONDecoder().decode(RunView.self, from: Data(stored.utf8)) {
+            return view
+        }
+        var samples: [ChunkSample] = []
+        for seq in 0..<run.summary.chunks {
+            guard let chunk = try await store.chunk(device: run.deviceID, runID: run.summary.runID, seq: seq) else {
+                throw WebRefusal.plain(.notFound, "run \(run.summary.runID) changed while it was read; reload the page")
+            }
+            try TrackChunkFormat.read(chunk.body, gzip: chunk.contentEncoding == "gzip") { samples.append($0) }
+            guard samples.count <= TrackChunkFormat.maxSamplesPerRun else {
+                throw WebRefusal.plain(.contentTooLarge, "run \(run.summary.runID) has more than \(TrackChunkFormat.maxSamplesPerRun) samples")
+            }
+        }
+        let view = RunView(samples: samples)
+        let encoder = JSONEncoder()
+        try await store.putRunView(device: run.deviceID, runID: run.summary.runID, source: source,
+                                   body: String(decoding: try encoder.encode(view), as: UTF8.self),
+                                   records: String(decoding: try encoder.encode(view.bestEfforts), as: UTF8.self))
+        return view
+    }
+
+    // MARK: statistics and goals
+
+    private func statsPage(_ context: CloudRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let (account, session) = try signedIn(context)
+        let calendar = RunnerCalendar(account.timezone)
+        let runs = try await allRuns(account)
+        let summaries = runs.compactMap { run in (try? RunItem(run.summary).summary).map { (run, $0) } }
+
+        // Records: each run's best efforts, computed once per run and stored with its view.
+        let stored = try await store.runRecords(accountID: account.id)
+        var best: [String: (seconds: Double, run: AccountRun)] = [:]
+        for (run, _) in summaries {
+            let source = RunView.source(summaryJSON: run.summary.json)
+            let efforts: [RunView.BestEffort]
+            if let entry = stored[run.summary.runID], entry.source == source,
+               let decoded = try? JSONDecoder().decode([RunView.BestEffort].self, from: Data(entry.records.utf8)) {
+                efforts = decoded
+            } else {
+                efforts = try await runView(run).bestEfforts
+            }
+            for effort in efforts where effort.seconds < best[effort.name]?.seconds ?? .infinity { best[effort.name] = (effort.seconds, run) }
+        }
+        let records: [[String: Any]] = RunView.recordDistances.compactMap { record in
+            best[record.name].map {
+                ["name": record.name, "time": RunnerFormat.duration($0.seconds), "pace": RunnerFormat.pace($0.seconds * 1_000 / record.meters),
+                 "run": $0.run.summary.runID, "date": calendar.date($0.run.summary.startMs)]
+            }
+        }
+
+        // Totals per week, month and year, newest first.
+        var periods: [[String: Any]] = []
+        for (title, unit, shown) in [("Weeks", RunnerCalendar.Unit.week, 12), ("Months", .month, 12), ("Years", .year, 50)] {
+            var totals: [Int64: (distance: Double, seconds: Double, runs: Int)] = [:]
+            for (run, summary) in summaries {
+                let start = calendar.periodStartMs(run.summary.startMs, unit)
+                let total = totals[start] ?? (0, 0, 0)
+                totals[start] = (total.distance + summary.distance_m, total.seconds + summary.moving_time_s, total.runs + 1)
+            }
+            let rows: [[String: Any]] = totals.keys.sorted(by: >).prefix(shown).map { start in
+                let total = totals[start]!
+                return ["label": calendar.periodLabel(start, unit), "distance": RunnerFormat.distance(total.distance),
+                        "time": RunnerFormat.duration(total.seconds), "runs": String(total.runs)]
+            }
+            if !rows.isEmpty { periods.append(["title": title, "rows": rows]) }
+        }
+
+        // Goals against the current week and month.
+        let now = wallClock()
+        let goals: [[String: Any]] = try await store.goals(accountID: account.id).map { goal in
+            let unit: RunnerCalendar.Unit = goal.period == .week ? .week : .month
+            let start = calendar.periodStartMs(now, unit)
+            let done = summaries.filter { calendar.periodStartMs($0.0.summary.startMs, unit) == start }.reduce(0) { $0 + $1.1.distance_m }
+            let percent = goal.distanceM > 0 ? Int((100 * done / goal.distanceM).rounded(.down)) : 0
+            return ["id": goal.id, "label": goal.period == .week ? "This week" : "This month", "done": RunnerFormat.distance(done),
+                    "target": RunnerFormat.distance(goal.distanceM), "percent": String(percent), "bar": String(min(percent, 100)),
+                    "km": RunnerFormat.number(goal.distanceM / 1_000), "week": goal.period == .week]
+        }
+        return WebPage.stats.response(status, values: ["goals": goals, "records": records, "periods": periods, "timezone": account.timezone],
+                                      csrf: session.csrf, error: error)
+    }
+
+    /// Every complete run of the account (the statistics are over all of them).
+    private func allRuns(_ account: Account) async throws -> [AccountRun] {
+        var runs: [AccountRun] = []
+        let batch = 1_000
+        while true {
+            let more = try await store.accountRuns(accountID: account.id, fromMs: nil, toMs: nil, limit: batch, offset: runs.count)
+            runs += more
+            if more.count < batch { return runs }
+        }
+    }
+
+    /// A goal from the form; `id` nil: a new one. Refusals name the field, on the statistics page.
+    private func saveGoal(_ request: Request, _ context: CloudRequestContext, id: String?) async throws -> Response {
+        let form = try await WebForm.read(request, context: context)
+        let (account, _) = try signedIn(context)
+        if let id, UUID(uuidString: id) == nil || id != id.lowercased() { throw WebRefusal.plain(.notFound, "no goal \(id.prefix(40)) of yours") }
+        let kmText = (form["distance_km"] ?? "").replacingOccurrences(of: ",", with: ".").trimmingSpaces
+        guard let km = Double(kmText), km.isFinite, (0.1...100_000).contains(km) else {
+            return try await statsPage(context, error: "distance_km: '\(kmText.prefix(20))' is not a distance in km from 0.1 to 100000",
+                                       status: .badRequest)
+        }
+        guard let period = Goal.Period(rawValue: form["period"] ?? "") else {
+            return try await statsPage(context, error: "period: choose week or month", status: .badRequest)
+        }
+        let goal = Goal(id: id ?? UUID().uuidString.lowercased(), accountID: account.id, period: period, distanceM: km * 1_000)
+        guard try await (id == nil ? store.addGoal(goal) : store.updateGoal(goal)) else { throw WebRefusal.plain(.notFound, "no goal \(goal.id) of yours") }
+        return Response(status: .seeOther, headers: [.location: "/stats", .cacheControl: "no-store"])
+    }
+
+    private func deleteGoal(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        _ = try await WebForm.read(request, context: context)
+        let (account, _) = try signedIn(context)
+        let id = context.parameters.get("goal_id") ?? ""
+        guard try await store.deleteGoal(accountID: account.id, id: id) else { throw WebRefusal.plain(.notFound, "no goal \(id.prefix(40)) of yours") }
+        return Response(status: .seeOther, headers: [.location: "/stats", .cacheControl: "no-store"])
+    }
+
+    private func saveSettings(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let form = try await WebForm.read(request, context: context)
+        let (account, session) = try signedIn(context)
+        let timezone = (form["timezone"] ?? "").trimmingSpaces
+        let maxText = (form["max_hr"] ?? "").trimmingSpaces
+        func refuse(_ message: String) -> WebRefusal {
+            .form(.badRequest, page: .account, message: message, values: ["display_name": account.displayName, "email": account.email,
+                                                                           "timezone": account.timezone, "max_hr": maxText], csrf: session.csrf)
+        }
+        guard timezone.utf8.count <= 64, TimeZone(identifier: timezone) != nil else {
+            throw refuse("timezone: '\(timezone.prefix(64))' is not a time zone name like Europe/Rome or UTC")
+        }
+        var maxHR: Int?
+        if !maxText.isEmpty {
+            guard let value = Int(maxText), (100...240).contains(value) else { throw refuse("max_hr: '\(maxText.prefix(10))' is not a heart rate from 100 to 240 bpm") }
+            maxHR = value
+        }
+        try await store.setAccountSettings(id: account.id, timezone: timezone, maxHeartRate: maxHR)
+        return Response(status: .seeOther, headers: [.location: "/account", .cacheControl: "no-store"])
+    }
+}
+
+/// The run page's data block: what run.js draws.
+struct RunPageData: Encodable {
+    var track: [[Double]]
+    var kmMarks: [[Double]]
+    var km: [Double]
+    var pace: [Double?]
+    var hr: [Double?]
+}
+
+extension Optional {
+    func orThrow(_ error: @autoclosure () -> some Error) throws -> Wrapped {
+        guard let value = self else { throw error() }
+        return value
+    }
+}

@@ -1,0 +1,71 @@
+/// The run page's script, served as /assets/pacer/run.js (the page has no inline script): draws
+/// the map and both charts from the page's JSON data block, then sets
+/// `document.body.dataset.complete = "1"`, the flag the browser flows and tools/bench-web wait for
+/// (`window.pacerCompleteMs` says when, from navigation start).
+enum RunScript {
+    static let source = #"""
+        (function () {
+          'use strict';
+          var data = JSON.parse(document.getElementById('run-data').textContent);
+          var element = document.getElementById('map');
+          function text(value) {
+            var span = document.createElement('span');
+            span.textContent = value;
+            return span.innerHTML;
+          }
+          var map = L.map(element, { zoomSnap: 0.25 });
+          if (data.track.length > 1) {
+            map.fitBounds(L.latLngBounds(data.track), { padding: [16, 16] });
+          } else {
+            map.setView(data.track[0] || [0, 0], data.track.length ? 16 : 2);
+          }
+          if (element.dataset.tiles) {
+            L.tileLayer(element.dataset.tiles, { maxZoom: 19, attribution: text(element.dataset.attribution || '') }).addTo(map);
+          }
+          var track = L.polyline(data.track, { color: '#d2312d', weight: 4, opacity: 0.9 }).addTo(map);
+          data.kmMarks.forEach(function (mark) {
+            L.circleMarker([mark[0], mark[1]], { radius: 5, color: '#222', weight: 1, fillColor: '#fff', fillOpacity: 1 })
+              .bindTooltip(mark[2] + ' km').addTo(map);
+          });
+          if (data.track.length) {
+            var last = data.track[data.track.length - 1];
+            L.circleMarker(data.track[0], { radius: 8, color: '#fff', weight: 2, fillColor: '#1a8f3c', fillOpacity: 1 })
+              .bindTooltip('Start').addTo(map);
+            L.circleMarker(last, { radius: 8, color: '#fff', weight: 2, fillColor: '#111', fillOpacity: 1 })
+              .bindTooltip('Finish').addTo(map);
+          }
+          window.pacerMap = { map: map, track: track };
+
+          function minutes(seconds) {
+            var whole = Math.round(seconds);
+            return Math.floor(whole / 60) + ':' + String(whole % 60).padStart(2, '0');
+          }
+          function chart(id, values, color, options) {
+            var points = data.km.map(function (km, i) { return { x: km, y: values[i] }; });
+            return new Chart(document.getElementById(id), {
+              type: 'line',
+              data: { datasets: [{ data: points, borderColor: color, backgroundColor: color, borderWidth: 1.5, pointRadius: 0 }] },
+              options: {
+                animation: false, parsing: false, normalized: true, responsive: true, maintainAspectRatio: false,
+                plugins: { legend: { display: false }, tooltip: { intersect: false, mode: 'index' } },
+                scales: {
+                  x: { type: 'linear', min: 0, title: { display: true, text: 'km' } },
+                  y: options
+                }
+              }
+            });
+          }
+          var pace = chart('pace-chart', data.pace, '#1f5fbf', {
+            reverse: true, title: { display: true, text: 'min/km' }, ticks: { callback: minutes }
+          });
+          var heart = chart('hr-chart', data.hr, '#c0392b', { title: { display: true, text: 'bpm' } });
+          window.pacerCharts = { pace: pace, hr: heart };
+          // The next frame: the map's line and both canvases are painted by then.
+          // pacerCompleteMs: milliseconds from navigation start, for tools/bench-web.
+          requestAnimationFrame(function () {
+            window.pacerCompleteMs = performance.now();
+            document.body.dataset.complete = '1';
+          });
+        })();
+        """#
+}

@@ -1,0 +1,320 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import PacerCloud
+import PacerContract
+import PacerTestSupport
+import Testing
+
+/// Monitoring (issue 22): consent by invitation, the live dashboard over server-sent events
+/// (on one instance and across two on one PostgreSQL), monitors' answers and how a device
+/// reads them, and alerts forwarded to monitors.
+@Suite("pacer-cloud: monitoring (consent, dashboard stream, answers)")
+struct MonitorTests {
+    /// Streams end this long after they open, so a test reads a whole one.
+    static func config(lifetime: Duration = .milliseconds(2500), streams: Int = 8) -> CloudConfiguration {
+        var configuration = WebConfig.make()
+        configuration.monitoring = MonitorSettings(streamLifetime: lifetime, heartbeat: .milliseconds(400), streamsPerAccount: streams)
+        return configuration
+    }
+
+    /// A runner ("ann", with device "ann-pacer") and a monitor ("carl"), both signed in, carl
+    /// consented through the invitation e-mail.
+    struct Pair {
+        var runner: Browser
+        var monitor: Browser
+        var deviceToken: String
+        var deviceID: String
+    }
+
+    static func pair(_ cloud: Cloud, monitorCloud: Cloud? = nil) async throws -> Pair {
+        let runner = Browser(cloud), monitor = Browser(monitorCloud ?? cloud)
+        try await runner.signUpAndLogIn("ann@example.org")
+        try await monitor.signUpAndLogIn("carl@example.org")
+        let token = try await cloud.addDevice("ann-pacer")
+        let annID = try #require(try await cloud.store.account(email: "ann@example.org")?.account.id)
+        #expect(try await cloud.store.assignDevice(name: "ann-pacer", accountID: annID))
+        let deviceID = try #require(try await cloud.store.devices().first { $0.name == "ann-pacer" }?.id)
+        #expect(try await runner.post("/monitoring/invite", ["email": "carl@example.org"], formPage: "/monitoring").status == .ok)
+        let invite = try await cloud.mailedToken(to: "carl@example.org", path: "/monitoring/accept")
+        let accepted = try await monitor.post("/monitoring/accept", ["token": invite], formPage: "/monitoring/accept?token=\(invite)")
+        #expect(accepted.status == .seeOther)
+        return Pair(runner: runner, monitor: monitor, deviceToken: token, deviceID: deviceID)
+    }
+
+    static func position(lat: Double, run: String? = "3f2b8c1e-0000-4000-8000-000000000001") -> [String: Any] {
+        var body: [String: Any] = ["time": WireTime.text(milliseconds: SessionSettings.systemClock()), "lat": lat, "lon": 9.2, "accuracy_m": 6.0, "heart_rate": 152]
+        if let run { body["run_id"] = run }
+        return body
+    }
+
+    /// The `device` events of a stream's text, decoded (chunk framing around them is skipped).
+    static func deviceEvents(_ stream: String) -> [[String: Any]] {
+        stream.components(separatedBy: "event: device\ndata: ").dropFirst().compactMap { rest -> [String: Any]? in
+            let line = rest.prefix { $0 != "\n" }
+            return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+    }
+
+    /// The monitor's stream on `cloud` (a live server), read as it comes.
+    static func stream(_ cloud: Cloud, _ browser: Browser) async throws -> EventStreamReader {
+        let port = try #require(cloud.client.port)
+        let session = try #require(browser.cookies["pacer_session"])
+        let reader = try EventStreamReader(port: port, path: "/watch/events", cookie: "pacer_session=\(session)")
+        // The stream has subscribed once its head and first comment have come.
+        _ = try await offPool { reader.read(until: .now + .seconds(20)) { $0.contains(": connected") } }
+        return reader
+    }
+
+    /// Waits until the stream has shown `count` device events, or 20 s; the events and when the
+    /// last arrived.
+    static func events(_ reader: EventStreamReader, count: Int) async throws -> [[String: Any]] {
+        let text = try await offPool { reader.read(until: .now + .seconds(20)) { deviceEvents($0).count >= count } }
+        return deviceEvents(text)
+    }
+
+    @Test("invite, accept once, end from either side; only the invited address accepts", arguments: Backend.allCases)
+    func consentLifecycle(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config()) { cloud in
+            let pair = try await Self.pair(cloud)
+            let (ann, carl) = (pair.runner, pair.monitor)
+            #expect(try await ann.get("/monitoring").text.contains("carl@example.org"))
+            #expect(try await carl.get("/monitoring").text.contains("ann@example.org"))
+            let annID = try #require(try await cloud.store.account(email: "ann@example.org")?.account.id)
+            let carlID = try #require(try await cloud.store.account(email: "carl@example.org")?.account.id)
+            #expect(try await cloud.store.isMonitor(carlID, of: annID))
+            #expect(try await cloud.store.monitorInvites(runnerID: annID, nowMs: SessionSettings.systemClock()).isEmpty)
+            // The monitor ends it.
+            #expect(try await carl.post("/monitoring/end", ["runner": annID], formPage: "/monitoring").status == .seeOther)
+            #expect(try await !cloud.store.isMonitor(carlID, of: annID))
+            #expect(try await carl.post("/monitoring/end", ["runner": annID], formPage: "/monitoring").status == .notFound)
+
+            // A new invitation: another account cannot take it, and it stays for the invited address.
+            #expect(try await ann.post("/monitoring/invite", ["email": "carl@example.org"], formPage: "/monitoring").status == .ok)
+            let token = try await cloud.mailedToken(to: "carl@example.org", path: "/monitoring/accept")
+            let dora = Browser(cloud)
+            try await dora.signUpAndLogIn("dora@example.org")
+            let stolen = try await dora.post("/monitoring/accept", ["token": token], formPage: "/monitoring/accept?token=\(token)")
+            #expect(stolen.status == .forbidden && stolen.text.contains("token"))
+            // Signed out, the link says whom to log in as; it shows no accept button.
+            let signedOut = try await Browser(cloud).get("/monitoring/accept?token=\(token)")
+            #expect(signedOut.status == .ok && signedOut.text.contains("carl@example.org") && !signedOut.text.contains("<button>Accept"))
+            #expect(try await carl.post("/monitoring/accept", ["token": token], formPage: "/monitoring/accept?token=\(token)").status == .seeOther)
+            let again = try await carl.post("/monitoring/accept", ["token": token], formPage: "/monitoring")
+            #expect(again.status == .notFound && again.text.contains("token"))
+            #expect(try await cloud.store.isMonitor(carlID, of: annID))
+            // The runner ends it.
+            #expect(try await ann.post("/monitoring/end", ["monitor": carlID], formPage: "/monitoring").status == .seeOther)
+            #expect(try await cloud.store.monitors(runnerID: annID).isEmpty)
+            #expect(try await carl.get("/watch").text.contains("You watch over nobody yet"))
+            // Inviting oneself is refused, naming the field.
+            let own = try await ann.post("/monitoring/invite", ["email": "ann@example.org"], formPage: "/monitoring")
+            #expect(own.status == .badRequest && own.text.contains("email"))
+        }
+    }
+
+    @Test("the stream brings a new position and a new alert of a watched runner as they arrive; others see nothing",
+          arguments: Backend.allCases)
+    func streamDeliversPositionAndAlert(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config(lifetime: .seconds(60)), testing: .live) { cloud in
+            let pair = try await Self.pair(cloud)
+            let dora = Browser(cloud)
+            try await dora.signUpAndLogIn("dora@example.org")
+            let carl = try await Self.stream(cloud, pair.monitor)
+            let other = try await Self.stream(cloud, dora)
+            #expect(carl.text.contains("text/event-stream"))
+            #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.123456)).status == .ok)
+            let first = try await Self.events(carl, count: 1)
+            let map = try #require(first.first?["map"] as? [String: Any])
+            #expect(map["lat"] as? Double == 45.123456)
+            #expect((map["trail"] as? [[Double]])?.count == 1)
+            #expect((first.first?["html"] as? String)?.contains("<dd>152 bpm, ") == true)
+            #expect(try await cloud.json(.post, "/v1/alerts", token: pair.deviceToken, AlertTests.message(Track.runID(), 0)).status == .created)
+            let events = try await Self.events(carl, count: 2)
+            #expect(events.count == 2)
+            #expect(events.last?["alert_open"] as? Bool == true)
+            #expect((events.last?["html"] as? String)?.contains("215 bpm") == true)
+            // Heartbeats keep the stream alive; the other account saw none of Ann's.
+            _ = try await offPool { carl.read(until: .now + .seconds(5)) { $0.contains(": keepalive") } }
+            #expect(carl.text.contains(": keepalive"))
+            #expect(Self.deviceEvents(other.read(until: .now) { _ in true }).isEmpty)
+            // The page shows the same, open alerts first, in red.
+            let page = try await pair.monitor.get("/watch")
+            #expect(page.text.contains("alert-open") && page.text.contains("I am on my way") && page.text.contains("45.123456"))
+            #expect(page.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
+        }
+    }
+
+    @Test("the device's heartbeat fills the dashboard (state, batteries, SOS, heart rate) and reaches an open stream",
+          arguments: Backend.allCases)
+    func heartbeatFillsTheDashboard(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config(lifetime: .seconds(60)), testing: .live) { cloud in
+            let pair = try await Self.pair(cloud)
+            let before = try await pair.monitor.get("/watch")
+            #expect(before.text.contains("<dd>unknown</dd>"))
+            let carl = try await Self.stream(cloud, pair.monitor)
+            let now = SessionSettings.systemClock()
+            let heartbeat: [String: Any] = ["time": WireTime.text(milliseconds: now), "state": "recording", "battery_percent": 64,
+                                            "strap_battery_percent": 81, "sos_monitoring": true,
+                                            "heart_rate": ["bpm": 147, "time": WireTime.text(milliseconds: now - 3_000)]]
+            #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, heartbeat).status == .ok)
+            let html = try #require(try await Self.events(carl, count: 1).first?["html"] as? String)
+            for shown in ["out running", "<dd>64 %</dd>", "<dd>81 %</dd>", "<dd>on</dd>", "<dd>147 bpm, "] {
+                #expect(html.contains(shown), "\(shown) not in \(html)")
+            }
+            #expect(!html.contains("<dd>unknown</dd>"))
+        }
+    }
+
+    @Test("a heartbeat three minutes old says offline since then")
+    func oldHeartbeatIsOffline() {
+        let beat = DeviceState(time: "2026-05-10T07:00:00.000Z", state: "recording", battery_percent: 50, strap_battery_percent: nil,
+                               sos_monitoring: false, heart_rate: nil, max_hr_bpm: nil, hr_daily: nil)
+        #expect(DeviceStateView(heartbeat: beat, receivedMs: 1_000_000, nowMs: 1_000_000 + 180_000).offlineSinceMs == nil)
+        #expect(DeviceStateView(heartbeat: beat, receivedMs: 1_000_000, nowMs: 1_000_000 + 180_001).offlineSinceMs == 1_000_000)
+    }
+
+    @Test("an account holds at most its cap of open streams")
+    func streamCap() async throws {
+        try await Cloud.with(.sqlite, configuration: Self.config(lifetime: .milliseconds(1500), streams: 1)) { cloud in
+            let pair = try await Self.pair(cloud)
+            async let first = pair.monitor.get("/watch/events")
+            try await Task.sleep(for: .milliseconds(400))
+            let second = try await pair.monitor.get("/watch/events")
+            #expect(second.status == .tooManyRequests)
+            #expect(try await first.status == .ok)
+            // Closed, it frees its place.
+            #expect(try await pair.monitor.get("/watch/events").status == .ok)
+        }
+    }
+
+    @Test("answers: on my way and a cleaned text, never over 100 characters, only from a consented monitor; the device reads them",
+          arguments: Backend.allCases)
+    func answers(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config()) { cloud in
+            let pair = try await Self.pair(cloud)
+            let alertID = Track.runID()
+            let created = try await cloud.json(.post, "/v1/alerts", token: pair.deviceToken, AlertTests.message(alertID, 0))
+            let pagePath = "/a/" + ((created.object["page"] as? String)?.split(separator: "/").last.map(String.init) ?? "")
+            let answerPath = "/watch/alerts/\(pair.deviceID)/\(alertID)/answer"
+            // The alert's page offers no way to answer.
+            #expect(try await cloud.request(.get, pagePath, token: nil).text.contains("<form") == false)
+
+            let tooLong = try await pair.monitor.post(answerPath, ["kind": "text", "text": String(repeating: "a", count: 101)], formPage: "/watch")
+            #expect(tooLong.status == .badRequest && tooLong.text.contains("text: at most 100 characters"))
+            let empty = try await pair.monitor.post(answerPath, ["kind": "text", "text": " <b></b> \u{7}"], formPage: "/watch")
+            #expect(empty.status == .badRequest && empty.text.contains("text is missing"))
+            #expect(try await pair.monitor.post(answerPath, ["kind": "on_my_way"], formPage: "/watch").status == .seeOther)
+            let text = try await pair.monitor.post(answerPath, ["kind": "text", "text": "  <i>Stay</i>   where\nyou are\u{1}  "], formPage: "/watch")
+            #expect(text.status == .seeOther)
+            #expect(try await pair.monitor.post(answerPath, ["kind": "text", "text": String(repeating: "b", count: 100)],
+                                                formPage: "/watch").status == .seeOther)
+            // The runner is no monitor of themself, and a stranger learns nothing.
+            #expect(try await pair.runner.post(answerPath, ["kind": "on_my_way"], formPage: "/monitoring").status == .notFound)
+
+            let reply = try await cloud.request(.get, "/v1/device/answers?after=0", token: pair.deviceToken)
+            let decoded = try JSONDecoder().decode(AlertAnswersReply.self, from: Data(buffer: reply.body))
+            #expect(decoded.answers.map(\.kind) == ["on_my_way", "text", "text"])
+            #expect(decoded.answers[1].text == "Stay where you are")
+            #expect(decoded.answers.allSatisfy { $0.from == "Runner" && $0.alert_id == alertID })
+            #expect(decoded.last_id == decoded.answers.last?.id)
+            let none = try await cloud.request(.get, "/v1/device/answers?after=\(decoded.last_id)", token: pair.deviceToken)
+            #expect(none.object["answers"] as? [Any] != nil && (none.object["answers"] as? [Any])?.isEmpty == true)
+            let bad = try await cloud.request(.get, "/v1/device/answers?after=-1", token: pair.deviceToken)
+            #expect(bad.status == .badRequest && bad.errorMessage.contains("after"))
+            #expect(try await cloud.request(.get, "/v1/device/answers?wait=6", token: pair.deviceToken).status == .badRequest)
+
+            // The alert's page shows them.
+            let page = try await cloud.request(.get, pagePath, token: nil).text
+            #expect(page.contains("is on the way") && page.contains("Stay where you are"))
+
+            // The long-poll returns as soon as an answer comes.
+            let started = ContinuousClock.now
+            async let waited = cloud.request(.get, "/v1/device/answers?after=\(decoded.last_id)&wait=5", token: pair.deviceToken)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await pair.monitor.post(answerPath, ["kind": "on_my_way"], formPage: "/watch").status == .seeOther)
+            let woken = try JSONDecoder().decode(AlertAnswersReply.self, from: Data(buffer: try await waited.body))
+            #expect(woken.answers.count == 1 && ContinuousClock.now - started < .seconds(5))
+
+            // One monitor sends at most 10 answers to an alert (4 so far).
+            for _ in 0..<6 { #expect(try await pair.monitor.post(answerPath, ["kind": "on_my_way"], formPage: "/watch").status == .seeOther) }
+            let eleventh = try await pair.monitor.post(answerPath, ["kind": "on_my_way"], formPage: "/watch")
+            #expect(eleventh.status == .tooManyRequests && eleventh.text.contains("10 answers"))
+
+            // A closed alert takes no answer.
+            #expect(try await cloud.json(.post, "/v1/alerts", token: pair.deviceToken,
+                                         AlertTests.message(alertID, 1, type: "cancelled")).status == .created)
+            let closed = try await pair.monitor.post(answerPath, ["kind": "on_my_way"], formPage: "/monitoring")
+            #expect(closed.status == .conflict, "\(closed.status) \(closed.text)")
+        }
+    }
+
+    @Test("an alert is e-mailed to each consenting monitor too", arguments: Backend.allCases)
+    func alertsForwardedToMonitors(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config()) { cloud in
+            let pair = try await Self.pair(cloud)
+            #expect(try await cloud.json(.post, "/v1/alerts", token: pair.deviceToken, AlertTests.message(Track.runID(), 0)).status == .created)
+            let mails = try await cloud.store.outbox().filter { $0.target == "carl@example.org" && $0.payload.contains("/a/") }
+            #expect(mails.count == 1)
+        }
+    }
+
+    @Test("two instances on one PostgreSQL: a position and an alert that reach one show on a dashboard of the other")
+    func fanOutAcrossInstances() async throws {
+        let url = try await Cloud.freshPostgresDatabase()
+        let storeA = try DatabaseURL(url).open(), storeB = try DatabaseURL(url).open()
+        let appA = try CloudApplication.make(store: storeA, configuration: Self.config(lifetime: .seconds(60)))
+        let appB = try CloudApplication.make(store: storeB, configuration: Self.config(lifetime: .seconds(60)))
+        try await appA.test(.router) { clientA in
+            try await appB.test(.live) { clientB in
+                let cloudA = Cloud(client: clientA, store: storeA), cloudB = Cloud(client: clientB, store: storeB)
+                let pair = try await Self.pair(cloudA, monitorCloud: cloudB)
+                let stream = try await Self.stream(cloudB, pair.monitor)
+                #expect(try await cloudA.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 44.5)).status == .ok)
+                #expect(try await cloudA.json(.post, "/v1/alerts", token: pair.deviceToken, AlertTests.message(Track.runID(), 0)).status == .created)
+                let events = try await Self.events(stream, count: 2)
+                #expect(events.count == 2)
+                #expect((events.first?["map"] as? [String: Any])?["lat"] as? Double == 44.5)
+                #expect(events.last?["alert_open"] as? Bool == true)
+            }
+        }
+    }
+
+    @Test("SIGTERM ends a server with a dashboard stream open at once (a shutdown waits for open responses)")
+    func shutdownEndsStreams() async throws {
+        let directory = try TemporaryDirectory(prefix: "pacer-cloud-stream")
+        let database = "sqlite:" + directory.file("cloud.db")
+        let store = try SQLiteCloudStore(path: directory.file("cloud.db"))
+        try await store.migrate()
+        let account = try await Accounts.create(store: store, email: "carl@example.org", password: AccountTests.password, displayName: "Carl",
+                                                confirmed: true, cost: AccountTests.cost)
+        let session = Tokens.random(), now = SessionSettings.systemClock()
+        try await store.addSession(StoredSession(idHash: Tokens.hash(session), accountID: account.id, csrf: Tokens.random(), createdMs: now,
+                                                 seenMs: now))
+        let port = try FreePort.tcp()
+        let process = try ChildProcess(CLITests.binary, ["serve", "--database", database, "--port", String(port)],
+                                       stderr: .file(directory.file("serve.err")))
+        defer { process.killAndReap() }
+        var status = 0
+        for _ in 0..<400 where status != 200 && process.isRunning {
+            status = (try? await offPool { try CloudServer.get("http://127.0.0.1:\(port)/health", token: nil).status }) ?? 0
+            if status != 200 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let reader = try EventStreamReader(port: Int(port), path: "/watch/events", cookie: "pacer_session=\(session)")
+        let opened = try await offPool { reader.read(until: .now + .seconds(20)) { $0.contains(": connected") } }
+        #expect(opened.contains(": connected"))
+        kill(process.pid, SIGTERM)
+        // The stream's lifetime is 5 minutes: without ending it, the server would wait that long.
+        #expect(await process.waitForExit(timeout: .seconds(10)) != nil)
+    }
+
+    @Test("speech cleaning: printable, no markup, spaces collapsed")
+    func cleaning() {
+        #expect(AnswerText.cleaned("  Hi\t\tthere \n") == "Hi there")
+        #expect(AnswerText.cleaned("<script>alert(1)</script>ok") == "alert(1)ok")
+        #expect(AnswerText.cleaned("a & b > c") == "a b c")
+        #expect(AnswerText.cleaned("bell\u{7}\u{200B}end") == "bellend")
+        #expect(AnswerText.cleaned("Anna è qui 👍") == "Anna è qui 👍")
+    }
+}

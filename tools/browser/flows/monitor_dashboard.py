@@ -1,0 +1,120 @@
+"""Monitoring (issue 22): a runner invites a monitor by e-mail, the monitor accepts, and the
+dashboard follows the runner live (server-sent events, a Leaflet map): positions move the map
+and its trail, an alert appears in red, "I am on my way" reaches the device's answers, a cancel
+shows as a false alarm."""
+
+import datetime as dt
+import json
+import subprocess
+import time
+import uuid
+
+from browser.chromium import DESKTOP
+from browser.runner import expect, flow
+
+RUNNER, MONITOR = "ann@example.org", "carl@example.org"
+PASSWORD = "correct horse battery"
+RUN = str(uuid.uuid4())
+
+
+def iso_now():
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def add_user(cloud, address, name):
+    run = subprocess.run([cloud.binary, "user", "add", address, "--display-name", name, "--confirmed", "--database", cloud.database],
+                         input=PASSWORD + "\n", capture_output=True, text=True, timeout=60)
+    expect(run.returncode == 0, f"pacer-cloud user add {address}: {run.stderr.strip()}")
+
+
+def submit(browser, form="form", shot=None):
+    """The account pages' buttons carry no type attribute (a button submits by default)."""
+    browser.click(f"{form} button", shot=shot)
+
+
+def log_in(browser, cloud, address):
+    browser.driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    browser.open(cloud.url + "/login")
+    browser.fill({"email": address, "password": PASSWORD})
+    submit(browser)
+    expect(browser.url == cloud.url + "/account", f"logging in as {address} ended on {browser.url}")
+
+
+def map_data(browser, device_id):
+    raw = browser.run(f"var e = document.getElementById('map-{device_id}'); return e ? e.dataset.map : null")
+    return json.loads(raw) if raw else None
+
+
+@flow("monitor-dashboard", mail=True)
+def monitor_dashboard(t):
+    browser, cloud = t.browser, t.cloud
+    add_user(cloud, RUNNER, "Ann")
+    add_user(cloud, MONITOR, "Carl")
+    token = cloud.add_device("ann-pacer")
+    cloud.cli("device", "assign", "ann-pacer", RUNNER)
+
+    # The runner invites; the monitor follows the e-mailed link and accepts.
+    log_in(browser, cloud, RUNNER)
+    browser.open(cloud.url + "/monitoring", shot="runner-monitoring")
+    browser.fill({"email": MONITOR}, form="form[action='/monitoring/invite']")
+    submit(browser, form="form[action='/monitoring/invite']", shot="invited")
+    expect("We sent an invitation to carl@example.org" in browser.text(), f"no invitation sent:\n{browser.text()}")
+    link = t.mail.link(t.mail.wait_for(MONITOR, subject="watch over"), cloud.url + "/monitoring/accept?token=")
+    log_in(browser, cloud, MONITOR)
+    browser.open(link, shot="accept")
+    submit(browser, shot="dashboard-empty")
+    expect(browser.url == cloud.url + "/watch", f"accepting ended on {browser.url}")
+    expect("Ann" in browser.text("main"), f"the dashboard does not show Ann:\n{browser.text('main')}")
+    device_id = browser.find("section.card").get_attribute("id").removeprefix("card-")
+    expect(browser.wait(lambda: browser.text("#live") == "live", timeout=10), f"the stream is {browser.text('#live')!r}")
+    expect(browser.run("return !!window.L"), "Leaflet did not load")
+
+    # The runner moves: every position moves the dot and lengthens the trail, without a reload.
+    browser.run("window.notReloaded = true")
+    for step in range(5):
+        lat = 45.4700 + step * 0.0005
+        status, _ = cloud.request("PUT", "/v1/position", {"time": iso_now(), "lat": lat, "lon": 9.2241, "accuracy_m": 6.0,
+                                                          "run_id": RUN}, token=token)
+        expect(status == 200, f"PUT /v1/position answered {status}")
+        shown = browser.wait(lambda: (map_data(browser, device_id) or {}).get("lat") == lat, timeout=2)
+        expect(shown, f"position {step} was not on the map within 2 s: {map_data(browser, device_id)}")
+    data = map_data(browser, device_id)
+    expect(len(data["trail"]) == 5, f"the trail has {len(data['trail'])} points, not 5")
+    expect(len(browser.find_all(f"#map-{device_id} path.leaflet-interactive")) >= 2, "no trail and dot drawn on the map")
+    expect(browser.run("return window.notReloaded === true"), "the page reloaded")
+    browser.shot("dashboard-moving")
+
+    # The strap reports 215 bpm: the alert appears, in red, within 2 s.
+    alert_id = str(uuid.uuid4())
+    alert = {"alert_id": alert_id, "sequence": 0, "type": "alert", "test": False, "kind": "hr_high", "time": iso_now(),
+             "heart_rate": {"bpm": 215, "threshold_bpm": 190}, "position": {"lat": 45.4720, "lon": 9.2241, "accuracy_m": 8.0},
+             "run_id": RUN}
+    sent = time.monotonic()
+    status, _ = cloud.request("POST", "/v1/alerts", alert, token=token)
+    expect(status == 201, f"POST /v1/alerts answered {status}")
+    expect(browser.wait(lambda: "215 bpm" in browser.text("main"), timeout=2), f"the alert was not shown within 2 s:\n{browser.text('main')}")
+    shown_after = time.monotonic() - sent
+    color = browser.run("return getComputedStyle(document.querySelector('.alert.open')).color")
+    expect(color == "rgb(187, 0, 0)", f"the open alert is {color}, not red")
+    expect("alert-open" in browser.find("section.card").get_attribute("class"), "the card is not marked as alerting")
+    browser.shot("dashboard-alert")
+    browser.shot("dashboard-alert", viewport=DESKTOP)
+
+    # "I am on my way": stored, shown, and there for the device.
+    browser.click("button[value='on_my_way']", shot="answered")
+    expect("Carl is on the way" in browser.text("main"), f"the answer is not shown:\n{browser.text('main')}")
+    status, answers = cloud.request("GET", "/v1/device/answers?after=0", token=token)
+    expect(status == 200 and [a["kind"] for a in answers["answers"]] == ["on_my_way"] and answers["answers"][0]["from"] == "Carl",
+           f"the device's answers: {status} {answers}")
+    expect(browser.wait(lambda: browser.text("#live") == "live", timeout=10), "the stream did not come back after the answer")
+
+    # The runner cancels: the dashboard shows the false alarm, no longer in red.
+    status, _ = cloud.request("POST", "/v1/alerts", dict(alert, sequence=1, type="cancelled", time=iso_now()), token=token)
+    expect(status == 201, f"the cancel answered {status}")
+    expect(browser.wait(lambda: "false alarm" in browser.text("main"), timeout=2), f"the cancel was not shown:\n{browser.text('main')}")
+    expect(not browser.find_all(".alert.open"), "the cancelled alert is still shown as open")
+    browser.shot("dashboard-cancelled")
+    document_width, viewport_width = browser.overflow()
+    browser.use(browser.viewport)
+    expect(document_width <= viewport_width, f"the dashboard is {document_width} px wide on a {viewport_width} px phone")
+    print(f"monitor-dashboard: alert shown {shown_after * 1000:.0f} ms after POST /v1/alerts answered")
