@@ -136,9 +136,10 @@ let package = Package(
         // batches. The daemon and `pacerctl replay --record` share it, so live equals replay.
         .target(name: "Recording", dependencies: ["PacerCore", "GPSD", "PacerReplay", "Store"]),
 
-        // The run session's pure parts: strap state, resume policy, status wording. Inputs and
-        // time in, decisions and journal notes out; no I/O, no clocks, no Foundation.
-        .target(name: "PacerSession", dependencies: ["PacerCore", "PacerConfig"]),
+        // The run session as a pure reducer (RunSession) and its parts: strap state, resume policy,
+        // status wording. Inputs and time in, actions and journal notes out; no I/O, no clocks, no
+        // Foundation. PacerDaemon's pipeline thread carries the actions out.
+        .target(name: "PacerSession", dependencies: ["PacerCore", "PacerConfig", "PacerContract"]),
 
         // The daemon: live services composed with swift-service-lifecycle.
         .target(
@@ -197,7 +198,7 @@ let package = Package(
 
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"]),
         .testTarget(name: "PacerConfigTests", dependencies: ["PacerConfig", "PacerCore"]),
-        .testTarget(name: "PacerSessionTests", dependencies: ["PacerSession", "PacerConfig", "PacerCore"]),
+        .testTarget(name: "PacerSessionTests", dependencies: ["PacerSession", "PacerConfig", "PacerContract", "PacerCore"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "PacerCore"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Store", "PacerReplay", "GPSD", "PacerCore"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore", "PacerTestSupport"]),

@@ -103,7 +103,7 @@ public enum Daemon {
         let uplink = Uplink()
         let cloudSync = CloudSync()
         do {
-            // The run pacerd may continue is held back until the pipeline decides (RunController).
+            // The run pacerd may continue is held back until the pipeline decides (RunSession).
             try uplink.start(settings: cloud.uplinkSettings, storePath: configuration.databasePath,
                              log: { level, message in log(Self.priority(level), "upload", message) }, holding: resumeCandidate?.id,
                              onRound: { round in if round.sent > 0, round.failure == nil { cloudSync.put(.wake(reason: "an upload got through")) } })

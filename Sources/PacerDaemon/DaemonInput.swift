@@ -22,28 +22,3 @@ enum DaemonInput: Sendable {
     /// Close the run and stop; `done` is called once everything is written.
     case shutdown(done: @Sendable () -> Void)
 }
-
-/// What a person can ask of the run (control socket, buttons).
-enum RunCommand: Sendable, Equatable {
-    case status
-    case start
-    /// Start a run that follows a workout.
-    case startWorkout(Workout)
-    case stop
-    /// Say a sentence (`pacerctl speak`).
-    case say(String)
-    /// The spoken readiness check.
-    case readiness
-    case control(RunControl)
-    case delete(runID: Int64)
-}
-
-/// Why a command was refused, worded for the person who asked.
-struct CommandFailure: Error, Sendable, Equatable {
-    enum Code: String, Sendable {
-        case conflict, notFound = "not_found", internalError = "internal"
-    }
-
-    var code: Code
-    var message: String
-}

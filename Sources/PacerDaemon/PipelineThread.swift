@@ -11,10 +11,10 @@ import Threads
 import Glibc
 #endif
 
-/// The pipeline's own thread: it takes inputs from the queue in order, feeds them to the
-/// RunController (which writes to the store, an fsync every few seconds) and ticks once a second.
-/// A thread of its own keeps those blocking writes out of the cooperative pool, which has only
-/// two threads on this machine and on a Pi Zero 2.
+/// The pipeline's own thread: it takes inputs from the queue in order, hands them to the run
+/// session's executor (which writes to the store, an fsync every few seconds) and ticks once a
+/// second. A thread of its own keeps those blocking writes out of the cooperative pool, which has
+/// only two threads on this machine and on a Pi Zero 2.
 final class PipelineThread: Sendable {
     let queue = InputQueue()
     /// CLOCK_MONOTONIC of the loop's last turn; the watchdog pings only while it moves.
@@ -23,7 +23,7 @@ final class PipelineThread: Sendable {
 
     var lastTurnNs: UInt64 { heartbeatNs.load(ordering: .relaxed) }
 
-    /// Starts the loop. The controller is built on the thread, from Sendable parts, and never
+    /// Starts the loop. The executor is built on the thread, from Sendable parts, and never
     /// leaves it; `onStatus` is called there whenever the status line changes.
     func start(configuration: PacerConfiguration, store: RunStore, log: DaemonLog, resumeCandidate: StoredRun?,
                onCue: @escaping @Sendable (Cue, UInt64) -> Void = { _, _ in },
@@ -36,30 +36,58 @@ final class PipelineThread: Sendable {
         let heartbeat = self
         // Without its pipeline thread pacerd is nothing: failing to start it is fatal.
         try! DetachedThread.start {
-            // The clock is read here, in the loop, and nowhere in the controller.
-            let controller = RunController(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
-                                           startedNs: MonotonicTime.nanoseconds())
-            controller.onStatusChange = onStatus
-            controller.onCue = onCue
-            controller.toSOS = toSOS
-            controller.sosIsAsking = sosIsAsking
-            controller.toUplink = toUplink
-            controller.tick(nowNs: MonotonicTime.nanoseconds())
-            var nextTick = MonotonicTime.nanoseconds() + Self.tickNs
-            var running = true
-            while running {
-                if let input = queue.take(until: min(nextTick, controller.buttonDeadlineNs ?? .max)) {
-                    if case .shutdown = input { running = false }
-                    controller.handle(input, nowNs: MonotonicTime.nanoseconds())
-                }
-                let now = MonotonicTime.nanoseconds()
-                controller.advanceButtons(nowNs: now)
-                if now >= nextTick {
-                    controller.tick(nowNs: now)
-                    nextTick = now + Self.tickNs
-                }
-                heartbeat.heartbeatNs.store(now, ordering: .relaxed)
-            }
+            let executor = RunSessionExecutor(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
+                                              startedNs: MonotonicTime.nanoseconds())
+            executor.onStatusChange = onStatus
+            executor.onCue = onCue
+            executor.toSOS = toSOS
+            executor.sosIsAsking = sosIsAsking
+            executor.toUplink = toUplink
+            var loop = PipelineLoop(executor: executor, take: { queue.take(until: $0) }, clock: MonotonicTime.nanoseconds,
+                                    heartbeat: { heartbeat.heartbeatNs.store($0, ordering: .relaxed) })
+            while loop.turn() {}
         }
+    }
+}
+
+/// The pipeline thread as a loop around the executor: it waits for an input, the next tick or a
+/// held button's deadline, reads the clock once for each, and hands them over. The clock and the
+/// wait are injected, so the order of inputs, buttons and ticks is tested without sleeping.
+struct PipelineLoop {
+    let executor: RunSessionExecutor
+    /// The next input, or nil once the deadline (CLOCK_MONOTONIC ns) passed without one.
+    let take: (UInt64) -> DaemonInput?
+    /// CLOCK_MONOTONIC: the only clock the pipeline reads.
+    let clock: () -> UInt64
+    /// The loop turned at this time: the watchdog pings only while it turns.
+    let heartbeat: (UInt64) -> Void
+    private var nextTick: UInt64
+
+    init(executor: RunSessionExecutor, take: @escaping (UInt64) -> DaemonInput?, clock: @escaping () -> UInt64, heartbeat: @escaping (UInt64) -> Void) {
+        self.executor = executor
+        self.take = take
+        self.clock = clock
+        self.heartbeat = heartbeat
+        let now = clock()
+        executor.tick(nowNs: now)
+        nextTick = now + PipelineThread.tickNs
+    }
+
+    /// One turn: an input if one comes before the tick (or a held button's deadline), then the
+    /// button and the tick if due. False once the shutdown was handled.
+    mutating func turn() -> Bool {
+        var running = true
+        if let input = take(min(nextTick, executor.buttonDeadlineNs ?? .max)) {
+            if case .shutdown = input { running = false }
+            executor.handle(input, nowNs: clock())
+        }
+        let now = clock()
+        executor.advanceButtons(nowNs: now)
+        if now >= nextTick {
+            executor.tick(nowNs: now)
+            nextTick = now + PipelineThread.tickNs
+        }
+        heartbeat(now)
+        return running
     }
 }

@@ -1,4 +1,5 @@
 import PacerConfig
+import PacerSession
 import ServiceLifecycle
 import SOS
 
@@ -34,7 +35,7 @@ extension LaneSettings {
                   deviceName: sos.deviceName ?? Self.hostName(),
                   attemptTimeoutSeconds: sos.attemptTimeoutSeconds,
                   retryMaxSeconds: sos.retryMaxSeconds,
-                  buttons: RunController.gestures(configuration))
+                  buttons: RunSession.gestures(configuration))
     }
 
     static func hostName() -> String {

@@ -1,8 +1,9 @@
 /// A journal entry the session decided on, without the daemon's journal types: the daemon maps
 /// the level to a journal priority and adds COMPONENT and RUN_ID.
 public struct SessionNote: Sendable, Equatable {
-    public enum Level: Sendable {
-        case critical, error, warning, notice, info
+    /// syslog's numbers, which the journal's priorities are.
+    public enum Level: Int32, Sendable {
+        case critical = 2, error, warning, notice, info
     }
 
     public var level: Level

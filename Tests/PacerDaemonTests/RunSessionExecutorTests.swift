@@ -15,26 +15,26 @@ import Uplink
 import Glibc
 #endif
 
-/// The run controller in-process, on injected time: no daemon process, no gpsd, no sleeps. Each
+/// The run executor in-process, on injected time: no daemon process, no gpsd, no sleeps. Each
 /// test feeds it gpsd lines, strap events, key events and commands at chosen CLOCK_MONOTONIC
 /// times and reads what it said (journal, status, cues, SOS lane, uplink) and what it stored.
-@Suite struct RunControllerTests {
+@Suite struct RunSessionExecutorTests {
     static let t0 = Timestamp(iso8601: "2026-05-10T07:30:00.000Z")!
     static let second: UInt64 = 1_000_000_000
     /// CLOCK_MONOTONIC at the first fix: any value will do, as long as it is the same clock throughout.
     static let base: UInt64 = 1_000 * second
     static let strap = StrapAddress("A0:9E:1A:00:00:01")!
 
-    /// What the controller sent to the journal (the log is Sendable, so this is too).
+    /// What the executor sent to the journal (the log is Sendable, so this is too).
     final class JournalRecord: Sendable {
         let entries = Mutex<[(priority: JournalPriority, message: String, fields: [String: String])]>([])
     }
 
-    /// A controller and everything it hands out, recorded.
+    /// A executor and everything it hands out, recorded.
     final class Harness {
         let directory: String
         let store: RunStore
-        let controller: RunController
+        let executor: RunSessionExecutor
         private let record = JournalRecord()
         var statuses: [DaemonStatus] = []
         var cues: [Cue] = []
@@ -43,21 +43,21 @@ import Glibc
         var sosAsking = false
 
         init(configuration: PacerConfiguration = PacerConfiguration(), directory: String? = nil, resumeCandidate: (RunStore) throws -> StoredRun? = { _ in nil },
-             startedNs: UInt64 = RunControllerTests.base) throws {
+             startedNs: UInt64 = RunSessionExecutorTests.base) throws {
             self.directory = try directory ?? Self.temporaryDirectory()
             store = try RunStore(path: self.directory + "/pacer.db")
             let record = self.record
             let log = DaemonLog { priority, message, fields in record.entries.withLock { $0.append((priority, message, fields)) } }
-            controller = RunController(configuration: configuration, store: store, log: log, resumeCandidate: try resumeCandidate(store), startedNs: startedNs)
-            controller.onStatusChange = { [unowned self] in statuses.append($0) }
-            controller.onCue = { [unowned self] cue, _ in cues.append(cue) }
-            controller.toSOS = { [unowned self] in lane.append($0) }
-            controller.sosIsAsking = { [unowned self] in sosAsking }
-            controller.toUplink = { [unowned self] in uplink.append($0) }
+            executor = RunSessionExecutor(configuration: configuration, store: store, log: log, resumeCandidate: try resumeCandidate(store), startedNs: startedNs)
+            executor.onStatusChange = { [unowned self] in statuses.append($0) }
+            executor.onCue = { [unowned self] cue, _ in cues.append(cue) }
+            executor.toSOS = { [unowned self] in lane.append($0) }
+            executor.sosIsAsking = { [unowned self] in sosAsking }
+            executor.toUplink = { [unowned self] in uplink.append($0) }
         }
 
         static func temporaryDirectory() throws -> String {
-            var template = Array((NSTemporaryDirectory() + "pacer-controller-XXXXXX").utf8CString)
+            var template = Array((NSTemporaryDirectory() + "pacer-executor-XXXXXX").utf8CString)
             guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
             return String(cString: made)
         }
@@ -66,21 +66,21 @@ import Glibc
         func said(_ text: String) -> Bool { journal.contains { $0.contains(text) } }
         func priority(of text: String) -> JournalPriority? { record.entries.withLock { $0.first { $0.message.contains(text) }?.priority } }
 
-        func send(_ input: DaemonInput, at nowNs: UInt64) { controller.handle(input, nowNs: nowNs) }
+        func send(_ input: DaemonInput, at nowNs: UInt64) { executor.handle(input, nowNs: nowNs) }
 
         @discardableResult
         func command(_ command: RunCommand, at nowNs: UInt64) -> Result<DaemonStatus, CommandFailure> {
             let reply = Mutex<Result<DaemonStatus, CommandFailure>?>(nil)
-            controller.handle(.command(command, reply: { result in reply.withLock { $0 = result } }), nowNs: nowNs)
+            executor.handle(.command(command, reply: { result in reply.withLock { $0 = result } }), nowNs: nowNs)
             return reply.withLock { $0 }!
         }
 
         /// One 3D fix per second for `seconds` from run second `from`, heading east at `speed`; a tick after each.
         func run(from: Int = 0, seconds: Int, speed: Double = 3) {
             for i in from..<(from + seconds) {
-                let nowNs = RunControllerTests.at(i)
-                send(.gpsLine(RunControllerTests.tpv(i, speed: speed), receivedNs: nowNs), at: nowNs)
-                controller.tick(nowNs: nowNs + 1)
+                let nowNs = RunSessionExecutorTests.at(i)
+                send(.gpsLine(RunSessionExecutorTests.tpv(i, speed: speed), receivedNs: nowNs), at: nowNs)
+                executor.tick(nowNs: nowNs + 1)
             }
         }
 
@@ -92,9 +92,9 @@ import Glibc
         /// sees when it wakes at the classifier's deadline.
         func click(at nowNs: UInt64, heldNs: UInt64 = 100_000_000) {
             press(.press, at: nowNs)
-            controller.advanceButtons(nowNs: nowNs + heldNs)
+            executor.advanceButtons(nowNs: nowNs + heldNs)
             press(.release, at: nowNs + heldNs)
-            controller.advanceButtons(nowNs: nowNs + heldNs + 500_000_000)
+            executor.advanceButtons(nowNs: nowNs + heldNs + 500_000_000)
         }
 
         func cleanUp() { try? FileManager.default.removeItem(atPath: directory) }
@@ -114,10 +114,10 @@ import Glibc
         defer { h.cleanUp() }
         h.send(.gpsLink(.connected), at: Self.at(-2))
         h.click(at: Self.at(-2))
-        #expect(h.controller.status(nowNs: Self.at(-1)).phase == .waitingForFix)
+        #expect(h.executor.status(nowNs: Self.at(-1)).phase == .waitingForFix)
         #expect(h.said("run started; it is recorded from the first GPS fix"))
         h.run(seconds: 30)
-        let recording = h.controller.status(nowNs: Self.at(30))
+        let recording = h.executor.status(nowNs: Self.at(30))
         #expect(recording.phase == .recording && recording.runID == 1 && recording.gps == .fix3D)
         #expect(recording.distance > 60)
         #expect(h.lane.contains { if case .run(let run?) = $0 { run.id == 1 && !run.paused } else { false } })
@@ -127,8 +127,8 @@ import Glibc
         #expect(h.said("lap by the runner"))
         h.click(at: Self.at(32), heldNs: 2 * Self.second)
         // The loop's next tick publishes what the settled gesture changed.
-        h.controller.tick(nowNs: Self.at(35))
-        #expect(h.controller.status(nowNs: Self.at(40)).phase == .idle)
+        h.executor.tick(nowNs: Self.at(35))
+        #expect(h.executor.status(nowNs: Self.at(40)).phase == .idle)
         #expect(h.said("run 1 stopped:"))
         #expect(h.uplink.contains { if case .wake(let reason) = $0 { reason == "run 1 finished" } else { false } })
         #expect(try h.store.run(1)?.state == .finished)
@@ -145,17 +145,17 @@ import Glibc
         h.sosAsking = true
         h.click(at: Self.at(0))
         #expect(h.lane.contains { if case .answer = $0 { true } else { false } })
-        #expect(h.controller.status(nowNs: Self.at(1)).phase == .idle)
+        #expect(h.executor.status(nowNs: Self.at(1)).phase == .idle)
         // The very long press is the lane's own: the pipeline does nothing with it.
         h.sosAsking = false
         h.click(at: Self.at(2), heldNs: 28 * Self.second)
-        #expect(h.controller.status(nowNs: Self.at(30)).phase == .idle)
+        #expect(h.executor.status(nowNs: Self.at(30)).phase == .idle)
         // A reset forgets a press in progress.
         h.press(.press, at: Self.at(40))
         h.send(.buttonsReset, at: Self.at(40))
         h.press(.release, at: Self.at(40) + 100_000_000)
-        h.controller.advanceButtons(nowNs: Self.at(41))
-        #expect(h.controller.status(nowNs: Self.at(41)).phase == .idle)
+        h.executor.advanceButtons(nowNs: Self.at(41))
+        #expect(h.executor.status(nowNs: Self.at(41)).phase == .idle)
     }
 
     @Test func commandsAreRefusedWhenTheyDoNotFit() throws {
@@ -193,21 +193,21 @@ import Glibc
         let h = try Harness(configuration: configuration)
         defer { h.cleanUp() }
         h.run(seconds: 5, speed: 0.2)
-        #expect(h.controller.status(nowNs: Self.at(5)).phase == .idle)
+        #expect(h.executor.status(nowNs: Self.at(5)).phase == .idle)
         h.run(from: 5, seconds: 20, speed: 3)
         #expect(h.said("starting a run by itself ([run] auto_start)"))
-        #expect(h.controller.status(nowNs: Self.at(25)).phase == .recording)
+        #expect(h.executor.status(nowNs: Self.at(25)).phase == .recording)
         #expect(h.command(.stop, at: Self.at(25)).map(\.phase) == .success(.idle))
         // Still moving after the stop: no new run starts by itself.
         h.run(from: 26, seconds: 30, speed: 3)
-        #expect(h.controller.status(nowNs: Self.at(56)).phase == .idle)
+        #expect(h.executor.status(nowNs: Self.at(56)).phase == .idle)
     }
 
     @Test func aFlappingStrapIsLostAndFoundAndItsBpmReachesTheRun() throws {
         let h = try Harness()
         defer { h.cleanUp() }
         h.send(.strapChoice(StrapChoice(straps: [Self.strap], source: .paired, adapter: nil)), at: Self.at(0))
-        #expect(h.controller.status(nowNs: Self.at(0)).strap.link == .searching)
+        #expect(h.executor.status(nowNs: Self.at(0)).strap.link == .searching)
         _ = h.command(.start, at: Self.at(0))
         // Before the first fix a notification has no place on the run's timeline.
         h.send(.strap(.connected(Self.strap, name: "Polar H10")), at: Self.at(0))
@@ -219,10 +219,10 @@ import Glibc
                 h.run(from: i, seconds: 1)
                 h.send(.strap(.notification(Self.strap, value: [0x16, 0x48, 0x54, 0x01, 0xEC, 0x02], receivedNs: Self.at(i) + 500_000_000)), at: Self.at(i) + 500_000_000)
             }
-            #expect(h.controller.status(nowNs: Self.at(from + 5)).strap.text == "HR 72")
+            #expect(h.executor.status(nowNs: Self.at(from + 5)).strap.text == "HR 72")
             h.send(.strap(.disconnected(Self.strap, reason: "timeout")), at: Self.at(from + 5))
             h.run(from: from + 5, seconds: 5)
-            #expect(h.controller.status(nowNs: Self.at(from + 10)).strap.text == "HR strap lost, reconnecting")
+            #expect(h.executor.status(nowNs: Self.at(from + 10)).strap.text == "HR strap lost, reconnecting")
             h.send(.strap(.connected(Self.strap, name: "Polar H10")), at: Self.at(from + 10))
         }
         #expect(h.journal.filter { $0.contains("disconnected (timeout); reconnecting") }.count == 3)
@@ -250,12 +250,12 @@ import Glibc
         try Self.interruptedRun(in: directory, seconds: 40)
         let h = try Harness(directory: directory, resumeCandidate: { try $0.run(1) })
         // Nothing is decided before a fix, however many ticks.
-        for i in 0..<10 { h.controller.tick(nowNs: Self.at(100 + i)) }
+        for i in 0..<10 { h.executor.tick(nowNs: Self.at(100 + i)) }
         #expect(h.uplink.isEmpty)
         h.run(from: 120, seconds: 20)
         #expect(h.said("continuing run 1, interrupted"))
         #expect(h.uplink.contains { if case .releaseHeldRun(let reason) = $0 { reason == "run 1 continued" } else { false } })
-        #expect(h.controller.status(nowNs: Self.at(140)).runID == 1)
+        #expect(h.executor.status(nowNs: Self.at(140)).runID == 1)
         _ = h.command(.stop, at: Self.at(141))
         #expect(try h.store.runCount() == 1)
         #expect(try h.store.run(1)?.state == .finished)
@@ -273,16 +273,16 @@ import Glibc
                 #expect(h.said("run 1 stays interrupted: the first fix came "), "\(h.journal)")
                 #expect(h.said(" s after its last sample"))
             case "deadline":
-                h.controller.tick(nowNs: Self.at(599))
+                h.executor.tick(nowNs: Self.at(599))
                 #expect(h.uplink.isEmpty)
-                h.controller.tick(nowNs: Self.at(600))
+                h.executor.tick(nowNs: Self.at(600))
                 #expect(h.said("run 1 stays interrupted: no GPS fix within 600 s of the start"))
             default:
                 _ = h.command(.start, at: Self.at(1))
                 #expect(h.said("run 1 stays interrupted: a new run was started"))
             }
             #expect(h.uplink.count { if case .releaseHeldRun(let reason) = $0 { reason == "run 1 stays interrupted" } else { false } } == 1, "\(way)")
-            h.controller.tick(nowNs: Self.at(2000))
+            h.executor.tick(nowNs: Self.at(2000))
             #expect(h.uplink.count { if case .releaseHeldRun = $0 { true } else { false } } == 1, "\(way): decided once")
         }
     }
@@ -297,10 +297,10 @@ import Glibc
         changed.units = .imperial
         h.send(.reload(changed), at: Self.at(10))
         #expect(h.said("configuration reloaded; new tracking settings apply from the next run"))
-        #expect(h.controller.configuration.units == .imperial)
-        #expect(h.controller.status(nowNs: Self.at(10)).line.contains(" mi,"))
+        #expect(h.executor.configuration.units == .imperial)
+        #expect(h.executor.status(nowNs: Self.at(10)).line.contains(" mi,"))
         h.run(from: 10, seconds: 10)
-        #expect(h.controller.status(nowNs: Self.at(20)).phase == .recording)
+        #expect(h.executor.status(nowNs: Self.at(20)).phase == .recording)
         _ = h.command(.stop, at: Self.at(21))
         // Idle, the same reload is only a reload.
         h.send(.reload(changed), at: Self.at(22))
@@ -333,7 +333,7 @@ import Glibc
         let filler = mountPoint + "/filler"
         try Data(count: max(0, DiskFullTests.freeBytes(mountPoint) - 24 * 1024)).write(to: URL(fileURLWithPath: filler))
         h.run(from: 10, seconds: 600)
-        let full = h.controller.status(nowNs: Self.at(610))
+        let full = h.executor.status(nowNs: Self.at(610))
         #expect(full.storeProblem != nil && full.line.contains("NOT SAVING"))
         // Said once per episode, however many ticks retry: the tmpfs's last few KiB can take a
         // small batch now and then, which ends an episode.
@@ -343,7 +343,7 @@ import Glibc
         #expect(h.priority(of: "saving the run failed") == .error)
         try FileManager.default.removeItem(atPath: filler)
         h.run(from: 610, seconds: 2)
-        #expect(h.controller.status(nowNs: Self.at(612)).storeProblem == nil)
+        #expect(h.executor.status(nowNs: Self.at(612)).storeProblem == nil)
         #expect(h.said("recording resumed with nothing lost"))
         _ = h.command(.stop, at: Self.at(613))
         #expect(try h.store.track(1).samples.count >= 600)
@@ -359,5 +359,67 @@ import Glibc
         h.send(.shutdown(done: { done.withLock { $0 = true } }), at: Self.at(10))
         #expect(done.withLock { $0 })
         #expect(try h.store.run(1)?.state == .finished)
+    }
+
+    @Test func anInterruptedRunTheStoreCannotContinueStaysInterrupted() throws {
+        let directory = try Harness.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Self.interruptedRun(in: directory, seconds: 20)
+        let h = try Harness(directory: directory, resumeCandidate: { try $0.run(1) })
+        // Gone before its first fix (a `pacerctl delete` from another process).
+        try h.store.deleteRun(1)
+        h.run(from: 30, seconds: 3)
+        #expect(h.said("cannot continue run 1 ("), "\(h.journal)")
+        #expect(h.priority(of: "cannot continue run 1") == .error)
+        #expect(h.uplink.count { if case .releaseHeldRun(let reason) = $0 { reason == "run 1 stays interrupted" } else { false } } == 1)
+        #expect(h.executor.status(nowNs: Self.at(33)).phase == .idle)
+        #expect(try h.store.runCount() == 0, "nothing recorded into a run that did not continue")
+    }
+
+    /// The pipeline thread's loop on an injected clock and queue: each input is handled at the
+    /// clock's reading for it, a held button's deadline cuts the wait short, the tick comes once a
+    /// second, and the shutdown ends the loop once the run is closed.
+    @Test func theLoopWaitsForAnInputAButtonOrTheTickAndStopsAtTheShutdown() throws {
+        let h = try Harness()
+        defer { h.cleanUp() }
+        var now = Self.at(0)
+        var queued: [(at: UInt64, input: DaemonInput)] = []
+        var waits: [UInt64] = []
+        var beats: [UInt64] = []
+        var loop = PipelineLoop(executor: h.executor, take: { deadline in
+            waits.append(deadline)
+            guard !queued.isEmpty, queued[0].at <= deadline else {
+                now = max(now, deadline)
+                return nil
+            }
+            let next = queued.removeFirst()
+            now = next.at
+            return next.input
+        }, clock: { now }, heartbeat: { beats.append($0) })
+        func turn() -> Bool { loop.turn() }
+        // The first tick comes at once: STATUS= from the start.
+        #expect(h.statuses.map(\.line) == ["Idle, gpsd not reachable, HR strap not paired"])
+        queued = [(Self.at(0) + 100_000_000, .gpsLink(.connected))]
+        #expect(turn())
+        #expect(waits == [Self.at(1)])
+        #expect(h.statuses.last?.line == "Idle, GPS no fix, HR strap not paired")
+        #expect(turn())
+        #expect(waits.last == Self.at(1) && beats.last == Self.at(1), "nothing queued: the tick")
+        // A click: after the release the wait ends at the debounce, not at the next tick.
+        let press = Self.at(1) + 200_000_000
+        queued = [(press, .buttonKey(ButtonKeyEvent(keyCode: 28, action: .press, time: .nanoseconds(Int64(press))))),
+                  (press + 100_000_000, .buttonKey(ButtonKeyEvent(keyCode: 28, action: .release, time: .nanoseconds(Int64(press + 100_000_000)))))]
+        #expect(turn() && turn())
+        #expect(h.executor.status(nowNs: now).phase == .idle)
+        #expect(turn())
+        #expect(waits.last == press + 130_000_000, "the release settles after 30 ms")
+        #expect(h.executor.status(nowNs: now).phase == .waitingForFix)
+        let done = Mutex(false)
+        queued = [(Self.at(2) + 500_000_000, .shutdown(done: { done.withLock { $0 = true } }))]
+        #expect(turn())
+        #expect(!turn(), "the shutdown ends the loop")
+        #expect(done.withLock { $0 })
+        #expect(h.said("run stopped before any GPS fix: nothing to store"))
+        #expect(beats.last == Self.at(2) + 500_000_000)
     }
 }

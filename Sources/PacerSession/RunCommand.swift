@@ -1,0 +1,31 @@
+import PacerCore
+
+/// What a person can ask of the run (control socket, buttons).
+public enum RunCommand: Sendable, Equatable {
+    case status
+    case start
+    /// Start a run that follows a workout.
+    case startWorkout(Workout)
+    case stop
+    /// Say a sentence (`pacerctl speak`).
+    case say(String)
+    /// The spoken readiness check.
+    case readiness
+    case control(RunControl)
+    case delete(runID: Int64)
+}
+
+/// Why a command was refused, worded for the person who asked.
+public struct CommandFailure: Error, Sendable, Equatable {
+    public enum Code: String, Sendable {
+        case conflict, notFound = "not_found", internalError = "internal"
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
