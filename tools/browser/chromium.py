@@ -181,12 +181,17 @@ class Chromium:
 
     @staticmethod
     def _is_stale(element):
-        from selenium.common.exceptions import StaleElementReferenceException
+        from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
         try:
             element.is_enabled()
             return False
         except StaleElementReferenceException:
             return True
+        except WebDriverException as error:
+            # Asked while the new document replaces the old, Chromium answers this instead.
+            if "does not belong to the document" in str(error):
+                return True
+            raise
 
     # Screenshots.
 
