@@ -20,6 +20,8 @@ public final class SMSDeliveryReports: Sendable {
     private struct Watch {
         var reference: UInt32
         var number: String
+        /// The modem the text went through, whose stored messages are read again after a reconnect.
+        var modem: String
         var until: ContinuousClock.Instant
         var handler: Handler
     }
@@ -108,7 +110,8 @@ public final class SMSDeliveryReports: Sendable {
             let early = state.unmatched.filter { $0.report.isAbout(reference: receipt.reference, number: receipt.number) }
             state.unmatched.removeAll { $0.report.isAbout(reference: receipt.reference, number: receipt.number) }
             if !early.contains(where: \.report.state.isFinal) {
-                state.watches.append(Watch(reference: receipt.reference, number: receipt.number, until: now + duration, handler: onReport))
+                state.watches.append(Watch(reference: receipt.reference, number: receipt.number, modem: receipt.modem, until: now + duration,
+                                           handler: onReport))
             }
             return early
         }
@@ -155,6 +158,18 @@ public final class SMSDeliveryReports: Sendable {
         await delete(path, from: modem)
     }
 
+    /// Inspects every message stored on the watched texts' modems (`Messaging.List`).
+    private func catchUp() async {
+        guard let bus = state.withLock({ $0.bus }), bus.isOpen else { return }
+        for modem in Set(state.withLock { $0.watches.map(\.modem) }) {
+            guard let reply = try? await bus.call(BusMethodCall(destination: ModemManagerNames.service, path: modem,
+                                                                interface: ModemManagerNames.messaging, member: "List", arguments: []),
+                                                  timeout: Self.callTimeout),
+                  case .array(_, let paths)? = reply.first else { continue }
+            for path in paths.compactMap(\.stringValue) { await inspect(path, modem: modem) }
+        }
+    }
+
     /// Best effort, briefly: a report left behind costs the modem's storage a slot, no more.
     private func delete(_ message: String, from modem: String) async {
         guard let bus = state.withLock({ $0.bus }), bus.isOpen else { return }
@@ -195,8 +210,9 @@ public final class SMSDeliveryReports: Sendable {
                 return (earliest, state.bus?.isOpen != true)
             }
             guard let next else { return }
-            // The system bus restarted: listen again, so that the watches still hear their reports.
-            if reconnect { try? await listen() }
+            // The connection went (idle, or the system bus restarted): listen again, then read the
+            // modems' stored messages, for a report that came while nobody listened.
+            if reconnect, (try? await listen()) != nil { await catchUp() }
             try? await Task.sleep(until: min(next, now + .seconds(30)), clock: .continuous)
         }
     }

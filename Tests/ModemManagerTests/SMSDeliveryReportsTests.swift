@@ -106,6 +106,24 @@ struct SMSDeliveryReportsTests {
         #expect(heard.all.map(\.reference) == [receipt.reference])
     }
 
+    /// The report came while nobody listened (the connection had closed, idle, before the text
+    /// was sent): after the watch connects again it reads the modem's stored messages and finds it.
+    @Test func aReportThatCameWhileNobodyListenedIsReadFromTheModem() async throws {
+        let sim = try await offPool { try ModemManagerSimulator(.init(sendDelay: 0.5, reportDelay: 0.0)) }
+        defer { sim.close() }
+        let reports = SMSDeliveryReports(openBus: Self.open(sim), idleKept: .milliseconds(100))
+        try await reports.listen()
+        let receipt = try await SMSSender(openBus: Self.open(sim)).send(text: "SOS test", to: Self.number, timeout: .seconds(10), deliveryReport: true)
+        try await waitOffPool(timeout: .seconds(10), every: .milliseconds(20)) { try sim.stats().reports == 1 }
+        try await waitOffPool(timeout: .seconds(5), every: .milliseconds(20)) { !reports.isListening }
+        let heard = Heard()
+        reports.watch(receipt, for: .seconds(60)) { heard.add($0) }
+        try await waitOffPool(timeout: .seconds(10), every: .milliseconds(50)) { !heard.all.isEmpty }
+        #expect(heard.all.map(\.reference) == [receipt.reference])
+        // Read, then deleted from the modem as a heard report is.
+        try await waitOffPool(timeout: .seconds(5), every: .milliseconds(50)) { try sim.stats().messages == 0 }
+    }
+
     /// The modem goes before the report (unplugged), then ModemManager restarts: nothing hangs,
     /// and a text sent afterwards is still heard on the same watcher.
     @Test func aModemThatGoesOrAModemManagerThatRestartsHangsNothing() async throws {
