@@ -2,6 +2,7 @@ import Control
 import HTTPClient
 import PacerConfig
 import PacerCore
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,7 +46,7 @@ extension ControlService {
             throw ControlError.unavailable("\(url) answered \(response.status) without a token: is it a Pacer cloud?")
         }
         let link = CloudLink(url: url, token: token, device: device, account: grant["account"]?.stringValue ?? "",
-                             linkedAt: Timestamp(milliseconds: Self.wallClockMilliseconds()).iso8601)
+                             linkedAt: Timestamp(milliseconds: WallClock.milliseconds()).iso8601)
         do {
             try cloud.file.write(link)
         } catch {
@@ -108,11 +109,5 @@ extension ControlService {
         case 400..<500: return .badRequest(message)
         default: return .unavailable(message)
         }
-    }
-
-    static func wallClockMilliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }
