@@ -62,10 +62,9 @@ struct Dashboard {
     /// A card for every device of every runner the monitor watches, runners in consent order.
     func cards(monitorID: String) async throws -> [DeviceCard] {
         let runners = try await store.watchedRunners(monitorID: monitorID)
-        let devices = try await store.devices()
         var cards: [DeviceCard] = []
         for runner in runners {
-            for device in devices where device.accountID == runner.id && !device.revoked {
+            for device in try await store.devices(accountID: runner.id) where !device.revoked {
                 cards.append(try await card(runner: runner, device: device))
             }
         }

@@ -9,6 +9,8 @@ public protocol CloudStore: MonitorStore, Sendable {
     /// `webhookSecret` signs the device's webhooks (nil: it has none).
     func addDevice(_ device: Device, tokenHash: String, webhookSecret: String?) async throws
     func devices() async throws -> [Device]
+    /// An account's devices, by name (its import device too).
+    func devices(accountID: String) async throws -> [Device]
     func device(tokenHash: String) async throws -> Device?
     /// Replaces the device's token hash with one no token has (`Device.revokedTokenMark`): its
     /// next request is 401 on every instance, since none caches tokens. False: no such device.

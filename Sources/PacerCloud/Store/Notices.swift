@@ -16,7 +16,7 @@ public enum Notices {
         if target.contains("@") {
             let address = try EmailAddress.normalized(target).get()
             guard let owner = try await store.account(email: address) else { throw StoreError("no account has the address '\(address)'") }
-            devices = try await store.devices().filter { $0.accountID == owner.account.id }
+            devices = try await store.devices(accountID: owner.account.id)
             guard !devices.isEmpty else { throw StoreError("the account \(address) has no device") }
         } else {
             guard let device = try await store.devices().first(where: { $0.name == target }) else {

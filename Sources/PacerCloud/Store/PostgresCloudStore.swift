@@ -131,6 +131,13 @@ public final class PostgresCloudStore: CloudStore, Service {
         return try await Self.devices(rows)
     }
 
+    public func devices(accountID: String) async throws -> [Device] {
+        let rows = try await client.query(
+            "SELECT id, name, email, webhook, created_at, token_sha256, account_id, last_seen_ms FROM device WHERE account_id = \(accountID) ORDER BY name",
+            logger: logger)
+        return try await Self.devices(rows)
+    }
+
     public func device(tokenHash: String) async throws -> Device? {
         let rows = try await client.query(
             "SELECT id, name, email, webhook, created_at, token_sha256, account_id, last_seen_ms FROM device WHERE token_sha256 = \(tokenHash)", logger: logger)

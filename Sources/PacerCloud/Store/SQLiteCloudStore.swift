@@ -65,6 +65,12 @@ public final class SQLiteCloudStore: CloudStore {
         }
     }
 
+    public func devices(accountID: String) async throws -> [Device] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM device WHERE account_id = ? ORDER BY name", arguments: [accountID]).map(Self.device)
+        }
+    }
+
     public func device(tokenHash: String) async throws -> Device? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM device WHERE token_sha256 = ?", arguments: [tokenHash]).map(Self.device)

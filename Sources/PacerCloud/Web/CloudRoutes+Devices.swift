@@ -17,7 +17,7 @@ extension CloudRoutes {
 
     private func devicesPage(_ context: CloudRequestContext, code: String? = nil) async throws -> Response {
         guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
-        let devices = try await store.devices().filter { $0.accountID == account.id && !$0.holdsImports }.map { device -> [String: Any] in
+        let devices = try await store.devices(accountID: account.id).filter { !$0.holdsImports }.map { device -> [String: Any] in
             ["id": device.id, "name": device.name, "linked": !device.revoked,
              "last_seen": device.lastSeenMs.map { Self.minuteText($0) } ?? "not yet"]
         }
@@ -48,7 +48,7 @@ extension CloudRoutes {
     private func ownedDevice(_ context: CloudRequestContext) async throws -> (Device, StoredSession) {
         guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
         let id = context.parameters.get("device") ?? ""
-        guard let device = try await store.devices().first(where: { $0.id == id && $0.accountID == account.id && !$0.holdsImports }) else {
+        guard let device = try await store.devices(accountID: account.id).first(where: { $0.id == id && !$0.holdsImports }) else {
             throw WebRefusal.plain(.notFound, "device: you have no such device")
         }
         return (device, session)

@@ -27,13 +27,10 @@ extension CloudRoutes {
         guard let account = context.account else { throw WebRefusal.signInFirst }
         let text = context.parameters.get("run_id") ?? ""
         let notFound = WebRefusal.plain(.notFound, "run \(WireLimits.quoted(text)): you have no complete run with this id")
-        guard let runID = try? Identifiers.runID(text) else { throw notFound }
-        for device in try await store.devices() where device.accountID == account.id {
-            if let stored = try await store.completeRun(device: device.id, runID: runID) {
-                return (device.id, try RunItem(stored), stored.chunks)
-            }
+        guard let runID = try? Identifiers.runID(text), let run = try await store.accountRun(accountID: account.id, runID: runID) else {
+            throw notFound
         }
-        throw notFound
+        return (run.deviceID, try RunItem(run.summary), run.summary.chunks)
     }
 
     private func exportRun(_ format: FileFormat, _ context: CloudRequestContext) async throws -> Response {

@@ -219,7 +219,7 @@ extension CloudRoutes {
 
     private func accountPage(_ context: CloudRequestContext) async throws -> Response {
         guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
-        let devices = try await store.devices().filter { $0.accountID == account.id && !$0.holdsImports }.map { ["name": $0.name] }
+        let devices = try await store.devices(accountID: account.id).filter { !$0.holdsImports }.map { ["name": $0.name] }
         return WebPage.account.response(
             values: ["display_name": account.displayName, "email": account.email, "timezone": account.timezone, "devices": devices,
                      "max_hr": account.maxHeartRate.map(String.init) ?? ""],
