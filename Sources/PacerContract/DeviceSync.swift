@@ -7,10 +7,12 @@ public struct DeviceSync: Codable, Equatable, Sendable {
     public struct Sections: Codable, Equatable, Sendable {
         public var notices: NoticesSection?
         public var profile: ProfileSection?
+        public var plan: PlanSection?
 
-        public init(notices: NoticesSection?, profile: ProfileSection?) {
+        public init(notices: NoticesSection?, profile: ProfileSection?, plan: PlanSection? = nil) {
             self.notices = notices
             self.profile = profile
+            self.plan = plan
         }
 
         /// Each section's name and version, in the order above, for "what changed".
@@ -18,6 +20,7 @@ public struct DeviceSync: Codable, Equatable, Sendable {
             var all: [(String, String)] = []
             if let notices { all.append((NoticesSection.name, notices.version)) }
             if let profile { all.append((ProfileSection.name, profile.version)) }
+            if let plan { all.append((PlanSection.name, plan.version)) }
             return all
         }
     }

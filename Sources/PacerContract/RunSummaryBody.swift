@@ -16,9 +16,14 @@ public struct RunSummaryBody: Codable, Equatable, Sendable {
     public var hr_max: Int?
     public var chunks: Int
     public var state: String
+    /// The planned session (`PlannedSession.id`) the run followed: the cloud marks it done.
+    public var planned_session_id: String?
+    /// The name of the workout the run followed, planned or from a file.
+    public var workout_name: String?
 
     public init(start_time: String, end_time: String, distance_m: Double, moving_time_s: Double, elapsed_time_s: Double,
-                avg_pace_s_per_km: Double?, max_speed_mps: Double?, hr_avg: Double?, hr_max: Int?, chunks: Int, state: String) {
+                avg_pace_s_per_km: Double?, max_speed_mps: Double?, hr_avg: Double?, hr_max: Int?, chunks: Int, state: String,
+                planned_session_id: String? = nil, workout_name: String? = nil) {
         self.start_time = start_time
         self.end_time = end_time
         self.distance_m = distance_m
@@ -30,5 +35,7 @@ public struct RunSummaryBody: Codable, Equatable, Sendable {
         self.hr_max = hr_max
         self.chunks = chunks
         self.state = state
+        self.planned_session_id = planned_session_id
+        self.workout_name = workout_name
     }
 }

@@ -43,7 +43,8 @@ import Testing
 
     static let fullSummary = RunSummaryBody(
         start_time: t0.iso8601, end_time: t0.adding(seconds: 3600).iso8601, distance_m: 10_012.5, moving_time_s: 3540,
-        elapsed_time_s: 3600, avg_pace_s_per_km: 353.6, max_speed_mps: 4.2, hr_avg: 151.3, hr_max: 178, chunks: 6, state: "finished")
+        elapsed_time_s: 3600, avg_pace_s_per_km: 353.6, max_speed_mps: 4.2, hr_avg: 151.3, hr_max: 178, chunks: 6, state: "finished",
+        planned_session_id: "7c9e6679-7425-40de-944b-e07fc1f90ae7", workout_name: "6 x 400 m on the track")
     static let minimalSummary = RunSummaryBody(
         start_time: t0.iso8601, end_time: t0.iso8601, distance_m: 0, moving_time_s: 0, elapsed_time_s: 0, avg_pace_s_per_km: nil,
         max_speed_mps: nil, hr_avg: nil, hr_max: nil, chunks: 0, state: "interrupted")
@@ -52,7 +53,18 @@ import Testing
         notices: NoticesSection(version: "0123456789abcdef", items: [
             Notice(id: "5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d", text: "Rain at five: take a jacket", created_at: t0.iso8601),
         ]),
-        profile: ProfileSection(version: "fedcba9876543210", display_name: "Ann", timezone: "Europe/Rome", linked: true)))
+        profile: ProfileSection(version: "fedcba9876543210", display_name: "Ann", timezone: "Europe/Rome", linked: true),
+        plan: PlanSection(version: "00ff00ff00ff00ff", timezone: "Europe/Rome", sessions: [
+            PlannedSession(id: "7c9e6679-7425-40de-944b-e07fc1f90ae7", date: "2026-05-10", name: "6 by 400 metres", steps: [
+                PlanStep(type: "warmup", distance_m: 800, pace_s_per_km: [300, 360]),
+                PlanStep(type: "repeat", times: 6, steps: [PlanStep(type: "run", distance_m: 400, pace_s_per_km: [190, 210]),
+                                                           PlanStep(type: "recover", time_s: 90)]),
+                PlanStep(type: "cooldown", lap: true, hr_zone: 2),
+            ]),
+        ])))
+    /// Every optional field of a step set (no step of a workout has all of them at once).
+    static let fullPlanStep = PlanStep(type: "repeat", distance_m: 400, time_s: 90, lap: true, pace_s_per_km: [190, 210], hr_zone: 2,
+                                       hr_bpm: [150, 165], times: 6, steps: [PlanStep(type: "run", distance_m: 400)])
     static let minimalSync = DeviceSync(sections: .init(notices: nil, profile: nil))
 
     static let fullState = DeviceState(
@@ -105,6 +117,10 @@ import Testing
             "DeviceSync": ["full": try Self.json(Self.fullSync), "minimal": try Self.json(Self.minimalSync)],
             "NoticesSection": ["full": try Self.json(Self.fullSync.sections.notices!), "minimal": try Self.json(Self.fullSync.sections.notices!)],
             "ProfileSection": ["full": try Self.json(Self.fullSync.sections.profile!), "minimal": try Self.json(Self.fullSync.sections.profile!)],
+            "PlanSection": ["full": try Self.json(Self.fullSync.sections.plan!), "minimal": try Self.json(Self.fullSync.sections.plan!)],
+            "PlannedSession": ["full": try Self.json(Self.fullSync.sections.plan!.sessions[0]),
+                               "minimal": try Self.json(Self.fullSync.sections.plan!.sessions[0])],
+            "PlanStep": ["full": try Self.json(Self.fullPlanStep), "minimal": try Self.json(PlanStep(type: "run"))],
             "NoticeAck": ["full": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"])),
                           "minimal": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"]))],
             "DeviceState": ["full": try Self.json(Self.fullState), "minimal": try Self.json(Self.minimalState)],
@@ -126,6 +142,12 @@ import Testing
             ["schema": "RunSummary", "why": "state paused", "value": try Self.withField(Self.fullSummary, "state", "paused")],
             ["schema": "DeviceState", "why": "state running", "value": try Self.withField(Self.fullState, "state", "running")],
             ["schema": "DeviceState", "why": "a heart rate of 400", "value": try Self.withField(Self.minimalState, "heart_rate", ["bpm": 400, "time": Self.t0.iso8601])],
+            ["schema": "PlanStep", "why": "a pace range of three", "value": ["type": "run", "distance_m": 400, "pace_s_per_km": [190, 200, 210]]],
+            ["schema": "PlanStep", "why": "lap false", "value": ["type": "run", "lap": false]],
+            ["schema": "PlannedSession", "why": "a date that is no date", "value": ["id": "7c9e6679-7425-40de-944b-e07fc1f90ae7", "date": "10/05/2026",
+                                                                                 "name": "x", "steps": [["type": "run", "lap": true]]]],
+            ["schema": "RunSummary", "why": "a planned session id that is no uuid",
+             "value": try Self.withField(Self.fullSummary, "planned_session_id", "today")],
             ["schema": "NoticeAck", "why": "no ids", "value": ["notice_ids": [String]()]],
             ["schema": "TrackChunk", "why": "eight fields", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1\n"],
         ]
