@@ -27,7 +27,13 @@ struct Cloud: Sendable {
         // Every test's pool may hold a few connections at once: room for all of them.
         let server = try PostgresServer(settings: ["max_connections=1000"])
         sharedServerPID.withLock { $0 = server }
-        atexit { Cloud.sharedServerPID.withLock { $0 }?.stop() }
+        // A static is never deinitialised: stop it and remove its data directory (most of a
+        // gigabyte once the suites have run) here, or every test run leaves one in /tmp.
+        atexit {
+            guard let server = Cloud.sharedServerPID.withLock({ $0 }) else { return }
+            server.stop()
+            server.directory.remove()
+        }
         return server
     }
     private static let sharedServerPID = Mutex<PostgresServer?>(nil)
