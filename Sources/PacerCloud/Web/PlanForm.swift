@@ -283,13 +283,23 @@ struct PlanForm {
             list.map { ["value": $0.0, "label": $0.1, "selected": $0.0 == chosen] }
         }
         let shown = rows + Array(repeating: Row(), count: Self.blankRows)
+        // The rows a repeat holds are shown indented under it.
+        var held = 0
+        let inner = shown.map { row -> Bool in
+            if row.type == "repeat" {
+                held = Int(row.block.trimmingSpaces) ?? 0
+                return false
+            }
+            defer { held -= 1 }
+            return held > 0
+        }
         return [
             "name": name, "date": date, "weeks": weeks,
             "weekdays": Self.weekdayNames.enumerated().map { offset, label -> [String: Any] in
                 ["field": "day\(offset + 1)", "label": label, "on": weekdays & (1 << offset) != 0]
             },
             "rows": shown.enumerated().map { index, row -> [String: Any] in
-                ["n": String(index + 1), "types": options(Self.kinds, row.type), "ends": options(Self.ends, row.end), "amount": row.amount,
+                ["n": String(index + 1), "inner": inner[index], "types": options(Self.kinds, row.type), "ends": options(Self.ends, row.end), "amount": row.amount,
                  "targets": options(Self.targets, row.target), "value": row.value, "times": row.times, "block": row.block]
             },
         ]

@@ -39,7 +39,7 @@ enum PlanTemplates {
         <p class="note">A repeat runs the steps after it again: 6 rounds of the next 2 steps. Distances like 400 m or 2 km, times
         like 10 (minutes) or 1:30, paces per km like 3:10-3:30, heart rate as a zone 1 to 5 or like 140-150 bpm. A step whose kind is
         — is left out.</p>
-        <ol class="steps" id="steps">{{#rows}}<li class="step">
+        <ol class="steps" id="steps">{{#rows}}<li class="step{{#inner}} inner{{/inner}}">
         <label>Kind <select name="step{{n}}_type">{{#types}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/types}}</select></label>
         <label class="plain">Ends by <select name="step{{n}}_end">{{#ends}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/ends}}</select></label>
         <label class="plain">Amount <input name="step{{n}}_amount" value="{{amount}}" placeholder="400 m"></label>
@@ -62,8 +62,10 @@ enum PlanTemplates {
         + "table.month td{vertical-align:top;height:4.5em;padding:2px;border:1px solid #ddd;text-align:left;font-size:.8em;overflow:hidden}"
         + "table.month td.out{background:#f6f6f6;color:#999}table.month td.today{background:#eef4ff;outline:2px solid #1f5fbf}"
         + "table.month a.day{display:block;font-weight:bold;color:inherit;text-decoration:none}"
-        + "table.month a.s{display:block;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;background:#1f5fbf;color:#fff;"
-        + "border-radius:3px;padding:0 2px;margin-top:2px;text-decoration:none}table.month a.s.done{background:#1a8f3c}"
+        // A name gets two lines of a narrow phone's cell, broken anywhere, then an ellipsis.
+        + "table.month a.s{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;overflow-wrap:anywhere;"
+        + "font-size:.9em;line-height:1.2;background:#1f5fbf;color:#fff;border-radius:3px;padding:1px 2px;margin-top:2px;text-decoration:none}"
+        + "table.month a.s.done{background:#1a8f3c}"
         + "ul.upcoming{list-style:none;padding:0}ul.upcoming li{border-bottom:1px solid #ddd;padding:.5em 0}"
         + "ul.upcoming span{display:block;color:#444}form.mark{display:flex;align-items:center;gap:1em;flex-wrap:wrap}"
         + "form.mark button{margin:.2em 0;font-size:1em;padding:.3em .8em}.check{color:#1a8f3c;font-weight:bold}"
@@ -72,6 +74,7 @@ enum PlanTemplates {
         + "ol.steps{padding-left:1.5em}li.step{border:1px solid #ddd;padding:.3em .5em;margin:.5em 0;display:flex;flex-wrap:wrap;gap:0 .5em}"
         + "li.step label{flex:1 1 8em;margin:.2em 0}li.step:has(option[value=repeat]:checked) .plain{display:none}"
         + "li.step:not(:has(option[value=repeat]:checked)) .rep{display:none}li.step button{font-size:.9em;padding:.2em .6em}"
+        + "li.step.inner{margin-left:1.2em;border-left:3px solid #1f5fbf}ul.upcoming span.check{display:inline;color:#1a8f3c}"
 
     /// Adds an "Add a step" button and a "Remove" button per row, numbering the rows again so
     /// each field's name says its row.
@@ -101,12 +104,17 @@ enum PlanTemplates {
             row.appendChild(button);
           }
           Array.prototype.forEach.call(list.children, removable);
+          // The blank rows are for browsers without this script: one is enough here.
+          Array.prototype.filter.call(list.children, function (row) { return row.querySelector('select').value === ''; })
+            .slice(1).forEach(function (row) { row.remove(); });
+          renumber();
           add.hidden = false;
           add.addEventListener('click', function () {
             if (list.children.length >= 100) { return; }
             var row = list.lastElementChild.cloneNode(true);
             row.querySelectorAll('input').forEach(function (field) { field.value = ''; });
             row.querySelectorAll('select').forEach(function (field) { field.selectedIndex = 0; });
+            row.classList.remove('inner');
             removable(row);
             list.appendChild(row);
             renumber();
