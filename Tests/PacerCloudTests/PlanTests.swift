@@ -440,6 +440,13 @@ struct PlanTests {
             summary["planned_session_id"] = Track.runID()
             #expect(try await cloud.json(.put, "/v1/runs/\(Track.runID())", token: token, summary).status == .created)
             #expect(try await cloud.store.planDone(accountID: ann.id, from: "2026-05-11", through: "2026-05-11").isEmpty)
+
+            // Ann's own run of it, the chunk first and the summary completing it: marked.
+            let annRun = Track.runID()
+            summary["planned_session_id"] = annTomorrow
+            #expect(try await cloud.putChunk(annRun, 0, Track.chunk(Track.samples(5)), token: token).status == .created)
+            #expect(try await cloud.json(.put, "/v1/runs/\(annRun)", token: token, summary).status == .created)
+            #expect(try await cloud.store.planDone(accountID: ann.id, from: "2026-05-11", through: "2026-05-11").map(\.runID) == [annRun])
         }
     }
 }

@@ -32,10 +32,14 @@ extension CloudRoutes {
         // The encoding is part of what was received: the same bytes with another encoding differ.
         let digest = Tokens.digest(Array((encoding ?? "identity").utf8) + [0] + body)
         let chunk = StoredChunk(runID: runID, seq: seq, body: body, contentEncoding: encoding, digest: digest, samples: samples)
-        switch try await store.putChunk(chunk, device: device.id) {
-        case .created, .replaced:
-            // The last chunk may be what completes a run that followed a planned session.
+        let result = try await store.putChunk(chunk, device: device.id)
+        if result != .conflict {
+            // The last chunk may be what completes a run that followed a planned session (a
+            // resent one too: the first answer may have been lost after the chunk was stored).
             try await markFollowedSession(device: device, runID: runID)
+        }
+        switch result {
+        case .created, .replaced:
             return try JSONInput.encode(ChunkReply(run_id: runID, seq: seq, stored: true), status: .created)
         case .unchanged:
             return try JSONInput.encode(ChunkReply(run_id: runID, seq: seq, stored: false))

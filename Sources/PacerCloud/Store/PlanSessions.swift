@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PacerContract
+import PacerCore
 
 /// A session of an account's training plan: a workout on a date, or on chosen weekdays for some
 /// weeks from that date. Each date it falls on is an occurrence with its own id
@@ -77,63 +78,44 @@ public struct PlanDone: Sendable, Equatable {
     }
 }
 
-/// Local dates as day numbers (days since 1970-01-01, proleptic Gregorian), which step and
-/// compare without a calendar, and the occurrence ids made from them.
+/// Local dates as day numbers (days since 1970-01-01, the core's `LocalDate.daysSinceEpoch`),
+/// which step and compare without a calendar, and the occurrence ids made from them.
 public enum PlanDates {
+    private static let epoch = LocalDate(year: 1970, month: 1, day: 1)!
+
     /// "2026-11-26" → its day number; nil when it is no date.
     public static func day(_ text: String) -> Int? {
         guard DeviceState.isDate(text) else { return nil }
         let parts = text.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, (1...9_999).contains(parts[0]), parts[2] <= daysInMonth(year: parts[0], month: parts[1]) else { return nil }
-        return days(year: parts[0], month: parts[1], day: parts[2])
+        guard parts.count == 3, parts[0] >= 1, let date = LocalDate(year: parts[0], month: parts[1], day: parts[2]) else { return nil }
+        return Int(date.daysSinceEpoch)
     }
+
+    static func date(_ day: Int) -> LocalDate { epoch.adding(days: day) }
 
     /// A day number as "YYYY-MM-DD".
-    public static func text(_ day: Int) -> String {
-        let (year, month, dayOfMonth) = civil(day)
-        return String(format: "%04d-%02d-%02d", year, month, dayOfMonth)
-    }
+    public static func text(_ day: Int) -> String { date(day).description }
 
-    /// 0 Monday … 6 Sunday (1970-01-01 was a Thursday).
-    public static func weekday(_ day: Int) -> Int { ((day + 3) % 7 + 7) % 7 }
+    /// 0 Monday … 6 Sunday.
+    public static func weekday(_ day: Int) -> Int { date(day).weekday - 1 }
 
     public static func civil(_ day: Int) -> (year: Int, month: Int, day: Int) {
-        // Howard Hinnant's civil_from_days.
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        let date = date(day)
+        return (date.year, date.month, date.day)
     }
 
-    public static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    public static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
+    /// The first day of the month and the first of the next one.
+    public static func month(year: Int, month: Int) -> (first: Int, next: Int) {
+        let first = Int(LocalDate(year: year, month: month, day: 1)!.daysSinceEpoch)
+        let next = month == 12 ? LocalDate(year: year + 1, month: 1, day: 1)! : LocalDate(year: year, month: month + 1, day: 1)!
+        return (first, Int(next.daysSinceEpoch))
     }
 
     /// The day number of the local date at `ms` in `timezone` (UTC when it is no zone).
     public static func day(atMs ms: Int64, timezone: String) -> Int {
         let zone = TimeZone(identifier: timezone) ?? TimeZone(identifier: "UTC")!
-        let date = Date(timeIntervalSince1970: Double(ms) / 1_000)
-        let offset = Int64(zone.secondsFromGMT(for: date)) * 1_000
-        let local = ms + offset
-        return Int((local >= 0 ? local : local - 86_399_999) / 86_400_000)
+        let date = LocalDate(containing: Timestamp(milliseconds: ms)) { zone.secondsFromGMT(for: Date(timeIntervalSince1970: $0.seconds)) }
+        return Int(date.daysSinceEpoch)
     }
 
     /// The id of the occurrence of session `sessionID` on `date`: the SHA-256 of

@@ -55,8 +55,8 @@ extension CloudRoutes {
             else { throw WebRefusal.plain(.badRequest, "month: '\(text.prefix(20))' is not a month like 2026-05") }
             (year, month) = (y, m)
         }
-        let first = PlanDates.days(year: year, month: month, day: 1)
-        let last = first + PlanDates.daysInMonth(year: year, month: month) - 1
+        let (first, next) = PlanDates.month(year: year, month: month)
+        let last = next - 1
         // Whole weeks, Monday to Sunday.
         let gridStart = first - PlanDates.weekday(first), gridEnd = last + 6 - PlanDates.weekday(last)
         let upcomingEnd = today + Self.upcomingDays - 1
@@ -78,11 +78,11 @@ extension CloudRoutes {
         }
         let upcoming = occurrences.filter { $0.day >= today && $0.day <= upcomingEnd }.prefix(PlanSection.maxSessions).map { occurrenceItem($0, today: today) }
         func monthText(_ y: Int, _ m: Int) -> String { String(format: "%04d-%02d", y, m) }
-        let previous = month == 1 ? (year - 1, 12) : (year, month - 1), next = month == 12 ? (year + 1, 1) : (year, month + 1)
+        let previous = month == 1 ? (year - 1, 12) : (year, month - 1), following = month == 12 ? (year + 1, 1) : (year, month + 1)
         var values: [String: Any] = ["weeks": weeks, "upcoming": Array(upcoming), "timezone": account.timezone,
                                      "month_label": Self.monthNames[month - 1] + " \(year)", "days_ahead": String(PlanSection.days)]
         if previous.0 >= 1 { values["prev"] = monthText(previous.0, previous.1) }
-        if next.0 <= 9_999 { values["next"] = monthText(next.0, next.1) }
+        if following.0 <= 9_999 { values["next"] = monthText(following.0, following.1) }
         return WebPage.plan.response(values: values, csrf: session.csrf)
     }
 
