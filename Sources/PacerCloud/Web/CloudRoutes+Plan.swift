@@ -60,23 +60,25 @@ extension CloudRoutes {
         // Whole weeks, Monday to Sunday.
         let gridStart = first - PlanDates.weekday(first), gridEnd = last + 6 - PlanDates.weekday(last)
         let upcomingEnd = today + Self.upcomingDays - 1
-        let occurrences = try await store.planOccurrences(accountID: account.id, from: min(gridStart, today), through: max(gridEnd, upcomingEnd))
+        // Two reads, so a month far from today does not make one long range.
         var byDay: [Int: [PlanOccurrence]] = [:]
-        for occurrence in occurrences { byDay[occurrence.day, default: []].append(occurrence) }
+        for occurrence in try await store.planOccurrences(accountID: account.id, from: gridStart, through: gridEnd) {
+            byDay[occurrence.day, default: []].append(occurrence)
+        }
 
         let weeks: [[String: Any]] = stride(from: gridStart, through: gridEnd, by: 7).map { weekStart in
             ["days": (weekStart..<weekStart + 7).map { day -> [String: Any] in
                 var classes: [String] = []
                 if day < first || day > last { classes.append("out") }
                 if day == today { classes.append("today") }
-                if day < today { classes.append("past") }
                 return ["day": String(PlanDates.civil(day).day), "iso": PlanDates.text(day), "class": classes.joined(separator: " "), "today": day == today,
                         "sessions": (byDay[day] ?? []).map { item -> [String: Any] in
                             ["id": item.session.id, "name": item.session.name, "done": item.done != nil]
                         }]
             }]
         }
-        let upcoming = occurrences.filter { $0.day >= today && $0.day <= upcomingEnd }.prefix(PlanSection.maxSessions).map { occurrenceItem($0, today: today) }
+        let upcoming = try await store.planOccurrences(accountID: account.id, from: today, through: upcomingEnd)
+            .prefix(PlanSection.maxSessions).map { occurrenceItem($0, today: today) }
         func monthText(_ y: Int, _ m: Int) -> String { String(format: "%04d-%02d", y, m) }
         let previous = month == 1 ? (year - 1, 12) : (year, month - 1), following = month == 12 ? (year + 1, 1) : (year, month + 1)
         var values: [String: Any] = ["weeks": weeks, "upcoming": Array(upcoming), "timezone": account.timezone,
