@@ -24,6 +24,10 @@ struct AccessHarnessTests {
         var ownerMonitorID: String
         var inviteToken: String
         var ownerGoal: String
+        var ownerPlanSession: String
+        /// Today (`YYYY-MM-DD`, the owner's zone) and tomorrow, done already: dates of the owner's session.
+        var today: String
+        var tomorrow: String
     }
 
     /// A caller trying a route; `session` is a cookie id and its CSRF token.
@@ -148,7 +152,27 @@ struct AccessHarnessTests {
             contentType: formType)),
         "POST /goals/{goal_id}/delete": .guarded(Case(
             method: .post, uri: { "/goals/\($0.ownerGoal)/delete" }, body: { _ in form([:]) }, contentType: formType)),
+        // The plan pages show and change the caller's own plan; the owner's session is 404 to others.
+        "GET /plan": .guarded(Case(method: .get, uri: { _ in "/plan" }, scoped: true)),
+        "GET /plan/new": .guarded(Case(method: .get, uri: { _ in "/plan/new" }, scoped: true)),
+        "POST /plan/sessions": .guarded(Case(
+            method: .post, uri: { _ in "/plan/sessions" }, body: { planForm($0.today) }, contentType: formType, scoped: true)),
+        "GET /plan/sessions/{session_id}": .guarded(Case(method: .get, uri: { "/plan/sessions/\($0.ownerPlanSession)" })),
+        "POST /plan/sessions/{session_id}": .guarded(Case(
+            method: .post, uri: { "/plan/sessions/\($0.ownerPlanSession)" }, body: { planForm($0.today) }, contentType: formType)),
+        "POST /plan/sessions/{session_id}/delete": .guarded(Case(
+            method: .post, uri: { "/plan/sessions/\($0.ownerPlanSession)/delete" }, body: { _ in form([:]) }, contentType: formType)),
+        "POST /plan/sessions/{session_id}/done": .guarded(Case(
+            method: .post, uri: { "/plan/sessions/\($0.ownerPlanSession)/done" }, body: { form(["date": $0.today]) }, contentType: formType)),
+        "POST /plan/sessions/{session_id}/undone": .guarded(Case(
+            method: .post, uri: { "/plan/sessions/\($0.ownerPlanSession)/undone" }, body: { form(["date": $0.tomorrow]) },
+            contentType: formType)),
     ]
+
+    /// A valid session form: a 5 km run on `date`.
+    static func planForm(_ date: String) -> [UInt8] {
+        form(["name": "Tempo", "date": date, "step1_type": "run", "step1_end": "distance", "step1_amount": "5 km", "step1_target": "none"])
+    }
 
     static let importBoundary = "pacer-harness-boundary"
     static let importType = "multipart/form-data; boundary=\(importBoundary)"
@@ -232,6 +256,12 @@ struct AccessHarnessTests {
             }
             let goal = Goal(id: Track.runID(), accountID: owner.id, period: .week, distanceM: 20_000)
             #expect(try await cloud.store.addGoal(goal))
+            // Every day for a week from today; tomorrow's done already.
+            let today = PlanDates.day(atMs: now, timezone: owner.timezone)
+            let planned = PlanSession(id: Track.runID(), accountID: owner.id, name: "Ann's intervals", stepsJSON: #"[{"distance_m":400,"type":"run"}]"#,
+                                      startDate: PlanDates.text(today), weekdays: 0b111_1111, weeks: 1)
+            #expect(try await cloud.store.addPlanSession(planned, limit: PlanSession.maxPerAccount))
+            #expect(try await cloud.store.markPlanDone(PlanDone(sessionID: planned.id, date: PlanDates.text(today + 1), accountID: owner.id, doneMs: now)))
             // Mona watches over Ann; Ann has invited one more person.
             let mona = try await Accounts.create(store: cloud.store, email: "mona@example.org", password: "mona's own long password",
                                                  displayName: "Mona", confirmed: true, cost: AccountTests.cost)
@@ -245,7 +275,7 @@ struct AccessHarnessTests {
             let fixture = Fixture(ownerEmail: owner.email, ownerToken: ownerToken, ownerRun: run, ownerAlert: alert,
                                   ownerSession: try await session(owner, ageMs: 0).id, ownerDeviceID: ownerDevice.id,
                                   ownerNotice: notice.id, ownerMonitorID: mona.id, inviteToken: inviteToken,
-                                  ownerGoal: goal.id)
+                                  ownerGoal: goal.id, ownerPlanSession: planned.id, today: PlanDates.text(today), tomorrow: PlanDates.text(today + 1))
 
             /// What the owner sees of their things; the same before and after every attack.
             func ownerView() async throws -> [String] {
@@ -268,6 +298,10 @@ struct AccessHarnessTests {
                 ]
                 view.append(monitoring.joined(separator: " "))
                 view.append(String(try await cloud.store.accounts().count))
+                let plan = try await cloud.store.planOccurrences(accountID: owner.id, from: today - 7, through: today + 14)
+                view.append(plan.map { "\($0.id) \($0.session.name) \($0.session.stepsJSON) done: \($0.done?.doneMs ?? 0)" }.joined(separator: ", "))
+                let planPage = try await cloud.request(.get, "/plan", token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
+                view.append("\(planPage.status) " + planPage.text)
                 view += try await cloud.store.devices().filter { $0.accountID == owner.id }.map { "\($0.name) revoked: \($0.revoked)" }
                 return view
             }
@@ -278,6 +312,10 @@ struct AccessHarnessTests {
             #expect(before[6].hasPrefix("200 ") && before[6].contains("/runs/\(run)"))
             #expect(before[7].hasPrefix("200 ") && before[7].contains("run-data"))
             #expect(before[8].hasPrefix("200 ") && before[8].contains("/goals/\(goal.id)"))
+            // The owner's plan: 7 dates, tomorrow done, on the plan page and (6 not done) in the device's sync.
+            #expect(before[14].components(separatedBy: "Ann's intervals").count - 1 == 7 && before[14].contains("done: \(now)"))
+            #expect(before[15].hasPrefix("200 ") && before[15].contains("/plan/sessions/\(planned.id)/undone"))
+            #expect(before[4].components(separatedBy: "Ann's intervals").count - 1 == 6)
 
             for (index, (key, rule)) in Self.cases.sorted(by: { $0.key < $1.key }).enumerated() {
                 guard case .guarded(let item) = rule else { continue }

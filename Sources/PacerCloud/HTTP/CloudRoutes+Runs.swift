@@ -32,7 +32,13 @@ extension CloudRoutes {
         // The encoding is part of what was received: the same bytes with another encoding differ.
         let digest = Tokens.digest(Array((encoding ?? "identity").utf8) + [0] + body)
         let chunk = StoredChunk(runID: runID, seq: seq, body: body, contentEncoding: encoding, digest: digest, samples: samples)
-        switch try await store.putChunk(chunk, device: device.id) {
+        let result = try await store.putChunk(chunk, device: device.id)
+        if result != .conflict {
+            // The last chunk may be what completes a run that followed a planned session (a
+            // resent one too: the first answer may have been lost after the chunk was stored).
+            try await markFollowedSession(device: device, runID: runID)
+        }
+        switch result {
         case .created, .replaced:
             return try JSONInput.encode(ChunkReply(run_id: runID, seq: seq, stored: true), status: .created)
         case .unchanged:
@@ -65,6 +71,7 @@ extension CloudRoutes {
         let stored = StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs)
         let result = try await store.putSummary(stored, device: device.id)
         let missing = try await missingChunks(device: device.id, runID: runID, count: summary.chunks)
+        if missing.isEmpty, summary.planned_session_id != nil { try await markFollowedSession(device: device, runID: runID) }
         return try JSONInput.encode(
             SummaryReply(run_id: runID, complete: missing.isEmpty, missing_chunks: missing),
             status: result == .created ? .created : .ok)

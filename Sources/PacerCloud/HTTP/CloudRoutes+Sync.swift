@@ -10,7 +10,8 @@ extension CloudRoutes {
     func syncSections(for device: Device) async throws -> DeviceSync.Sections {
         DeviceSync.Sections(
             notices: try Self.versioned(try await noticesSection(device)),
-            profile: try Self.versioned(try await profileSection(device)))
+            profile: try Self.versioned(try await profileSection(device)),
+            plan: try await planSection(device))
     }
 
     func getDeviceSync(_ request: Request, context: CloudRequestContext) async throws -> Response {
@@ -72,14 +73,34 @@ extension CloudRoutes {
         return ProfileSection(version: "", display_name: account.displayName, timezone: account.timezone, linked: true)
     }
 
+    /// The account's occurrences from today to `PlanSection.days - 1` days ahead (today in the
+    /// account's zone), not done yet, earliest first; nil for a device no account owns. Its
+    /// version covers today's date too, so it changes when the day does.
+    func planSection(_ device: Device) async throws -> PlanSection? {
+        guard let accountID = device.accountID, let account = try await store.account(id: accountID) else { return nil }
+        let today = PlanDates.day(atMs: wallClock(), timezone: account.timezone)
+        let occurrences = try await store.planOccurrences(accountID: accountID, from: today, through: today + PlanSection.days - 1)
+        let sessions = occurrences.lazy.filter { $0.done == nil }.prefix(PlanSection.maxSessions).map { occurrence in
+            PlannedSession(id: occurrence.id, date: occurrence.date, name: Self.spokenName(occurrence.session.name),
+                           steps: occurrence.session.steps)
+        }
+        return try Self.versioned(PlanSection(version: PlanDates.text(today), timezone: account.timezone, sessions: Array(sessions)))
+    }
+
+    /// A session's name as the device says it: cleaned for speech, at most `PlanSteps.maxNameLength`.
+    static func spokenName(_ name: String) -> String {
+        let cleaned = String(NoticeText.clean(name).prefix(PlanSteps.maxNameLength))
+        return cleaned.isEmpty ? "Planned session" : cleaned
+    }
+
     // MARK: Versions
 
     /// The section with its version: the first 64 bits of the SHA-256 of its canonical JSON
-    /// (version empty), so every instance on one database gives the same version for the same
-    /// content without keeping counters.
+    /// (with the version it comes with: empty, or what else it depends on, as the plan's today),
+    /// so every instance on one database gives the same version for the same content without
+    /// keeping counters.
     static func versioned<Section: VersionedSection>(_ section: Section) throws -> Section {
         var section = section
-        section.version = ""
         section.version = String(Tokens.digest(Array(try JSONInput.canonical(section).utf8)).prefix(16))
         return section
     }
@@ -119,6 +140,7 @@ protocol VersionedSection: Encodable {
 
 extension NoticesSection: VersionedSection {}
 extension ProfileSection: VersionedSection {}
+extension PlanSection: VersionedSection {}
 
 struct AckReply: Encodable {
     var acknowledged: Int

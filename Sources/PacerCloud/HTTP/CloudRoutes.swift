@@ -114,6 +114,7 @@ public struct CloudRoutes: Sendable {
         addFileRoutes(webRoutes)
         addMonitorRoutes(webRoutes)
         addRunnerRoutes(webRoutes)
+        addPlanRoutes(webRoutes)
         return router
     }
 }

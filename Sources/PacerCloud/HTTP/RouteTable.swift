@@ -42,6 +42,13 @@ enum RouteTable {
         (["goals"], ["POST"]),
         (["goals", "*"], ["POST"]),
         (["goals", "*", "delete"], ["POST"]),
+        (["plan"], ["GET"]),
+        (["plan", "new"], ["GET"]),
+        (["plan", "sessions"], ["POST"]),
+        (["plan", "sessions", "*"], ["GET", "POST"]),
+        (["plan", "sessions", "*", "delete"], ["POST"]),
+        (["plan", "sessions", "*", "done"], ["POST"]),
+        (["plan", "sessions", "*", "undone"], ["POST"]),
         (["assets", "*", "*"], ["GET"]),
     ]
 

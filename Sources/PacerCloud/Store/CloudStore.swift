@@ -109,6 +109,24 @@ public protocol CloudStore: MonitorStore, Sendable {
     /// False when the account has no goal with that id.
     func deleteGoal(accountID: String, id: String) async throws -> Bool
 
+    // The training plan of an account.
+    /// The account's sessions that can fall within `from...through` ("YYYY-MM-DD"), by start date.
+    func planSessions(accountID: String, from: String, through: String) async throws -> [PlanSession]
+    func planSession(accountID: String, id: String) async throws -> PlanSession?
+    /// Adds the session; false when its id is taken or the account has `limit` sessions already.
+    func addPlanSession(_ session: PlanSession, limit: Int) async throws -> Bool
+    /// Changes the account's session with this id (its done marks stay, by date); false when the account has none.
+    func updatePlanSession(_ session: PlanSession) async throws -> Bool
+    /// Deletes the session with its done marks; false when the account has no session with that id.
+    func deletePlanSession(accountID: String, id: String) async throws -> Bool
+    /// The account's done marks on dates within `from...through`.
+    func planDone(accountID: String, from: String, through: String) async throws -> [PlanDone]
+    /// Marks the occurrence done. A run's mark replaces one made by hand; an occurrence done by a
+    /// run stays linked to that run. True when something was stored.
+    func markPlanDone(_ done: PlanDone) async throws -> Bool
+    /// Takes the mark off the account's occurrence; false when it had none.
+    func unmarkPlanDone(accountID: String, sessionID: String, date: String) async throws -> Bool
+
     // Live position.
     /// Stores it unless one with a later `timeMs` is stored; true when stored.
     func putPosition(device: String, timeMs: Int64, json: String) async throws -> Bool

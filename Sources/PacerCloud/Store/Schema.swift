@@ -11,8 +11,9 @@ enum Schema {
     /// device.last_seen_ms (the "My devices" page), the sync channel's notices and each device's
     /// latest state (heartbeat); monitoring: invitations (by SHA-256), consents runner → monitor,
     /// monitors' answers to alerts, and the trail of live positions of the current run; run_view
-    /// (what a run's page shows, computed once from its track), goal, and account.max_hr.
-    static let version = 6
+    /// (what a run's page shows, computed once from its track), goal, and account.max_hr. 7: the
+    /// training plan (plan_session, and plan_done: an occurrence done by a run or by hand).
+    static let version = 7
 
     static func statements(postgres: Bool) -> [String] {
         let blob = postgres ? "BYTEA" : "BLOB"
@@ -112,6 +113,19 @@ enum Schema {
                 id TEXT PRIMARY KEY, account_id TEXT NOT NULL, period TEXT NOT NULL, distance_m \(postgres ? "DOUBLE PRECISION" : "REAL") NOT NULL)
             """,
             "CREATE INDEX IF NOT EXISTS goal_by_account ON goal (account_id)",
+            // weekdays: bit 0 Monday … bit 6 Sunday, 0 a single date; end_date: the last date it can fall on.
+            """
+            CREATE TABLE IF NOT EXISTS plan_session (
+                id TEXT PRIMARY KEY, account_id TEXT NOT NULL, name TEXT NOT NULL, steps TEXT NOT NULL, start_date TEXT NOT NULL,
+                weekdays INTEGER NOT NULL, weeks INTEGER NOT NULL, end_date TEXT NOT NULL)
+            """,
+            "CREATE INDEX IF NOT EXISTS plan_session_by_account ON plan_session (account_id, start_date)",
+            """
+            CREATE TABLE IF NOT EXISTS plan_done (
+                session_id TEXT NOT NULL, date TEXT NOT NULL, account_id TEXT NOT NULL, occurrence_id TEXT NOT NULL,
+                run_device_id TEXT, run_id TEXT, done_ms BIGINT NOT NULL, PRIMARY KEY (session_id, date))
+            """,
+            "CREATE INDEX IF NOT EXISTS plan_done_by_account ON plan_done (account_id, date)",
         ]
     }
 
@@ -137,8 +151,10 @@ enum Schema {
     ]
 
     /// What deleting an account (?1) deletes of monitoring besides its devices' data: its
-    /// consents either way, its invitations, and the answers it sent.
+    /// consents either way, its invitations, and the answers it sent; and its training plan.
     static let accountMonitoringDeletes = [
+        "DELETE FROM plan_done WHERE account_id = ?1",
+        "DELETE FROM plan_session WHERE account_id = ?1",
         "DELETE FROM monitor_consent WHERE runner_id = ?1 OR monitor_id = ?1",
         "DELETE FROM monitor_invite WHERE runner_id = ?1",
         "DELETE FROM alert_answer WHERE monitor_id = ?1",

@@ -104,6 +104,11 @@ extension CloudRoutes {
             "stylesheet": "/assets/leaflet/leaflet.css", "referrer": Self.runPageReferrer,
         ]
         if let hr = summary.hr_avg { values["hr_avg"] = "avg \(Int(hr.rounded())) bpm" + (summary.hr_max.map { ", max \($0)" } ?? "") }
+        if let workout = summary.workout_name { values["workout"] = workout }
+        if let occurrenceID = summary.planned_session_id,
+           let followed = try await followedOccurrence(account, occurrenceID: occurrenceID, startMs: run.summary.startMs) {
+            values["followed"] = ["session": followed.session.id, "name": followed.session.name, "date": followed.date]
+        }
         return WebPage.run.response(values: values, csrf: session.csrf, headers: runPageHeaders)
     }
 

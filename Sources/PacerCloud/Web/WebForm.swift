@@ -34,7 +34,7 @@ struct WebForm {
 
     /// The request's form, refused (4xx) when it is no form, too large, or its `csrf` field is not
     /// the session's token (signed in) or the form cookie's (signed out: double submit).
-    static func read(_ request: Request, context: CloudRequestContext) async throws -> WebForm {
+    static func read(_ request: Request, context: CloudRequestContext, maxBytes: Int = maxBytes) async throws -> WebForm {
         let type = request.headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard type == "application/x-www-form-urlencoded" else {
             throw WebRefusal.plain(.unsupportedMediaType, "send the form as application/x-www-form-urlencoded (Content-Type)")

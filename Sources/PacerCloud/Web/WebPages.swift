@@ -10,6 +10,7 @@ enum WebPage: String, CaseIterable, Sendable {
     case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message
     case devices, deviceUnlink = "device_unlink", importFile = "import"
     case runs, run, stats
+    case plan, planSession = "plan_session"
 
     /// The page's template; `{{> head}}` and `{{> foot}}` frame each one. `{{ }}` escapes HTML.
     var template: String {
@@ -125,6 +126,7 @@ enum WebPage: String, CaseIterable, Sendable {
                 {{> head}}{{> nav}}<h1>{{date}}</h1>
                 <p class="summary">{{distance}} · {{duration}} · {{pace}}{{#hr_avg}} · {{.}}{{/hr_avg}}</p>
                 {{#workout}}<p>Workout: {{.}}</p>{{/workout}}
+                {{#followed}}<p id="followed">Followed: <a href="/plan/sessions/{{session}}">{{name}}</a> ({{date}})</p>{{/followed}}
                 <div id="map" data-tiles="{{tiles}}" data-attribution="{{attribution}}"></div>
                 <h2>Pace</h2><div class="chart"><canvas id="pace-chart" aria-label="Pace against distance"></canvas></div>
                 <h2>Heart rate</h2>{{^has_hr}}<p>No heart-rate readings in this run.</p>{{/has_hr}}
@@ -164,6 +166,8 @@ enum WebPage: String, CaseIterable, Sendable {
                 {{#rows}}<tr><td>{{label}}</td><td>{{distance}}</td><td>{{time}}</td><td>{{runs}}</td></tr>{{/rows}}</table>{{/periods}}
                 <p class="note">Weeks start on Monday, in your time zone ({{timezone}}).</p>{{> foot}}
                 """
+        case .plan: return PlanTemplates.plan
+        case .planSession: return PlanTemplates.session
         }
     }
 
@@ -182,6 +186,8 @@ enum WebPage: String, CaseIterable, Sendable {
         case .runs: "My runs"
         case .run: "Run"
         case .stats: "Statistics"
+        case .plan: "Training plan"
+        case .planSession: "Planned session"
         }
     }
 
@@ -197,6 +203,7 @@ enum WebPage: String, CaseIterable, Sendable {
         + "#map{height:60vh;max-height:420px;background:#e8eef0}.chart{position:relative;height:200px}"
         + "table{border-collapse:collapse;width:100%}td,th{text-align:right;padding:.25em .4em;border-bottom:1px solid #eee}"
         + "td:first-child,th:first-child{text-align:left}progress{width:100%}.goal{margin-bottom:1em}.note{color:#555;font-size:.9em}"
+        + PlanTemplates.style
 
     static let partials = [
         "head": """
@@ -209,7 +216,8 @@ enum WebPage: String, CaseIterable, Sendable {
         "foot": "\n</body></html>\n",
         "error": #"{{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}"#,
         "csrf": #"<input type="hidden" name="csrf" value="{{csrf}}">"#,
-        "nav": #"<nav class="top"><a href="/runs">Runs</a><a href="/stats">Statistics</a><a href="/watch">Watch</a><a href="/account">Account</a></nav>"#,
+        "occurrence": PlanTemplates.occurrence,
+        "nav": #"<nav class="top"><a href="/runs">Runs</a><a href="/stats">Statistics</a><a href="/plan">Plan</a><a href="/watch">Watch</a><a href="/account">Account</a></nav>"#,
     ]
 
     static let library: MustacheLibrary = {
