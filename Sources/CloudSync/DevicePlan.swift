@@ -66,42 +66,25 @@ public struct DevicePlan: Sendable, Equatable {
     }
 }
 
-/// Local dates for the plan: "today" in its timezone. The offset comes from the system's zone
-/// data; the calendar arithmetic is plain, so midnight in any zone is tested exactly.
+/// Local dates for the plan: "today" in its timezone. The offset in force comes from the
+/// system's zone data; the calendar is the core's `LocalDate`, so midnight in any zone is exact.
 public enum PlanCalendar {
     /// `YYYY-MM-DD` of the instant `epochMs` in `timezone` (unknown zones count as UTC).
     public static func localDate(epochMs: Int64, timezone: String) -> String {
         let zone = TimeZone(identifier: timezone) ?? TimeZone(identifier: "UTC")!
-        let offset = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(epochMs) / 1000))
-        return civilDate(epochMs: epochMs, offsetSeconds: offset)
+        return LocalDate(containing: Timestamp(milliseconds: epochMs)) { instant in
+            zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000))
+        }.description
     }
 
-    /// `YYYY-MM-DD` of `epochMs` shifted by `offsetSeconds` (days from civil, H. Hinnant).
-    public static func civilDate(epochMs: Int64, offsetSeconds: Int) -> String {
-        let seconds = epochMs / 1000 - (epochMs % 1000 < 0 ? 1 : 0) + Int64(offsetSeconds)
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(year)-\(two(month))-\(two(day))"
-    }
-
-    /// `YYYY-MM-DD`, digits only, a real month and day.
+    /// `YYYY-MM-DD`, digits only, a date that exists.
     public static func isDate(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D else { return false }
-        for (index, byte) in bytes.enumerated() where index != 4 && index != 7 {
-            guard (0x30...0x39).contains(byte) else { return false }
-        }
-        guard let month = Int(text.dropFirst(5).prefix(2)), let day = Int(text.suffix(2)) else { return false }
-        return (1...12).contains(month) && (1...31).contains(day)
+        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D,
+              bytes.enumerated().allSatisfy({ $0.offset == 4 || $0.offset == 7 || (0x30...0x39).contains($0.element) }),
+              let year = Int(text.prefix(4)), let month = Int(text.dropFirst(5).prefix(2)), let day = Int(text.suffix(2))
+        else { return false }
+        return LocalDate(year: year, month: month, day: day) != nil
     }
 }
 

@@ -126,5 +126,13 @@ struct PlanTests {
         #expect(both.status == 64 && both.stderr.contains("--planned and --workout"), "\(both.stderr)")
         #expect(try await daemon.status()["state"] as? String == "idle")
         #expect(await daemon.stop() == .exited(0))
+
+        // pacerd down, the last sync from a cloud that knows no account for the device.
+        let unlinked = #"{"fetched_at": "2026-11-26T06:00:00.000Z", "sync": {"sections": {"profile": {"version": "p", "display_name": "Runner", "timezone": "UTC", "linked": false}}}}"#
+        try unlinked.write(toFile: daemon.directory.file("cloud-sync.json"), atomically: true, encoding: .utf8)
+        let offline = try await DaemonFixture.run(DaemonFixture.binary("pacerctl"), ["plan", "--db", daemon.databasePath, "--config", daemon.configPath])
+        #expect(offline.status == 0 && offline.stdout.hasPrefix("Linked to no account"), "\(offline.stdout)\(offline.stderr)")
+        let json = try await DaemonFixture.run(DaemonFixture.binary("pacerctl"), ["plan", "--json", "--db", daemon.databasePath, "--config", daemon.configPath])
+        #expect(json.stdout.contains(#""state":"not_linked""#), "\(json.stdout)")
     }
 }
