@@ -98,7 +98,7 @@ let package = Package(
         .target(name: "Uplink", dependencies: ["Gzip", "PacerContract", "HTTPClient", "Store", "PacerCore", "Threads"]),
         // The sync channel: what the cloud has for the device (notices said once, the profile),
         // fetched on a thread and connection of its own, kept for offline use; the heartbeat.
-        .target(name: "CloudSync", dependencies: ["PacerContract", "HTTPClient", "Threads"]),
+        .target(name: "CloudSync", dependencies: ["PacerContract", "PacerConfig", "PacerCore", "HTTPClient", "Threads"]),
 
         // BlueZ's D-Bus API (Adapter1, Device1, GattCharacteristic1, Battery1) over Systemd's bus:
         // the paired heart-rate strap found, connected, notifying, and held on to.
@@ -182,6 +182,8 @@ let package = Package(
             dependencies: [
                 "PacerReplay",
                 "PacerConfig",
+                "PacerContract",
+                "CloudSync",
                 "Recording",
                 "Store",
                 "RunViews",
@@ -230,7 +232,7 @@ let package = Package(
         // The uplink against tools/https-sink: order, retries, privacy zones, a wrong certificate.
         .testTarget(name: "UplinkTests", dependencies: ["Uplink", "Gzip", "PacerContract", "Store", "PacerCore", "HTTPClient", "PacerTestSupport"]),
         // The sync channel's schedule and files, with a scripted transport (no network, no waiting).
-        .testTarget(name: "CloudSyncTests", dependencies: ["CloudSync", "HTTPClient", "PacerContract", "PacerTestSupport"]),
+        .testTarget(name: "CloudSyncTests", dependencies: ["CloudSync", "HTTPClient", "PacerContract", "PacerConfig", "PacerCore", "PacerTestSupport"]),
         // The contract against openapi.yaml both ways (tools/check-contract, jsonschema), and its formats.
         .testTarget(name: "PacerContractTests", dependencies: ["PacerContract", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),

@@ -43,15 +43,17 @@ public final class CloudSync: Sendable {
     static let minWakeIntervalNs: UInt64 = 10_000_000_000
 
     /// `state`: the heartbeat as of now (nil: not known, nothing is sent). `say`: offers a
-    /// notice to the speaker. Both are called on the sync thread.
+    /// notice to the speaker. `plan`: the training plan in use, at start and on each change
+    /// (its workout files are written already). All are called on the sync thread.
     public func start(settings: SyncSettings, storePath: String, log: @escaping @Sendable (SyncLogLevel, String) -> Void,
                       state: @escaping @Sendable () -> DeviceState?,
-                      say: @escaping @Sendable (Notice) -> NoticeDelivery) throws(ThreadStartError) {
+                      say: @escaping @Sendable (Notice) -> NoticeDelivery,
+                      plan: @escaping @Sendable (DevicePlan?) -> Void = { _ in }) throws(ThreadStartError) {
         let queue = self.queue
         try DetachedThread.start {
             var session = HTTPSession(configuration: settings.client)
             let engine = SyncEngine(settings: settings, storePath: storePath,
-                                    transport: { request throws(HTTPClientError) in try session.perform(request) }, log: log)
+                                    transport: { request throws(HTTPClientError) in try session.perform(request) }, log: log, onPlan: plan)
             var loop = SyncLoop(engine: engine, state: state, say: say, log: log)
             loop.offerNextNotice()
             while true {

@@ -71,6 +71,9 @@ struct SyncEngine {
     let saidFile: SyncFile
     let transport: (HTTPRequest) throws(HTTPClientError) -> HTTPResponse
     let log: @Sendable (SyncLogLevel, String) -> Void
+    /// The plan in use: given once at start (from the last sync) and whenever a fetch changes it.
+    let onPlan: @Sendable (DevicePlan?) -> Void
+    let planFiles: PlanFiles
     private(set) var cache: SyncCache?
     private(set) var said: Set<String> = []
     private(set) var unacknowledged: Set<String> = []
@@ -78,10 +81,12 @@ struct SyncEngine {
     private var failures = 0
 
     init(settings: SyncSettings, storePath: String, transport: @escaping (HTTPRequest) throws(HTTPClientError) -> HTTPResponse,
-         log: @escaping @Sendable (SyncLogLevel, String) -> Void) {
+         log: @escaping @Sendable (SyncLogLevel, String) -> Void, onPlan: @escaping @Sendable (DevicePlan?) -> Void = { _ in }) {
         self.settings = settings
         self.transport = transport
         self.log = log
+        self.onPlan = onPlan
+        planFiles = PlanFiles(storePath: storePath)
         cacheFile = SyncFile(beside: storePath, name: "cloud-sync.json")
         saidFile = SyncFile(beside: storePath, name: "cloud-notices.json")
         do {
@@ -98,6 +103,17 @@ struct SyncEngine {
         } catch {
             log(.error, "sync: which notices were said (\(saidFile.path)) cannot be read: \(error); notices fetched again may be said again")
         }
+        // Offline from the start, the last plan fetched is the plan; its files are made whole again.
+        usePlan()
+    }
+
+    /// The plan of the sync in use: its workout files written, what cannot run journaled, and
+    /// the pipeline told.
+    private func usePlan() {
+        let plan = cache?.sync.sections.plan.map(DevicePlan.init)
+        for problem in plan?.problems ?? [] { log(.warning, "sync: \(problem)") }
+        for (level, note) in planFiles.write(plan) { log(level, "sync: \(note)") }
+        onPlan(plan)
     }
 
     /// The notices of the sync in use not said yet, oldest first.
@@ -158,8 +174,10 @@ struct SyncEngine {
         let known = Set(cache?.sync.sections.notices?.items.map(\.id) ?? [])
         let fetched = sync.sections.notices?.items.map(\.id) ?? []
         report.newNotices = fetched.filter { !known.contains($0) }.count
+        let planBefore = cache?.sync.sections.plan
         cache = SyncCache(etag: response.header("ETag"), fetched_at: WireTime.text(milliseconds: nowMs), sync: sync)
         save(cache)
+        if sync.sections.plan != planBefore { usePlan() }
         // A notice the cloud no longer lists was acknowledged (or is gone): nothing more to remember of it.
         let listed = Set(fetched)
         if !said.isSubset(of: listed) || !unacknowledged.isSubset(of: listed) {

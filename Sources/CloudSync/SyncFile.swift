@@ -7,11 +7,18 @@ import Glibc
 /// new, never half of either.
 struct SyncFile: Sendable {
     let path: String
+    /// Permissions of a file it creates: private by default (it may hold what the cloud sent).
+    var mode: mode_t = 0o600
 
     /// `name` in the directory of `storePath` (`/var/lib/pacer/pacer.db` → `/var/lib/pacer/NAME`).
     init(beside storePath: String, name: String) {
         let directory = storePath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         path = (directory.isEmpty ? "." : directory) + "/" + name
+    }
+
+    init(path: String, mode: mode_t) {
+        self.path = path
+        self.mode = mode
     }
 
     /// nil when there is no file.
@@ -41,7 +48,7 @@ struct SyncFile: Sendable {
 
     func write(_ bytes: [UInt8]) throws(SyncFileError) {
         let temporary = path + ".new"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw SyncFileError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
         var offset = 0
         var failure: Int32 = 0

@@ -1,6 +1,20 @@
 /// The ranges the cloud takes (openapi.yaml's description and schemas): a device that stays
 /// inside them is never refused, and the cloud checks exactly these.
 public enum WireLimits {
+    /// A lowercase UUID ("0f8e…-…"): the ids of notices, planned sessions and runs.
+    public static func isLowercaseUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == 0x2D else { return false }
+            } else {
+                guard (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) else { return false }
+            }
+        }
+        return true
+    }
+
     public static let accuracyM = 0.0...100_000.0
     public static let speedMps = 0.0...1_000.0
     public static let heartRate = 0...300

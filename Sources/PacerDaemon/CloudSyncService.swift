@@ -39,7 +39,8 @@ struct CloudSyncService: Service {
                 if speaker.isMuted { return .notNow }
                 speaker.say(Cue(time: Timestamp(milliseconds: WallClock.milliseconds()), kind: .notice, text: notice.text))
                 return .offered
-            })
+            },
+            plan: { plan in pipeline.queue.put(.plan(plan)) })
     }
 
     /// What became of a notice given to the speaker, for the sync thread.

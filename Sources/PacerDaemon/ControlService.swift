@@ -1,6 +1,7 @@
 import BlueZ
 import CloudSync
 import Control
+import FoundationEssentials
 import ModemManager
 import PacerConfig
 import PacerCore
@@ -49,6 +50,10 @@ struct ControlService: Service {
             uplink.put(.wake(reason: "pacerctl sync"))
             return withUploads(.object(["cloud_sync": Self.json(await syncNow())]))
         case "run.start":
+            if try request.optionalBool("planned") == true {
+                guard try request.optionalString("workout") == nil else { throw ControlError.badRequest("planned: goes without workout") }
+                return try await pipelineCommand(.startPlanned)
+            }
             guard let path = try request.optionalString("workout") else { return try await pipelineCommand(.start) }
             // Read here, off the pipeline thread; the file is pacerd's to read (it runs as `pacer`).
             do {
@@ -61,6 +66,7 @@ struct ControlService: Service {
             guard !text.isEmpty, text.utf8.count <= 1000 else { throw ControlError.badRequest("text: expected 1 to 1000 bytes of text to say") }
             return try await pipelineCommand(.say(text))
         case "readiness": return try await pipelineCommand(.readiness)
+        case "plan": return try planListing()
         case "voice.mute":
             let muted = try request.bool("muted")
             voiceMute(muted)
@@ -127,6 +133,19 @@ struct ControlService: Service {
         default:
             throw ControlError.unknownCommand(request.command)
         }
+    }
+
+    /// `pacerctl plan`: the last sync's plan (read from the state directory, as pacerctl does
+    /// when pacerd is down), which sessions a stored run followed, which is today.
+    private func planListing() throws -> JSONValue {
+        let listing: PlanListing
+        do {
+            listing = try PlanListing.make(storePath: reader.path, syncOn: cloud.syncSettings.url != nil, nowMs: WallClock.milliseconds(),
+                                           followed: { (try? reader.plannedSessionsFollowed(among: $0)) ?? [] })
+        } catch {
+            throw ControlError.internalError("the last sync cannot be read: \(error)")
+        }
+        return try parse(String(decoding: try JSONEncoder().encode(listing), as: UTF8.self))
     }
 
     /// The sync thread's fetch, waited for at most 20 s (it may be in the middle of a slow

@@ -1,4 +1,5 @@
 import BlueZ
+import CloudSync
 import PacerConfig
 import PacerCore
 import PacerSession
@@ -19,6 +20,8 @@ enum DaemonInput: Sendable {
     /// The button device dropped events or went away: any press in progress is forgotten.
     case buttonsReset
     case reload(PacerConfiguration)
+    /// The training plan in use (nil: none), from the sync thread.
+    case plan(DevicePlan?)
     /// Close the run and stop; `done` is called once everything is written.
     case shutdown(done: @Sendable () -> Void)
 }

@@ -1,4 +1,5 @@
 import BlueZ
+import CloudSync
 import FoundationEssentials
 import GPSD
 import PacerConfig
@@ -9,6 +10,7 @@ import Recording
 import SOS
 import Store
 import Systemd
+import Threads
 import Uplink
 
 /// The live pipeline's executor: gpsd lines, strap events, keys, commands and ticks in; the
@@ -29,6 +31,10 @@ final class RunSessionExecutor {
     /// The run that was interrupted when pacerd last stopped, until the session decides on it.
     private let resumeCandidate: StoredRun?
     private var powerSupply: PowerSupply?
+    /// The training plan from the sync thread; the session gets it with today's date.
+    private var devicePlan: DevicePlan?
+    /// The wall clock (ms since the epoch): "today" in the plan's timezone is read from it.
+    var wallClockMs: () -> Int64 = { WallClock.milliseconds() }
 
     /// Called whenever the status line changes (STATUS=).
     var onStatusChange: (DaemonStatus) -> Void = { _ in }
@@ -87,6 +93,7 @@ final class RunSessionExecutor {
             }
             run(.strapChoice(StrapSelection(straps: choice.straps.map(\.text), source: source, adapter: choice.adapter)), nowNs)
         case .command(let command, let reply):
+            refreshToday(nowNs)
             var answered = false
             run(.command(command), nowNs) { result in
                 answered = true
@@ -95,12 +102,16 @@ final class RunSessionExecutor {
             // Every command is answered once, even should the session have left one unanswered.
             if !answered { reply(.failure(CommandFailure(code: .internalError, message: "the command was not answered"))) }
         case .buttonKey(let key):
+            refreshToday(nowNs)
             run(.buttonKey(key, sosAsking: sosIsAsking()), nowNs)
         case .buttonsReset:
             run(.buttonsReset, nowNs)
         case .reload(let newConfiguration):
             powerSupply = PowerSupply(newConfiguration.battery)
             run(.reload(newConfiguration), nowNs)
+        case .plan(let plan):
+            devicePlan = plan
+            run(.plan(planToday()), nowNs)
         case .shutdown(let done):
             run(.shutdown, nowNs)
             done()
@@ -108,7 +119,31 @@ final class RunSessionExecutor {
     }
 
     /// Once a second, whatever arrives.
-    func tick(nowNs: UInt64) { run(.tick, nowNs) }
+    func tick(nowNs: UInt64) {
+        refreshToday(nowNs)
+        run(.tick, nowNs)
+    }
+
+    /// The plan as the session needs it: the sessions it can run, today's date in the plan's
+    /// timezone, and those a stored run followed already.
+    private func planToday() -> PlanToday {
+        guard let devicePlan else { return .none }
+        let sessions = devicePlan.sessions.compactMap { session in session.workout.map { PlannedRun(id: session.id, date: session.date, workout: $0) } }
+        let followed: Set<String>
+        do {
+            followed = try store.plannedSessionsFollowed(among: sessions.map(\.id))
+        } catch {
+            log(.warning, "plan", "cannot tell which planned sessions were run already (\(error)); a start takes today's first")
+            followed = []
+        }
+        return PlanToday(sessions: sessions, today: PlanCalendar.localDate(epochMs: wallClockMs(), timezone: devicePlan.timezone), followed: followed)
+    }
+
+    /// At midnight in the plan's timezone (or when the clock is set), the session hears the new date.
+    private func refreshToday(_ nowNs: UInt64) {
+        guard let devicePlan, let known = session.plan.today else { return }
+        if PlanCalendar.localDate(epochMs: wallClockMs(), timezone: devicePlan.timezone) != known { run(.plan(planToday()), nowNs) }
+    }
 
     func advanceButtons(nowNs: UInt64) {
         guard session.buttonDeadlineNs != nil else { return }
@@ -149,8 +184,8 @@ final class RunSessionExecutor {
             toSOS(Self.laneInput(handOff))
         case .toUplink(let handOff):
             toUplink(Self.uplinkInput(handOff))
-        case .beginRun(let tracking, let coach):
-            let begun = RunRecording(store: store, configuration: tracking, coach: coach, uuid: UUID().uuidString.lowercased())
+        case .beginRun(let tracking, let coach, let followed):
+            let begun = RunRecording(store: store, configuration: tracking, coach: coach, uuid: UUID().uuidString.lowercased(), following: followed)
             recording = begun
             run(.runBegun(Self.progress(begun)), nowNs, reply: reply)
         case .continueRun(let runID, let tracking, let coach):

@@ -16,8 +16,8 @@ public enum RunAction: Sendable {
     case reply(Result<DaemonStatus, CommandFailure>)
     case toSOS(SOSHandOff)
     case toUplink(UplinkHandOff)
-    /// A new recording with a fresh UUID; answer `.runBegun`.
-    case beginRun(tracking: TrackerConfiguration, coach: Coach?)
+    /// A new recording with a fresh UUID, remembering the workout it follows; answer `.runBegun`.
+    case beginRun(tracking: TrackerConfiguration, coach: Coach?, following: FollowedWorkout?)
     /// Continue the interrupted run the pipeline started with; answer `.runContinued`.
     case continueRun(runID: Int64, tracking: TrackerConfiguration, coach: Coach?)
     /// Answer `.recorded` (nothing, when no run is being recorded).

@@ -3,9 +3,12 @@ import PacerCore
 /// What a person can ask of the run (control socket, buttons).
 public enum RunCommand: Sendable, Equatable {
     case status
+    /// A free run (`WhatAStartStarts`).
     case start
     /// Start a run that follows a workout.
     case startWorkout(Workout)
+    /// Start today's planned session, or be refused.
+    case startPlanned
     case stop
     /// Say a sentence (`pacerctl speak`).
     case say(String)

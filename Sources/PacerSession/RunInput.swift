@@ -25,6 +25,8 @@ public enum RunInput: Sendable {
     /// Once a second, whatever arrives: GPS loss is noticed, a refused write retried.
     case tick
     case reload(PacerConfiguration)
+    /// The training plan as of now: at start, when it changes and when the date does.
+    case plan(PlanToday)
     /// Close the run before pacerd stops.
     case shutdown
 

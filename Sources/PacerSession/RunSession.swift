@@ -45,6 +45,10 @@ public struct RunSession: Sendable {
     private var replyOwed = false
     /// pacerd is stopping: a run that cannot be closed is lost, and the journal hears so.
     private var shuttingDown = false
+    /// The training plan and today's date in its timezone (`WhatAStartStarts`).
+    public private(set) var plan = PlanToday.none
+    /// The planned session the run being recorded follows: followed once the run is stored.
+    private var runningPlannedID: String?
 
     /// The input being handled: its time, the actions decided so far, and the effects, which go last.
     private var nowNs: UInt64 = 0
@@ -116,6 +120,8 @@ public struct RunSession: Sendable {
             tick()
         case .reload(let newConfiguration):
             reload(newConfiguration)
+        case .plan(let newPlan):
+            plan = newPlan
         case .shutdown:
             shutDown()
         case .runBegun(let progress):
@@ -205,7 +211,7 @@ public struct RunSession: Sendable {
             }
             if active == nil, configuration.autoStart, let start = autoStart.ingest(fix) {
                 note(SessionNote(.notice, "run", "moving since \(start.movingSince.iso8601): starting a run by itself ([run] auto_start)"))
-                perform(.start, replying: false)
+                startRun(.button)
             }
         }
         guard isRecording else { return }
@@ -305,7 +311,12 @@ public struct RunSession: Sendable {
         }
         let command: RunCommand
         switch gesture.gesture {
-        case .shortPress: command = active == nil ? .start : .control(.lap)
+        case .shortPress:
+            guard active != nil else {
+                if let refusal = startRun(.button) { note(SessionNote(.notice, "buttons", "button \(gesture.gesture): \(refusal.message)")) }
+                return
+            }
+            command = .control(.lap)
         case .longPress: command = .stop
         case .veryLongPress:
             // The SOS lane reads the same key events and raises on its own: raising here too
@@ -327,10 +338,13 @@ public struct RunSession: Sendable {
         case .status:
             refusal = nil
         case .start:
-            refusal = startRun(workout: nil)
+            refusal = startRun(.free)
             waits = refusal == nil
         case .startWorkout(let workout):
-            refusal = startRun(workout: workout)
+            refusal = startRun(.workout(workout))
+            waits = refusal == nil
+        case .startPlanned:
+            refusal = startRun(.planned)
             waits = refusal == nil
         case .stop:
             refusal = stopRun()
@@ -372,13 +386,22 @@ public struct RunSession: Sendable {
         actions.append(.reply(.success(status(nowNs: nowNs))))
     }
 
-    private mutating func startRun(workout: Workout?) -> CommandFailure? {
+    /// Starts what `WhatAStartStarts` decides for the request, or says why not.
+    @discardableResult
+    private mutating func startRun(_ request: StartRequest) -> CommandFailure? {
         if let active {
             let message = active.runID.map { "run \($0) is already being recorded" } ?? "a run is already started (waiting for a GPS fix)"
             return CommandFailure(code: .conflict, message: message)
         }
+        let workout: Workout?
+        switch WhatAStartStarts.decide(request, plan: plan) {
+        case .refuse(let why): return CommandFailure(code: .conflict, message: why)
+        case .free: (workout, runningPlannedID) = (nil, nil)
+        case .follow(let followed, let planned): (workout, runningPlannedID) = (followed, planned?.id)
+        }
         run = .recording(RecordingProgress(uuid: nil))
-        effects.append(.beginRun(tracking: configuration.tracking, coach: newCoach(workout: workout)))
+        effects.append(.beginRun(tracking: configuration.tracking, coach: newCoach(workout: workout),
+                                 following: workout.map { FollowedWorkout(name: $0.name, plannedSessionID: runningPlannedID) }))
         startingWorkout = workout
         return nil
     }
@@ -392,7 +415,8 @@ public struct RunSession: Sendable {
             leaveInterrupted(resumable.runID, resumable.note(leaving: reason))
         }
         note(SessionNote(.notice, "run", (timebase.isSynchronized ? "run started" : "run started; it is recorded from the first GPS fix")
-            + (startingWorkout.map { " with the workout \"\($0.name)\"" } ?? "")))
+            + (startingWorkout.map { " with the workout \"\($0.name)\"" } ?? "")
+            + (runningPlannedID.map { " (planned session \($0) of \(plan.today ?? "today"))" } ?? "")))
         startingWorkout = nil
         if !timebase.isSynchronized, configuration.voice.enabled {
             // The coach speaks from the first fix, which sets the run's clock; say now why it waits.
@@ -442,7 +466,7 @@ public struct RunSession: Sendable {
     private mutating func readiness(batteryPercent: Int?, runsWaiting: Int?) {
         let time = StrapState.monotonicTime(nowNs)
         let cue = Coach.readiness(at: time, gps: gps.state(nowNs: nowNs).spoken, heartRate: strap.sensor.reading(at: time),
-                                  batteryPercent: batteryPercent, runsWaiting: runsWaiting)
+                                  batteryPercent: batteryPercent, runsWaiting: runsWaiting, plannedToday: plan.next?.workout.name)
         lastReadiness = cue.text
         actions.append(.say(cue, atNs: nowNs))
         answerOwedReply()
@@ -533,6 +557,9 @@ public struct RunSession: Sendable {
         }
         storeRecovered()
         if let runID = progress.runID { actions.append(.toUplink(.wake(reason: "run \(runID) finished"))) }
+        // Stored, the run followed its session: the next start takes the next one planned today.
+        if progress.runID != nil, let planned = runningPlannedID { plan.followed.insert(planned) }
+        runningPlannedID = nil
         run = .idle
         // A runner still moving when the run stops must not have a new one start by itself.
         autoStart.reset(untilStill: true)

@@ -14,6 +14,8 @@ import GPSD
 public struct RunRecording: Sendable {
     public let store: RunStore
     public let uuid: String
+    /// The workout this run follows, remembered with its row.
+    public let followed: FollowedWorkout?
     private var tracker: RunTracker
     /// What the runner is told; cues wait in `cues` until the caller takes them.
     private var coachSlot: CoachSlot?
@@ -30,9 +32,10 @@ public struct RunRecording: Sendable {
     }
 
     public init(store: RunStore, configuration: TrackerConfiguration, coach: Coach? = nil,
-                uuid: String = UUID().uuidString.lowercased()) {
+                uuid: String = UUID().uuidString.lowercased(), following followed: FollowedWorkout? = nil) {
         self.store = store
         self.uuid = uuid
+        self.followed = followed
         coachSlot = coach.map(CoachSlot.init)
         tracker = RunTracker(configuration: configuration)
     }
@@ -151,7 +154,7 @@ public struct RunRecording: Sendable {
     }
 
     private mutating func beginRun(at start: Timestamp) throws(StoreError) {
-        var created = try RunRecorder(store: store, uuid: uuid, startTime: start)
+        var created = try RunRecorder(store: store, uuid: uuid, startTime: start, following: followed)
         for item in pending {
             switch item {
             case .rawLine(let line): created.record(rawLine: line, at: nil)
@@ -175,7 +178,7 @@ extension RunRecording {
     /// back too, so the HR statistics carry on (the stored readings are not written again).
     public static func resuming(_ run: StoredRun, store: RunStore, configuration: TrackerConfiguration,
                                 coach: Coach? = nil) throws -> RunRecording {
-        var recording = RunRecording(store: store, configuration: configuration, coach: coach, uuid: run.uuid)
+        var recording = RunRecording(store: store, configuration: configuration, coach: coach, uuid: run.uuid, following: run.followed)
         let decoder = GPSDecoder()
         var durableUntil = run.startTime
         try store.forEachRawLine(run.id) { line in

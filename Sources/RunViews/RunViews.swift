@@ -76,6 +76,9 @@ public enum RunViews {
             "Elapsed time  \(clock(run.elapsedTime))",
             "Average pace  \(run.averagePacePerKm.map { clock($0) + " /km" } ?? "-")",
         ]
+        if let followed = run.followed {
+            lines.append("Workout       \(followed.name)" + (followed.plannedSessionID.map { " (planned session \($0))" } ?? ""))
+        }
         if let hr = detail.heartRate {
             lines.append("Heart rate    avg \(Int(hr.average.rounded())), min \(hr.minimum), max \(hr.maximum) bpm (\(hr.readings) readings)")
         }
@@ -112,6 +115,8 @@ extension JSONWriter {
         integer("hr_max", run.heartRateMax)
         string("upload_state", run.uploadState.rawValue)
         bool("raw_pruned", run.rawPruned)
+        string("workout_name", run.followed?.name)
+        string("planned_session_id", run.followed?.plannedSessionID)
         endObject()
     }
 }

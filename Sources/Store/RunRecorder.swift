@@ -22,12 +22,13 @@ public struct RunRecorder: Sendable {
     private var laps: [Lap] = []
 
     /// Starts a new run in the store.
-    public init(store: RunStore, uuid: String, startTime: Timestamp, flushInterval: Double = defaultFlushInterval) throws(StoreError) {
+    public init(store: RunStore, uuid: String, startTime: Timestamp, following followed: FollowedWorkout? = nil,
+                flushInterval: Double = defaultFlushInterval) throws(StoreError) {
         self.store = store
         self.runStart = startTime
         self.flushInterval = flushInterval
         durableUntil = startTime
-        runID = try store.beginRun(uuid: uuid, startTime: startTime)
+        runID = try store.beginRun(uuid: uuid, startTime: startTime, following: followed)
     }
 
     /// Continues a run that `RunStore.resume` set recording again; its stored batches, splits and

@@ -51,11 +51,11 @@ public final class RunStore: Sendable {
 
     // MARK: Recording
 
-    /// Starts a run; returns its number.
-    public func beginRun(uuid: String, startTime: Timestamp) throws(StoreError) -> Int64 {
+    /// Starts a run, remembering the workout it follows; returns its number.
+    public func beginRun(uuid: String, startTime: Timestamp, following followed: FollowedWorkout? = nil) throws(StoreError) -> Int64 {
         try write("starting a run") { db in
-            try db.execute(sql: "INSERT INTO run (uuid, state, start_ms) VALUES (?, 'recording', ?)",
-                           arguments: [uuid, startTime.milliseconds])
+            try db.execute(sql: "INSERT INTO run (uuid, state, start_ms, workout_name, planned_session_id) VALUES (?, 'recording', ?, ?, ?)",
+                           arguments: [uuid, startTime.milliseconds, followed?.name, followed?.plannedSessionID])
             return db.lastInsertedRowID
         }
     }
@@ -155,6 +155,16 @@ public final class RunStore: Sendable {
     public func runsWaitingForUpload() throws(StoreError) -> Int {
         try read("counting runs waiting for upload") { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM run WHERE upload_state != 'uploaded' AND state != 'recording'") ?? 0
+        }
+    }
+
+    /// Which of these planned sessions a stored run followed already (so a start takes the next one).
+    public func plannedSessionsFollowed(among ids: [String]) throws(StoreError) -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        return try read("reading the runs of planned sessions") { db in
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+            return Set(try String.fetchAll(db, sql: "SELECT DISTINCT planned_session_id FROM run WHERE planned_session_id IN (\(marks))",
+                                           arguments: StatementArguments(ids)))
         }
     }
 
@@ -421,7 +431,8 @@ public final class RunStore: Sendable {
             endTime: (row["end_ms"] as Int64?).map(Timestamp.init(milliseconds:)),
             distance: row["distance_m"], movingTime: row["moving_s"], elapsedTime: row["elapsed_s"],
             maxSpeed: row["max_speed_mps"], heartRateAverage: row["hr_avg"], heartRateMax: row["hr_max"],
-            uploadState: UploadState(rawValue: row["upload_state"]) ?? .pending, rawPruned: row["raw_pruned"] != 0)
+            uploadState: UploadState(rawValue: row["upload_state"]) ?? .pending, rawPruned: row["raw_pruned"] != 0,
+            followed: (row["workout_name"] as String?).map { FollowedWorkout(name: $0, plannedSessionID: row["planned_session_id"]) })
     }
 
     func write<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {

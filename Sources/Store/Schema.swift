@@ -137,6 +137,14 @@ enum Schema {
         migrator.registerMigration("v3-outbox-refused") { db in
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN refused_ms INTEGER")
         }
+        // The workout a run followed (its name) and, for a session of the cloud's training plan,
+        // the session's id: the uploaded summary carries both, and the cloud marks the session done.
+        migrator.registerMigration("v4-run-followed-workout") { db in
+            try db.execute(sql: """
+                ALTER TABLE run ADD COLUMN workout_name TEXT;
+                ALTER TABLE run ADD COLUMN planned_session_id TEXT;
+                """)
+        }
         return migrator
     }
 }

@@ -29,6 +29,8 @@ public struct StoredRun: Sendable, Equatable {
     public var uploadState: UploadState
     /// True once retention removed the raw gpsd lines (the summary, samples and HR stay).
     public var rawPruned: Bool
+    /// The workout the run followed, if any (`RunStore.beginRun`).
+    public var followed: FollowedWorkout?
 
     public var averagePacePerKm: Double? { distance >= 1 && movingTime > 0 ? movingTime / distance * 1000 : nil }
 }

@@ -23,7 +23,10 @@ public struct RunPackage: Sendable {
             start_time: run.startTime.iso8601, end_time: end.iso8601, distance_m: run.distance, moving_time_s: run.movingTime,
             elapsed_time_s: run.elapsedTime, avg_pace_s_per_km: run.averagePacePerKm, max_speed_mps: run.maxSpeed,
             hr_avg: run.heartRateAverage, hr_max: run.heartRateMax, chunks: chunks.count,
-            state: run.state == .interrupted ? "interrupted" : "finished")
+            state: run.state == .interrupted ? "interrupted" : "finished",
+            planned_session_id: run.followed?.plannedSessionID,
+            // A workout file's name may be longer than the contract takes: a longer one would be refused for good.
+            workout_name: run.followed.map { String($0.name.unicodeScalars.prefix(PlanSteps.maxNameLength)) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // Plain numbers and strings: encoding cannot fail.

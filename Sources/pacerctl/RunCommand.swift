@@ -36,7 +36,11 @@ struct RunControlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Start, stop, pause or resume the run, or mark a lap.",
-        discussion: "Examples: pacerctl run start; pacerctl run lap; pacerctl run stop"
+        discussion: """
+            Examples: pacerctl run start; pacerctl run start --planned; pacerctl run lap; pacerctl run stop. \
+            A plain start is a free run; --planned starts today's planned session (pacerctl plan), --workout FILE follows a file \
+            (README "What a start starts").
+            """
     )
 
     enum Action: String, ExpressibleByArgument, CaseIterable {
@@ -46,14 +50,19 @@ struct RunControlCommand: ParsableCommand {
     @Argument(help: "start, stop, pause, resume or lap.") var action: Action
     @Option(help: ArgumentHelp("With start: follow this workout (TOML, see config/workouts/README.md); its steps and corrections are spoken.", valueName: "FILE"))
     var workout: String?
+    @Flag(help: "With start: start today's planned session from the cloud's training plan (pacerctl plan lists it).")
+    var planned = false
     @OptionGroup var options: DaemonOptions
 
     func validate() throws {
         if workout != nil, action != .start { throw ValidationError("--workout goes with `run start`") }
+        if planned, action != .start { throw ValidationError("--planned goes with `run start`") }
+        if planned, workout != nil { throw ValidationError("--planned and --workout: choose one") }
     }
 
     func run() throws {
         var arguments: [String: JSONValue] = [:]
+        if planned { arguments["planned"] = .bool(true) }
         if let workout {
             // Checked here first, so a typo is reported with its line before anything starts;
             // pacerd reads the file itself (an absolute path, since it has another working directory).

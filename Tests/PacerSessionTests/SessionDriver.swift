@@ -40,6 +40,8 @@ final class SessionDriver {
     /// Every step the session asked of the recording, in order.
     private(set) var steps: [RecordingStep] = []
     private(set) var coachNews: [CoachNews] = []
+    /// What each run begun follows (nil: a free run), in order.
+    private(set) var begun: [FollowedWorkout?] = []
 
     init(configuration: PacerConfiguration = PacerConfiguration(), resumable: ResumePolicy? = nil) {
         session = RunSession(configuration: configuration, resumable: resumable)
@@ -103,7 +105,8 @@ final class SessionDriver {
         case .reply(let reply): replies.append(reply)
         case .toSOS(let handOff): sos.append(handOff)
         case .toUplink(let handOff): uplink.append(handOff)
-        case .beginRun(let tracking, _):
+        case .beginRun(let tracking, _, let followed):
+            begun.append(followed)
             runsBegun += 1
             tracker = RunTracker(configuration: tracking)
             runID = nil

@@ -119,18 +119,7 @@ extension CloudRoutes {
         }
     }
 
-    static func isLowercaseUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                guard byte == 0x2D else { return false }
-            } else {
-                guard (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) else { return false }
-            }
-        }
-        return true
-    }
+    static func isLowercaseUUID(_ text: String) -> Bool { WireLimits.isLowercaseUUID(text) }
 }
 
 /// A sync section: Codable with a version the server fills in.

@@ -254,10 +254,11 @@ public struct Coach: Sendable {
 
 extension Coach {
     /// The spoken readiness check: "GPS 3D fix. Heart rate 72. Battery 80 percent. 3 runs waiting
-    /// for upload." GPS and heart rate are always said, unknown or not, so silence never means
-    /// "fine"; the battery and the uploads only when known (a Pi often has no battery gauge).
+    /// for upload. Today: 6 by 400 metres." GPS and heart rate are always said, unknown or not, so
+    /// silence never means "fine"; the battery and the uploads only when known (a Pi often has no
+    /// battery gauge); the planned session a start would take, when one is planned today.
     public static func readiness(at time: Timestamp, gps: String, heartRate: HeartRateReading,
-                                 batteryPercent: Int?, runsWaiting: Int?) -> Cue {
+                                 batteryPercent: Int?, runsWaiting: Int?, plannedToday: String? = nil) -> Cue {
         var parts = [gps.hasSuffix(".") ? gps : gps + "."]
         switch heartRate {
         case .live(let bpm, _, _): parts.append("Heart rate \(bpm).")
@@ -270,6 +271,7 @@ extension Coach {
             parts.append(runsWaiting == 0 ? "All runs uploaded."
                 : runsWaiting == 1 ? "1 run waiting for upload." : "\(runsWaiting) runs waiting for upload.")
         }
+        if let plannedToday { parts.append("Today: \(plannedToday)" + (plannedToday.hasSuffix(".") ? "" : ".")) }
         return Cue(time: time, kind: .readiness, text: parts.joined(separator: " "))
     }
 }

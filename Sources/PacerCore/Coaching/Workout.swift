@@ -81,3 +81,15 @@ public struct PlannedStep: Sendable, Equatable {
         lhs.step == rhs.step && lhs.repetition?.round == rhs.repetition?.round && lhs.repetition?.of == rhs.repetition?.of
     }
 }
+
+/// The workout a run followed, as its stored row and uploaded summary remember it: its name and,
+/// when it was a session of the cloud's training plan, that session's id (the cloud marks it done).
+public struct FollowedWorkout: Sendable, Equatable {
+    public var name: String
+    public var plannedSessionID: String?
+
+    public init(name: String, plannedSessionID: String? = nil) {
+        self.name = name
+        self.plannedSessionID = plannedSessionID
+    }
+}
