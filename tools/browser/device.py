@@ -77,12 +77,16 @@ class Device:
         """`pacerctl run start`, the whole park run played as fast as gpsd takes it, `run stop`."""
         self.ctl("run", "start")
         self.gpsfake.release()
+        self.wait_run_end(timeout)
+        self.ctl("run", "stop")
+
+    def wait_run_end(self, timeout=120.0):
+        """Waits until gpsfake has played the whole park run (gpsd goes away at its end)."""
         deadline = time.monotonic() + timeout
         while self.control.status().get("gps") != "gpsd_unreachable":
             if time.monotonic() > deadline:
                 raise AssertionError(f"the park run did not end within {timeout:.0f} s: {self.control.status()}")
             time.sleep(0.2)
-        self.ctl("run", "stop")
 
     def said(self):
         """[(kind, text)] of everything pacerd spoke so far, across restarts, oldest first."""

@@ -1,0 +1,81 @@
+"""The plan reaches the wearable (issue #21): a session planned for today on the web (800 m warm-up,
+then 6 x (400 m at 3:10-3:30 /km, 200 m recover)) is fetched by pacerd through the sync channel,
+`pacerctl plan` lists it, `pacerctl run start --planned` speaks its first step, and once the run
+is uploaded the session is marked done on the plan page, the run's page says which session it
+followed, and the device is no longer sent it."""
+
+import datetime
+import time
+import zoneinfo
+
+from selenium.webdriver.support.ui import Select
+
+from browser.runner import expect, flow
+
+from .plan import planned_sessions
+
+EMAIL, PASSWORD, ZONE = "planned.runner@example.org", "a pass phrase for the planned runner", "Europe/Rome"
+NAME = "Intervals before work"
+
+
+def choose(browser, name, value):
+    Select(browser.find(f"[name='{name}']")).select_by_value(value)
+
+
+@flow("plan-device")
+def plan_device(t):
+    browser, cloud = t.browser, t.cloud
+    today = datetime.datetime.now(zoneinfo.ZoneInfo(ZONE)).date()
+    cloud.add_account(EMAIL, PASSWORD, timezone=ZONE)
+    token = cloud.add_device("planned-pacer")
+    cloud.cli("device", "assign", "planned-pacer", EMAIL)
+    browser.open(cloud.url + "/login")
+    browser.fill({"email": EMAIL, "password": PASSWORD})
+    browser.submit()
+
+    browser.open(cloud.url + "/plan/new?date=" + today.isoformat())
+    for _ in range(2):
+        browser.find("#add-step").click()
+    browser.fill({"name": NAME}, form="#session-form")
+    choose(browser, "step1_type", "warmup")
+    browser.fill({"step1_amount": "800 m"}, form="#session-form")
+    choose(browser, "step2_type", "repeat")
+    browser.fill({"step2_times": "6", "step2_block": "2"}, form="#session-form")
+    choose(browser, "step3_type", "run")
+    browser.fill({"step3_amount": "400 m"}, form="#session-form")
+    choose(browser, "step3_target", "pace")
+    browser.fill({"step3_value": "3:10-3:30"}, form="#session-form")
+    choose(browser, "step4_type", "recover")
+    browser.fill({"step4_amount": "200 m"}, form="#session-form")
+    browser.click("#save", shot="planned")
+    expect(NAME in browser.text("#today"), f"today's cell shows {browser.text('#today')!r}")
+    sessions = planned_sessions(cloud, token)
+    expect(len(sessions) == 1 and sessions[0]["name"] == NAME, f"the device would get {sessions}")
+
+    # The wearable, with the device's token: its sync thread fetches the plan.
+    device = t.device(upload={"url": cloud.url, "token": token, "allow_http": True})
+    device.ctl("sync")
+    listed = device.ctl("plan")
+    expect(NAME in listed and today.isoformat() in listed, f"pacerctl plan lists:\n{listed}")
+    readiness = device.ctl("readiness", check=False)
+    expect(f"Today: {NAME}" in readiness, f"the readiness does not name today's session:\n{readiness}")
+
+    device.ctl("run", "start", "--planned")
+    said = device.wait_said("Warm-up: 800 metres")
+    expect(said[0][1].startswith("Warm-up: 800 metres"), f"the first step was spoken as {said}")
+    device.gpsfake.release()
+    device.wait_run_end()
+    device.ctl("run", "stop")
+    shown = device.ctl("runs", "show", "1")
+    expect(NAME in shown, f"pacerctl runs show 1 does not name the workout:\n{shown}")
+
+    # The upload names the session: the cloud marks it done, and stops sending it.
+    deadline = time.monotonic() + 60
+    while planned_sessions(cloud, token):
+        expect(time.monotonic() < deadline, "the uploaded run did not mark the session done within 60 s")
+        time.sleep(0.2)
+    browser.open(cloud.url + "/plan", shot="done")
+    expect("done" in browser.find("#today a.s").get_attribute("class"), f"today's session is not done: {browser.text('#today')!r}")
+    browser.open(cloud.url + "/runs")
+    browser.click("ul.runs a[href^='/runs/']", shot="run")
+    expect(f"Followed: {NAME}" in browser.text(), f"the run's page does not say which session it followed: {browser.text()[:400]}")
