@@ -36,7 +36,10 @@ final class Assets: Sendable {
              etag: "\"" + Data(SHA256.hash(data: data)).prefix(12).base64EncodedString() + "\"")
     }
 
-    static let own: [String: File] = ["pacer/run.js": file(Data(RunScript.source.utf8), contentType: "text/javascript; charset=utf-8")]
+    static let own: [String: File] = [
+        "pacer/run.js": file(Data(RunScript.source.utf8), contentType: "text/javascript; charset=utf-8"),
+        "pacer/heart.js": file(Data(RunScript.heart.utf8), contentType: "text/javascript; charset=utf-8"),
+    ]
 
     func response(package: String, file name: String, request: Request) throws -> Response {
         let key = package + "/" + name
