@@ -107,18 +107,20 @@ extension CloudRoutes {
         // Resting: today's estimate, else the newest; the last days' summaries.
         let days = try await store.heartRateDays(accountID: account.id, fromDate: calendar.day(fromMs))
         let today = calendar.day(now)
+        // "Today", else "11 May".
+        let dayLabel = { (date: String) in date == today ? "Today" : calendar.dayStartMs(date).map(calendar.shortDate) ?? date }
         var values: [String: Any] = [
             "weeks": weeks, "zone_names": HeartRateZones.ranges(maximum: maxHR).map { ["name": $0.name, "range": $0.range] },
             "max_hr": String(maxHR), "default_max": maxSource == .standard, "device_max": maxSource == .device, "has_runs": !charted.isEmpty,
             "timezone": account.timezone, "shown_weeks": String(Self.heartWeeks), "uncounted": uncounted,
             "days": days.prefix(Self.heartDaysShown).map { day in
-                ["date": day.date == today ? "Today" : day.date, "resting": day.restingBpm.map(String.init) ?? "–",
+                ["date": dayLabel(day.date), "resting": day.restingBpm.map(String.init) ?? "–",
                  "min": day.minBpm.map(String.init) ?? "–", "count": String(day.count)]
             },
             "data": try Self.scriptData(data),
         ]
         if let resting = days.first(where: { $0.restingBpm != nil }), let bpm = resting.restingBpm {
-            values["resting"] = "\(bpm) bpm" + (resting.date == today ? " today" : " on \(resting.date)")
+            values["resting"] = "\(bpm) bpm" + (resting.date == today ? " today" : " on " + dayLabel(resting.date))
         }
         if let newest = try await deviceStates(account).compactMap({ $0.state.heart_rate }).compactMap({ reading in
             WireTime.milliseconds(reading.time).map { (bpm: reading.bpm, ms: $0) }
