@@ -24,19 +24,11 @@ import Testing
         let simulator = try await HeartRateTests.simulator([.init(address: HeartRateTests.strap, name: "Polar H10 1234", battery: 64)])
         defer { simulator.close() }
         let cloud = try await offPool { try CloudServer() }
-        let daemon = try DaemonFixture(gpsPort: try FreePort.tcp(), extraConfig: """
-            [hr]
-            strap = "\(HeartRateTests.strap)"
-            [profile]
-            max_hr_bpm = 185
-            [upload]
-            url = "\(cloud.url)"
-            allow_http = true
-            token = "\(cloud.token)"
-            sync_every_s = 3600
-            state_every_s = 5
-            """)
+        let daemon = try DaemonFixture(gpsPort: try FreePort.tcp())
         defer { daemon.cleanUp() }
+        // The sync channel's test set-up (heartbeats every 5 s), with the strap and the profile's maximum.
+        try daemon.writeConfig(SyncChannelTests.config(daemon, cloud, muted: true)
+            + "\n[hr]\nstrap = \"\(HeartRateTests.strap)\"\n[profile]\nmax_hr_bpm = 185\n")
         try await daemon.start(environment: ["DBUS_SYSTEM_BUS_ADDRESS": simulator.address])
         try await daemon.waitForStatus { ($0["hr"] as? [String: Any])?["state"] as? String == "connected" }
         // No run: every reading is one between runs. The device is linked to no account: UTC days.
