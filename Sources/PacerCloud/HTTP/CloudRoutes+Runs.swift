@@ -34,7 +34,7 @@ extension CloudRoutes {
         let chunk = StoredChunk(runID: runID, seq: seq, body: body, contentEncoding: encoding, digest: digest, samples: samples)
         switch try await store.putChunk(chunk, device: device.id) {
         case .created, .replaced:
-            await figuresIfComplete(device: device.id, runID: runID)
+            figuresIfComplete(device: device.id, runID: runID)
             return try JSONInput.encode(ChunkReply(run_id: runID, seq: seq, stored: true), status: .created)
         case .unchanged:
             return try JSONInput.encode(ChunkReply(run_id: runID, seq: seq, stored: false))
@@ -66,7 +66,7 @@ extension CloudRoutes {
         let stored = StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs)
         let result = try await store.putSummary(stored, device: device.id)
         let missing = try await missingChunks(device: device.id, runID: runID, count: summary.chunks)
-        if missing.isEmpty, result != .unchanged { await figuresIfComplete(device: device.id, runID: runID) }
+        if missing.isEmpty, result != .unchanged { figuresIfComplete(device: device.id, runID: runID) }
         return try JSONInput.encode(
             SummaryReply(run_id: runID, complete: missing.isEmpty, missing_chunks: missing),
             status: result == .created ? .created : .ok)

@@ -23,11 +23,14 @@ extension CloudRoutes {
 
     // MARK: each run's figures
 
-    /// The run's figures, once it is complete (the last chunk or its summary just arrived). A
-    /// failure is the next page view's to retry: it never fails the upload.
-    func figuresIfComplete(device: String, runID: String) async {
-        guard let summary = try? await store.completeRun(device: device, runID: runID) else { return }
-        try? await storeFigures(AccountRun(deviceID: device, summary: summary))
+    /// The run's figures, once it is complete (the last chunk or its summary just arrived),
+    /// computed after the answer: the uploader never waits for a marathon's track to be read. A
+    /// failure, or a stop before they are stored, is the next page view's to make up.
+    func figuresIfComplete(device: String, runID: String) {
+        Task {
+            guard let summary = try? await store.completeRun(device: device, runID: runID) else { return }
+            try? await storeFigures(AccountRun(deviceID: device, summary: summary))
+        }
     }
 
     /// Computes the run's figures from its summary and view (computing the view if needed) and stores them.
