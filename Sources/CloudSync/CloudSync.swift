@@ -45,8 +45,9 @@ public final class CloudSync: Sendable {
     /// `state`: the heartbeat as of now (nil: not known, nothing is sent). `say`: offers a
     /// notice to the speaker. `plan`: the training plan in use, at start and on each change
     /// (its workout files are written already). All are called on the sync thread.
+    /// `heartRate`: the days the heartbeat carries until the cloud took them.
     public func start(settings: SyncSettings, storePath: String, log: @escaping @Sendable (SyncLogLevel, String) -> Void,
-                      state: @escaping @Sendable () -> DeviceState?,
+                      state: @escaping @Sendable () -> DeviceState?, heartRate: HeartRateDays? = nil,
                       say: @escaping @Sendable (Notice) -> NoticeDelivery,
                       plan: @escaping @Sendable (DevicePlan?) -> Void = { _ in }) throws(ThreadStartError) {
         let queue = self.queue
@@ -54,7 +55,7 @@ public final class CloudSync: Sendable {
             var session = HTTPSession(configuration: settings.client)
             let engine = SyncEngine(settings: settings, storePath: storePath,
                                     transport: { request throws(HTTPClientError) in try session.perform(request) }, log: log, onPlan: plan)
-            var loop = SyncLoop(engine: engine, state: state, say: say, log: log)
+            var loop = SyncLoop(engine: engine, state: state, heartRate: heartRate, say: say, log: log)
             loop.offerNextNotice()
             while true {
                 let now = MonotonicTime.nanoseconds()
@@ -96,6 +97,7 @@ struct SyncLoop {
 
     var engine: SyncEngine
     let state: @Sendable () -> DeviceState?
+    let heartRate: HeartRateDays?
     let say: @Sendable (Notice) -> NoticeDelivery
     let log: @Sendable (SyncLogLevel, String) -> Void
     private(set) var nextFetchNs: UInt64 = 0
@@ -109,12 +111,14 @@ struct SyncLoop {
     private var lastSentState: (state: String, sos: Bool)?
     private var waitingReplies: [@Sendable (SyncReport) -> Void] = []
 
-    init(engine: SyncEngine, state: @escaping @Sendable () -> DeviceState?, say: @escaping @Sendable (Notice) -> NoticeDelivery,
-         log: @escaping @Sendable (SyncLogLevel, String) -> Void) {
+    init(engine: SyncEngine, state: @escaping @Sendable () -> DeviceState?, heartRate: HeartRateDays? = nil,
+         say: @escaping @Sendable (Notice) -> NoticeDelivery, log: @escaping @Sendable (SyncLogLevel, String) -> Void) {
         self.engine = engine
         self.state = state
+        self.heartRate = heartRate
         self.say = say
         self.log = log
+        heartRate?.use(timezone: engine.cache?.sync.sections.profile?.timezone)
     }
 
     private var online: Bool { engine.settings.url != nil }
@@ -135,6 +139,7 @@ struct SyncLoop {
             lastFetchNs = now
             nextFetchNs = now + Self.nanoseconds(engine.settings.syncEverySeconds)
             if report.reached { engine.acknowledge() }
+            heartRate?.use(timezone: engine.cache?.sync.sections.profile?.timezone)
             holdNotices = false
             offerNextNotice()
             var final = report
@@ -143,8 +148,14 @@ struct SyncLoop {
             waitingReplies = []
         case .heartbeat:
             nextHeartbeatNs = now + Self.nanoseconds(engine.settings.stateEverySeconds)
-            guard let current = state() else { return }
-            if engine.sendState(current) { lastSentState = (current.state, current.sos_monitoring) }
+            defer { heartRate?.save(nowMs: WallClock.milliseconds(), force: false, log: log) }
+            guard var current = state() else { return }
+            let days = heartRate?.unsent()
+            current.hr_daily = days
+            if engine.sendState(current) {
+                lastSentState = (current.state, current.sos_monitoring)
+                if let days { heartRate?.accepted(days) }
+            }
         }
     }
 
@@ -207,6 +218,7 @@ struct SyncLoop {
 
     /// Answers whoever waits for a fetch that will not come.
     mutating func finish() {
+        heartRate?.save(nowMs: WallClock.milliseconds(), force: true, log: log)
         var report = SyncReport()
         report.error = "pacerd is stopping"
         for reply in waitingReplies { reply(report) }

@@ -25,11 +25,11 @@ struct CloudSyncService: Service {
     /// Starts the sync thread: the cloud and credentials are the uplink's (`UplinkSettings`),
     /// the heartbeat is read from the pipeline and the SOS lane, notices go to `speaker`.
     static func start(_ sync: CloudSync, configuration: PacerConfiguration, settings: SyncSettings, pipeline: PipelineThread, sos: SOSLane, speaker: Speaker?,
-                      log: DaemonLog) throws(ThreadStartError) {
+                      heartRate: HeartRateDays? = nil, log: DaemonLog) throws(ThreadStartError) {
         try sync.start(
             settings: settings, storePath: configuration.databasePath,
             log: { level, message in log(Self.priority(level), "sync", message) },
-            state: { deviceState(pipeline: pipeline, sos: sos) },
+            state: { deviceState(pipeline: pipeline, sos: sos) }, heartRate: heartRate,
             say: { notice in
                 guard let speaker else {
                     log(.notice, "sync", "notice (no voice to say it): \(notice.text)")

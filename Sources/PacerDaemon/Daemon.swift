@@ -145,13 +145,17 @@ public enum Daemon {
         // Trapped before READY=1: SIGHUP's default action would end the process.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
 
+        // The strap's readings outside runs, summed up per day for the heartbeat (`hr_daily`).
+        let heartRateDays = HeartRateDays(storePath: configuration.databasePath, log: { level, message in log(CloudSyncService.priority(level), "sync", message) })
         pipeline.start(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
-                       onCue: speak, toSOS: { sos.put($0) }, sosIsAsking: { sos.isAsking }, toUplink: { uplink.put($0) }) { status in
+                       onCue: speak, toSOS: { sos.put($0) }, sosIsAsking: { sos.isAsking }, toUplink: { uplink.put($0) },
+                       heartRateOutsideRun: { heartRateDays.add(bpm: $0, timeMs: $1) }) { status in
             notifier.send(.status(status.line))
             cloudSync.runStateIs(status.phase.rawValue)
         }
         do {
-            try CloudSyncService.start(cloudSync, configuration: configuration, settings: cloud.syncSettings, pipeline: pipeline, sos: sos, speaker: speaker, log: log)
+            try CloudSyncService.start(cloudSync, configuration: configuration, settings: cloud.syncSettings, pipeline: pipeline, sos: sos, speaker: speaker,
+                                       heartRate: heartRateDays, log: log)
         } catch {
             log(.critical, "sync", "cannot start the sync thread: \(error)")
             return ExitCode.software

@@ -30,6 +30,7 @@ final class PipelineThread: Sendable {
                toSOS: @escaping @Sendable (LaneInput) -> Void = { _ in },
                sosIsAsking: @escaping @Sendable () -> Bool = { false },
                toUplink: @escaping @Sendable (Uplink.Input) -> Void = { _ in },
+               heartRateOutsideRun: @escaping @Sendable (Int, Int64) -> Void = { _, _ in },
                onStatus: @escaping @Sendable (DaemonStatus) -> Void) {
         heartbeatNs.store(MonotonicTime.nanoseconds(), ordering: .relaxed)
         let queue = self.queue
@@ -43,6 +44,7 @@ final class PipelineThread: Sendable {
             executor.toSOS = toSOS
             executor.sosIsAsking = sosIsAsking
             executor.toUplink = toUplink
+            executor.heartRateOutsideRun = heartRateOutsideRun
             var loop = PipelineLoop(executor: executor, take: { queue.take(until: $0) }, clock: MonotonicTime.nanoseconds,
                                     heartbeat: { heartbeat.heartbeatNs.store($0, ordering: .relaxed) })
             while loop.turn() {}

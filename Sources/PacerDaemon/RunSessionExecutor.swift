@@ -48,6 +48,8 @@ final class RunSessionExecutor {
     var sosIsAsking: () -> Bool = { false }
     /// The uplink: woken when a run is finished, fed the live position while one records.
     var toUplink: (Uplink.Input) -> Void = { _ in }
+    /// A valid strap reading outside runs, with its wall-clock time (ms): the heartbeat's `hr_daily`.
+    var heartRateOutsideRun: (Int, Int64) -> Void = { _, _ in }
 
     /// `startedNs` is CLOCK_MONOTONIC now: the resume candidate's window closes from it.
     init(configuration: PacerConfiguration, store: RunStore, log: DaemonLog, resumeCandidate: StoredRun? = nil, startedNs: UInt64) {
@@ -224,6 +226,9 @@ final class RunSessionExecutor {
                 if case .noSuchRun = error { outcome = .noSuchRun } else { outcome = .failed("\(error)") }
             }
             run(.runDeleted(runID: runID, outcome), nowNs, reply: reply)
+        case .heartRateOutsideRun(let bpm, let receivedNs):
+            // Received a moment ago on the monotonic clock: the wall clock then.
+            heartRateOutsideRun(bpm, WallClock.milliseconds() - Int64((nowNs &- min(receivedNs, nowNs)) / 1_000_000))
         }
     }
 

@@ -28,6 +28,8 @@ public enum RunAction: Sendable {
     case gatherReadiness
     /// Answer `.runDeleted`.
     case deleteRun(runID: Int64)
+    /// A valid strap reading while no run records: the health page's daily summary (`hr_daily`).
+    case heartRateOutsideRun(bpm: Int, receivedNs: UInt64)
 }
 
 /// What the SOS lane is told (the daemon turns these into the lane's inputs). Times are

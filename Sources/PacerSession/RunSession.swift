@@ -288,6 +288,9 @@ public struct RunSession: Sendable {
     private mutating func heartRateNotification(_ value: [UInt8], receivedNs: UInt64) {
         let (result, malformed) = strap.notification(value, receivedNs: receivedNs, runID: active?.runID)
         note(malformed)
+        if active == nil, case .success(let measurement) = result, measurement.sample(at: Timestamp(milliseconds: 0)).isValid {
+            actions.append(.heartRateOutsideRun(bpm: measurement.bpm, receivedNs: receivedNs))
+        }
         guard isRecording else { return }
         guard let time = timebase.time(atMonotonic: receivedNs) else {
             heartRateWithoutTime += 1

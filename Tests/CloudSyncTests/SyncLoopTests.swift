@@ -206,6 +206,44 @@ final class ScriptedSpeaker: @unchecked Sendable {
         #expect(cloud.states.map(\.state) == ["idle", "recording", "recording"] && cloud.states.last?.sos_monitoring == false)
     }
 
+    @Test("hr_daily: the days the cloud lacks go with the heartbeat until one is taken, on the profile's time zone; kept across a restart")
+    func heartRateDays() throws {
+        let (directory, cloud, _) = try Self.fixture()
+        defer { directory.remove() }
+        let days = HeartRateDays(storePath: directory.file("pacer.db"), log: { _, _ in })
+        let state = DeviceState(time: "2026-05-10T23:40:00.000Z", state: "idle", battery_percent: nil, strap_battery_percent: nil,
+                                sos_monitoring: false, heart_rate: nil, max_hr_bpm: nil, hr_daily: nil)
+        let engine = SyncEngine(settings: Self.settings, storePath: directory.file("pacer.db"),
+                                transport: { request throws(HTTPClientError) in try cloud.perform(request) }, log: { _, _ in })
+        var loop = SyncLoop(engine: engine, state: { state }, heartRate: days, say: { _ in .noVoice }, log: { _, _ in })
+        // Before any sync: UTC. 2026-05-10T22:00Z.
+        days.add(bpm: 58, timeMs: 1_778_450_400_000)
+        loop.perform(.fetch, at: 0)
+        #expect(days.timezone == "Europe/Rome")
+        // 23:30 UTC is 01:30 on the 11th in Rome.
+        days.add(bpm: 55, timeMs: 1_778_455_800_000)
+        loop.perform(.heartbeat, at: 0)
+        let sent = try #require(cloud.states.last?.hr_daily)
+        #expect(sent == [.init(date: "2026-05-10", count: 1, min_bpm: 58, resting_bpm: nil), .init(date: "2026-05-11", count: 1, min_bpm: 55, resting_bpm: nil)])
+        #expect(cloud.states.last?.max_hr_bpm == 185)
+        // Taken: not sent again until a day changes.
+        loop.perform(.heartbeat, at: 30 * Self.second)
+        #expect(cloud.states.count == 2 && cloud.states[1].hr_daily == nil)
+        days.add(bpm: 52, timeMs: 1_778_455_900_000)
+        // The cloud does not answer: the day goes with the next heartbeat that gets through.
+        cloud.online = false
+        loop.perform(.heartbeat, at: 60 * Self.second)
+        cloud.online = true
+        loop.perform(.heartbeat, at: 90 * Self.second)
+        #expect(cloud.states.last?.hr_daily == [.init(date: "2026-05-11", count: 2, min_bpm: 52, resting_bpm: nil)])
+        // Stopping writes the days; the next start reads them, and what the cloud took.
+        days.add(bpm: 51, timeMs: 1_778_456_000_000)
+        loop.finish()
+        let restarted = HeartRateDays(storePath: directory.file("pacer.db"), log: { _, _ in })
+        #expect(restarted.summaries == days.summaries && restarted.summaries.map(\.count) == [1, 3])
+        #expect(restarted.unsent() == [.init(date: "2026-05-11", count: 3, min_bpm: 51, resting_bpm: nil)])
+    }
+
     @Test("wakes fetch at once, but at most every 10 s; pacerctl sync always fetches and gets the report")
     func wakesAndSyncNow() throws {
         let (directory, cloud, speaker) = try Self.fixture()

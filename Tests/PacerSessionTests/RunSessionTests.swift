@@ -130,6 +130,27 @@ import Testing
     static let strap = "A0:9E:1A:00:00:01"
     static let heartRate72: [UInt8] = [0x16, 0x48, 0x54, 0x01, 0xEC, 0x02]
 
+    /// The health page's daily summary takes readings outside runs only: valid ones, while no run
+    /// is being recorded (waiting for its first fix counts as in the run).
+    @Test func readingsOutsideRunsGoToTheDailySummaryAndOnlyThose() {
+        let d = D()
+        d.send(.strapChoice(StrapSelection(straps: [Self.strap], source: .paired, adapter: nil)), at: D.at(0))
+        d.send(.strap(.connected(address: Self.strap, name: "Polar H10")), at: D.at(0))
+        d.send(.strapNotification(Self.heartRate72, receivedNs: D.at(1)), at: D.at(1))
+        // No skin contact, and a malformed packet: no reading.
+        d.send(.strapNotification([0x04, 0x00], receivedNs: D.at(2)), at: D.at(2))
+        d.send(.strapNotification([0x01], receivedNs: D.at(2)), at: D.at(2))
+        #expect(d.heartRateOutsideRuns == [72])
+        _ = d.command(.start, at: D.at(3))
+        d.send(.strapNotification(Self.heartRate72, receivedNs: D.at(3)), at: D.at(3))
+        d.run(from: 4, seconds: 3)
+        d.send(.strapNotification(Self.heartRate72, receivedNs: D.at(6)), at: D.at(6))
+        #expect(d.heartRateOutsideRuns == [72], "readings in a run are the run's")
+        _ = d.command(.stop, at: D.at(7))
+        d.send(.strapNotification(Self.heartRate72, receivedNs: D.at(8)), at: D.at(8))
+        #expect(d.heartRateOutsideRuns == [72, 72])
+    }
+
     @Test func aFlappingStrapIsSaidOncePerChangeAndItsBpmReachesTheRun() {
         let d = D()
         d.send(.strapChoice(StrapSelection(straps: [Self.strap], source: .paired, adapter: nil)), at: D.at(0))

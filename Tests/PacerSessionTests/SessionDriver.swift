@@ -37,6 +37,7 @@ final class SessionDriver {
     private(set) var replies: [Result<DaemonStatus, CommandFailure>] = []
     private(set) var sos: [SOSHandOff] = []
     private(set) var uplink: [UplinkHandOff] = []
+    private(set) var heartRateOutsideRuns: [Int] = []
     /// Every step the session asked of the recording, in order.
     private(set) var steps: [RecordingStep] = []
     private(set) var coachNews: [CoachNews] = []
@@ -135,6 +136,8 @@ final class SessionDriver {
             send(.readinessFacts(batteryPercent: battery, runsWaiting: runsWaiting), at: nowNs)
         case .deleteRun(let id):
             send(.runDeleted(runID: id, deleteOutcome), at: nowNs)
+        case .heartRateOutsideRun(let bpm, _):
+            heartRateOutsideRuns.append(bpm)
         }
     }
 

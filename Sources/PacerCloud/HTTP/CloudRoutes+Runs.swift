@@ -40,6 +40,7 @@ extension CloudRoutes {
         }
         switch result {
         case .created, .replaced:
+            figuresIfComplete(device: device.id, runID: runID)
             return try JSONInput.encode(ChunkReply(run_id: runID, seq: seq, stored: true), status: .created)
         case .unchanged:
             return try JSONInput.encode(ChunkReply(run_id: runID, seq: seq, stored: false))
@@ -72,6 +73,7 @@ extension CloudRoutes {
         let result = try await store.putSummary(stored, device: device.id)
         let missing = try await missingChunks(device: device.id, runID: runID, count: summary.chunks)
         if missing.isEmpty, summary.planned_session_id != nil { try await markFollowedSession(device: device, runID: runID) }
+        if missing.isEmpty, result != .unchanged { figuresIfComplete(device: device.id, runID: runID) }
         return try JSONInput.encode(
             SummaryReply(run_id: runID, complete: missing.isEmpty, missing_chunks: missing),
             status: result == .created ? .created : .ok)

@@ -51,7 +51,8 @@ extension CloudRoutes {
         let device = try context.requireDevice()
         let state = try JSONInput.decode(DeviceState.self, from: try await JSONInput.jsonBody(of: request, context: context))
         try state.validate()
-        try await store.putDeviceState(device: device.id, receivedMs: WallClock.nowMilliseconds(), json: try JSONInput.canonical(state))
+        try await store.putDeviceState(device: device.id, receivedMs: WallClock.nowMilliseconds(), json: try JSONInput.canonical(state),
+                                       daily: state.hr_daily ?? [])
         if let runner = device.accountID { await hub.publish(HubEvent(kind: .state, account: runner, subject: device.id)) }
         return try JSONInput.encode(PositionReply(stored: true))
     }

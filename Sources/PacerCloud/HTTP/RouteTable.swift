@@ -39,6 +39,7 @@ enum RouteTable {
         (["runs"], ["GET"]),
         (["runs", "*"], ["GET"]),
         (["stats"], ["GET"]),
+        (["heart"], ["GET"]),
         (["goals"], ["POST"]),
         (["goals", "*"], ["POST"]),
         (["goals", "*", "delete"], ["POST"]),

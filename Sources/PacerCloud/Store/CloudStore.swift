@@ -1,7 +1,7 @@
 /// Everything pacer-cloud keeps, behind one protocol so that SQLite (one file, the default) and
 /// PostgreSQL (several stateless instances sharing it) behave the same. Every method is one
 /// transaction: a request either stores all it should or nothing.
-public protocol CloudStore: MonitorStore, Sendable {
+public protocol CloudStore: MonitorStore, HealthStore, Sendable {
     /// Creates or upgrades the schema; safe to call from several instances at once.
     func migrate() async throws
 
@@ -146,8 +146,7 @@ public protocol CloudStore: MonitorStore, Sendable {
     /// Marks the device's notices `ids` delivered at `nowMs` (those delivered already keep their
     /// time), all or none: the ids that are not the device's notices, when any, and nothing marked.
     func acknowledgeNotices(device: String, ids: [String], nowMs: Int64) async throws -> [String]
-    /// Replaces the device's latest state.
-    func putDeviceState(device: String, receivedMs: Int64, json: String) async throws
+    // The device's latest state: `HealthStore.putDeviceState`, which keeps its days of heart rate too.
     func deviceState(device: String) async throws -> StoredDeviceState?
 
     // The forwarding outbox.

@@ -281,6 +281,11 @@ public final class PostgresCloudStore: CloudStore, Service {
             let found = try await connection.query("SELECT id FROM account WHERE id = \(id) FOR UPDATE", logger: logger)
             guard try await Self.first(found, as: String.self) != nil else { return nil }
             try await connection.query("DELETE FROM run_view WHERE device_id IN (SELECT id FROM device WHERE account_id = \(id))", logger: logger)
+            for table in Schema.deviceHealthTables {
+                var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE device_id IN (SELECT id FROM device WHERE account_id = $1)")
+                query.binds.append(id)
+                try await connection.query(query, logger: logger)
+            }
             try await connection.query("DELETE FROM goal WHERE account_id = \(id)", logger: logger)
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
@@ -315,6 +320,11 @@ public final class PostgresCloudStore: CloudStore, Service {
             let found = try await connection.query("SELECT id FROM device WHERE name = \(name) FOR UPDATE", logger: logger)
             guard let id = try await Self.first(found, as: String.self) else { return nil }
             try await connection.query("DELETE FROM run_view WHERE device_id = \(id)", logger: logger)
+            for table in Schema.deviceHealthTables {
+                var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE device_id = $1")
+                query.binds.append(id)
+                try await connection.query(query, logger: logger)
+            }
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
                 var query = PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(table == "device" ? "id" : "device_id") = $1 RETURNING 1")
@@ -418,6 +428,7 @@ public final class PostgresCloudStore: CloudStore, Service {
                 "SELECT summary FROM run WHERE device_id = \(device) AND run_id = \(summary.runID) FOR UPDATE", logger: logger)
             let stored = try await Self.first(rows, as: String.self)
             if stored == summary.json { return PutResult.unchanged }
+            try await Self.deleteFigures(connection, device: device, runID: summary.runID, logger: logger)
             try await connection.query(
                 """
                 INSERT INTO run (device_id, run_id, summary, chunks, start_ms)
@@ -497,6 +508,7 @@ public final class PostgresCloudStore: CloudStore, Service {
         let logger = logger
         return try await client.withTransaction(logger: logger) { connection in
             try await connection.query("DELETE FROM run_view WHERE device_id = \(device) AND run_id = \(runID)", logger: logger)
+            try await Self.deleteFigures(connection, device: device, runID: runID, logger: logger)
             let runs = try await connection.query(
                 "DELETE FROM run WHERE device_id = \(device) AND run_id = \(runID) RETURNING run_id", logger: logger)
             let chunks = try await connection.query(
@@ -742,14 +754,6 @@ public final class PostgresCloudStore: CloudStore, Service {
                 logger: logger)
             return []
         }
-    }
-
-    public func putDeviceState(device: String, receivedMs: Int64, json: String) async throws {
-        try await client.query(
-            """
-            INSERT INTO device_state (device_id, received_ms, body) VALUES (\(device), \(receivedMs), \(json))
-            ON CONFLICT (device_id) DO UPDATE SET received_ms = excluded.received_ms, body = excluded.body
-            """, logger: logger)
     }
 
     public func deviceState(device: String) async throws -> StoredDeviceState? {

@@ -187,6 +187,9 @@ public final class SQLiteCloudStore: CloudStore {
         try await pool.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM account WHERE id = ?", arguments: [id]) != nil else { return nil }
             try db.execute(sql: "DELETE FROM run_view WHERE device_id IN (SELECT id FROM device WHERE account_id = ?)", arguments: [id])
+            for table in Schema.deviceHealthTables {
+                try db.execute(sql: "DELETE FROM \(table) WHERE device_id IN (SELECT id FROM device WHERE account_id = ?)", arguments: [id])
+            }
             try db.execute(sql: "DELETE FROM goal WHERE account_id = ?", arguments: [id])
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
@@ -214,6 +217,7 @@ public final class SQLiteCloudStore: CloudStore {
         try await pool.write { db in
             guard let id = try String.fetchOne(db, sql: "SELECT id FROM device WHERE name = ?", arguments: [name]) else { return nil }
             try db.execute(sql: "DELETE FROM run_view WHERE device_id = ?", arguments: [id])
+            for table in Schema.deviceHealthTables { try db.execute(sql: "DELETE FROM \(table) WHERE device_id = ?", arguments: [id]) }
             var deleted: [String: Int] = [:]
             for table in StoreCounts.deviceTables {
                 try db.execute(sql: "DELETE FROM \(table) WHERE \(table == "device" ? "id" : "device_id") = ?", arguments: [id])
@@ -310,6 +314,7 @@ public final class SQLiteCloudStore: CloudStore {
             let stored = try String.fetchOne(
                 db, sql: "SELECT summary FROM run WHERE device_id = ? AND run_id = ?", arguments: [device, summary.runID])
             if stored == summary.json { return .unchanged }
+            for statement in Schema.runFigureDeletes { try db.execute(sql: statement, arguments: [device, summary.runID]) }
             try db.execute(
                 sql: """
                     INSERT INTO run (device_id, run_id, summary, chunks, start_ms) VALUES (?, ?, ?, ?, ?)
@@ -399,6 +404,7 @@ public final class SQLiteCloudStore: CloudStore {
     public func deleteRun(device: String, runID: String) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM run_view WHERE device_id = ? AND run_id = ?", arguments: [device, runID])
+            for statement in Schema.runFigureDeletes { try db.execute(sql: statement, arguments: [device, runID]) }
             try db.execute(sql: "DELETE FROM run WHERE device_id = ? AND run_id = ?", arguments: [device, runID])
             let runs = db.changesCount
             try db.execute(sql: "DELETE FROM chunk WHERE device_id = ? AND run_id = ?", arguments: [device, runID])
@@ -628,17 +634,6 @@ public final class SQLiteCloudStore: CloudStore {
                                arguments: [nowMs, id, device])
             }
             return []
-        }
-    }
-
-    public func putDeviceState(device: String, receivedMs: Int64, json: String) async throws {
-        try await pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO device_state (device_id, received_ms, body) VALUES (?, ?, ?)
-                    ON CONFLICT (device_id) DO UPDATE SET received_ms = excluded.received_ms, body = excluded.body
-                    """,
-                arguments: [device, receivedMs, json])
         }
     }
 

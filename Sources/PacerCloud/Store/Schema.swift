@@ -12,12 +12,15 @@ enum Schema {
     /// latest state (heartbeat); monitoring: invitations (by SHA-256), consents runner → monitor,
     /// monitors' answers to alerts, and the trail of live positions of the current run; run_view
     /// (what a run's page shows, computed once from its track), goal, and account.max_hr. 7: the
-    /// training plan (plan_session, and plan_done: an occurrence done by a run or by hand).
-    static let version = 7
+    /// training plan (plan_session, and plan_done: an occurrence done by a run or by hand). 8: what
+    /// each run adds to the statistics and health pages (run_figures, run_best_effort), computed
+    /// once per run; hr_daily, the heartbeat's daily heart rate outside runs.
+    static let version = 8
 
     static func statements(postgres: Bool) -> [String] {
         let blob = postgres ? "BYTEA" : "BLOB"
         let serial = postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
+        let real = postgres ? "DOUBLE PRECISION" : "REAL"
         return [
             "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
             """
@@ -126,6 +129,26 @@ enum Schema {
                 run_device_id TEXT, run_id TEXT, done_ms BIGINT NOT NULL, PRIMARY KEY (session_id, date))
             """,
             "CREATE INDEX IF NOT EXISTS plan_done_by_account ON plan_done (account_id, date)",
+            // What a run adds to the statistics and health pages (`RunFigures`), for the summary
+            // in `run` (a new summary deletes them); distance_m NULL: the summary is not
+            // understood, the run counts nowhere (as before figures were stored).
+            """
+            CREATE TABLE IF NOT EXISTS run_figures (
+                device_id TEXT NOT NULL, run_id TEXT NOT NULL, version INTEGER NOT NULL, start_ms BIGINT NOT NULL,
+                distance_m \(real), moving_s \(real), hr_avg \(real), hr_max INTEGER, hr_seconds TEXT NOT NULL,
+                PRIMARY KEY (device_id, run_id))
+            """,
+            "CREATE INDEX IF NOT EXISTS run_figures_by_start ON run_figures (device_id, start_ms)",
+            """
+            CREATE TABLE IF NOT EXISTS run_best_effort (
+                device_id TEXT NOT NULL, run_id TEXT NOT NULL, name TEXT NOT NULL, seconds \(real) NOT NULL, start_ms BIGINT NOT NULL,
+                PRIMARY KEY (device_id, run_id, name))
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS hr_daily (
+                device_id TEXT NOT NULL, date TEXT NOT NULL, count INTEGER NOT NULL, min_bpm INTEGER, resting_bpm INTEGER,
+                received_ms BIGINT NOT NULL, PRIMARY KEY (device_id, date))
+            """,
         ]
     }
 
@@ -159,6 +182,15 @@ enum Schema {
         "DELETE FROM monitor_invite WHERE runner_id = ?1",
         "DELETE FROM alert_answer WHERE monitor_id = ?1",
     ]
+
+    /// What a run's figures are kept in, deleted with the run or a new summary (`?1` device, `?2` run).
+    static let runFigureDeletes = [
+        "DELETE FROM run_figures WHERE device_id = ?1 AND run_id = ?2",
+        "DELETE FROM run_best_effort WHERE device_id = ?1 AND run_id = ?2",
+    ]
+
+    /// What goes with a device besides `StoreCounts.deviceTables` and run_view.
+    static let deviceHealthTables = ["run_figures", "run_best_effort", "hr_daily"]
 
     /// Chunks counted in a migration at a time (their bodies are read to count the samples).
     static let backfillBatch = 50

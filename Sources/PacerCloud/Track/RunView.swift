@@ -92,6 +92,9 @@ struct RunView: Codable, Sendable, Equatable {
                 let distance = segmentDistance(xy[index], xy[first], xy[last])
                 if distance > deviation { (farthest, deviation) = (index, distance) }
             }
+            // Every point between lies on the segment: all rank 0 already, and splitting it point
+            // by point would be quadratic (a straight stretch of thousands of samples).
+            guard deviation > 0 else { continue }
             let value = min(deviation, cap)
             rank[farthest] = value
             pending.append((first, farthest, value))
@@ -215,10 +218,21 @@ struct RunView: Codable, Sendable, Equatable {
 /// Heart-rate zones as shares of a maximum heart rate: Z1 below 60 %, then one per 10 %, Z5
 /// from 90 %.
 enum HeartRateZones {
-    /// The maximum used until the account sets its own (and the device's `[profile]` reaches
-    /// the cloud): a common adult figure, shown on the page as the default it is.
+    /// The maximum used when neither the account (its settings) nor its device (`[profile]
+    /// max_hr_bpm`, sent with the heartbeat) gives one: a common adult figure, shown on the page
+    /// as the default it is.
     static let defaultMaximum = 190
     static let bounds = [0.6, 0.7, 0.8, 0.9]
+
+    /// Each zone's name and bpm range as the pages show them: "Z1" "< 114", "Z2" "114–132", …, "Z5" "≥ 171".
+    static func ranges(maximum: Int) -> [(name: String, range: String)] {
+        var lower = 0
+        return (0...bounds.count).map { index in
+            let upper = index < bounds.count ? Int((bounds[index] * Double(maximum)).rounded()) : nil
+            defer { lower = upper ?? lower }
+            return ("Z\(index + 1)", upper.map { lower == 0 ? "< \($0)" : "\(lower)–\($0 - 1)" } ?? "≥ \(lower)")
+        }
+    }
 
     /// Seconds in each of the five zones.
     static func seconds(_ heartRateSeconds: [[Double]], maximum: Int) -> [Double] {

@@ -75,6 +75,7 @@ extension CloudRoutes {
         let startMs = WireTime.milliseconds(summary.start_time) ?? 0
         if try await store.putSummary(StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs),
                                       device: device.id) != .unchanged { stored = true }
+        if stored { figuresIfComplete(device: device.id, runID: runID) }
         let kilometres = String(format: "%.2f", summary.distance_m / 1000)
         let text = (stored ? "" : "This file was imported before; nothing changed. ")
             + "\(imported.format.name) run of \(summary.start_time.prefix(10)): \(kilometres) km, \(imported.run.samples.count) points."

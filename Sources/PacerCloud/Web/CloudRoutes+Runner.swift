@@ -13,6 +13,10 @@ extension CloudRoutes {
         web.on(.get, "runs", SignedInAccess()) { request, context in try await runsPage(request, context) }
         web.on(.get, "runs/:run_id", SignedInAccess()) { _, context in try await runPage(context) }
         web.on(.get, "stats", SignedInAccess()) { _, context in try await statsPage(context) }
+        web.on(.get, "heart", SignedInAccess()) { _, context in
+            let (account, session) = try signedIn(context)
+            return try await heartPage(account, session)
+        }
         web.on(.post, "goals", SignedInAccess()) { request, context in try await saveGoal(request, context, id: nil) }
         web.on(.post, "goals/:goal_id", SignedInAccess()) { request, context in
             try await saveGoal(request, context, id: context.parameters.get("goal_id") ?? "")
@@ -73,16 +77,11 @@ extension CloudRoutes {
         let summary = try RunItem(run.summary).summary
         let view = try await runView(run)
         let calendar = RunnerCalendar(account.timezone)
-        let maxHR = account.maxHeartRate ?? HeartRateZones.defaultMaximum
+        let (maxHR, maxSource) = try await zoneMaximum(account)
         let zoneSeconds = HeartRateZones.seconds(view.heartRateSeconds, maximum: maxHR)
         let totalZone = max(zoneSeconds.reduce(0, +), 1)
-        var lower = 0
-        var zones: [[String: Any]] = []
-        for (index, seconds) in zoneSeconds.enumerated() {
-            let upper = index < HeartRateZones.bounds.count ? Int((HeartRateZones.bounds[index] * Double(maxHR)).rounded()) : nil
-            zones.append(["name": "Z\(index + 1)", "range": upper.map { lower == 0 ? "< \($0)" : "\(lower)–\($0 - 1)" } ?? "≥ \(lower)",
-                          "time": RunnerFormat.duration(seconds), "share": String(Int((100 * seconds / totalZone).rounded()))])
-            lower = upper ?? lower
+        let zones: [[String: Any]] = zip(HeartRateZones.ranges(maximum: maxHR), zoneSeconds).map { zone, seconds in
+            ["name": zone.name, "range": zone.range, "time": RunnerFormat.duration(seconds), "share": String(Int((100 * seconds / totalZone).rounded()))]
         }
         let splits: [[String: Any]] = view.splits.map { split in
             ["km": split.meters >= 999.5 ? String(split.km) : String(format: "%.2f", Double(split.km - 1) + split.meters / 1_000),
@@ -90,16 +89,12 @@ extension CloudRoutes {
              "hr": split.hrAvg.map { String(Int($0)) } ?? "–"]
         }
         let data = RunPageData(track: view.track, kmMarks: view.kmMarks, km: view.chartKm, pace: view.pace, hr: view.heartRate)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let json = String(decoding: try encoder.encode(data), as: UTF8.self)
-            // A data block ends at "</script": no "<" reaches the page unescaped.
-            .replacingOccurrences(of: "<", with: "\\u003c")
+        let json = try Self.scriptData(data)
         var values: [String: Any] = [
             "title": "Run of " + calendar.dateTime(run.summary.startMs), "date": calendar.dateTime(run.summary.startMs), "run_id": runID,
             "distance": RunnerFormat.distance(summary.distance_m), "duration": RunnerFormat.duration(summary.moving_time_s),
             "pace": RunnerFormat.pace(summary.avg_pace_s_per_km), "splits": splits, "zones": zones, "max_hr": String(maxHR),
-            "default_max": account.maxHeartRate == nil, "has_hr": !view.heartRateSeconds.isEmpty, "data": json,
+            "default_max": maxSource == .standard, "device_max": maxSource == .device, "has_hr": !view.heartRateSeconds.isEmpty, "data": json,
             "tiles": configuration.map.tileURL ?? "", "attribution": configuration.map.tileAttribution,
             "stylesheet": "/assets/leaflet/leaflet.css", "referrer": Self.runPageReferrer,
         ]
@@ -151,30 +146,19 @@ extension CloudRoutes {
 
     // MARK: statistics and goals
 
+    /// Reads each run's stored figures (`RunFigures`), never a track: the totals are one light
+    /// row per run, the records at most one row per distance.
     private func statsPage(_ context: CloudRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         let (account, session) = try signedIn(context)
         let calendar = RunnerCalendar(account.timezone)
-        let runs = try await allRuns(account)
-        let summaries = runs.compactMap { run in (try? RunItem(run.summary).summary).map { (run, $0) } }
+        let uncounted = try await countNewRuns(account)
+        let runs = try await store.runTotals(accountID: account.id)
 
-        // Records: each run's best efforts, computed once per run and stored with its view.
-        let stored = try await store.runRecords(accountID: account.id)
-        var best: [String: (seconds: Double, run: AccountRun)] = [:]
-        for (run, _) in summaries {
-            let source = RunView.source(summaryJSON: run.summary.json)
-            let efforts: [RunView.BestEffort]
-            if let entry = stored[run.summary.runID], entry.source == source,
-               let decoded = try? JSONDecoder().decode([RunView.BestEffort].self, from: Data(entry.records.utf8)) {
-                efforts = decoded
-            } else {
-                efforts = try await runView(run).bestEfforts
-            }
-            for effort in efforts where effort.seconds < best[effort.name]?.seconds ?? .infinity { best[effort.name] = (effort.seconds, run) }
-        }
+        let best = try await store.records(accountID: account.id)
         let records: [[String: Any]] = RunView.recordDistances.compactMap { record in
-            best[record.name].map {
+            best.first { $0.name == record.name }.map {
                 ["name": record.name, "time": RunnerFormat.duration($0.seconds), "pace": RunnerFormat.pace($0.seconds * 1_000 / record.meters),
-                 "run": $0.run.summary.runID, "date": calendar.date($0.run.summary.startMs)]
+                 "run": $0.runID, "date": calendar.date($0.startMs)]
             }
         }
 
@@ -182,10 +166,10 @@ extension CloudRoutes {
         var periods: [[String: Any]] = []
         for (title, unit, shown) in [("Weeks", RunnerCalendar.Unit.week, 12), ("Months", .month, 12), ("Years", .year, 50)] {
             var totals: [Int64: (distance: Double, seconds: Double, runs: Int)] = [:]
-            for (run, summary) in summaries {
-                let start = calendar.periodStartMs(run.summary.startMs, unit)
+            for run in runs {
+                let start = calendar.periodStartMs(run.startMs, unit)
                 let total = totals[start] ?? (0, 0, 0)
-                totals[start] = (total.distance + summary.distance_m, total.seconds + summary.moving_time_s, total.runs + 1)
+                totals[start] = (total.distance + run.distanceM, total.seconds + run.movingS, total.runs + 1)
             }
             let rows: [[String: Any]] = totals.keys.sorted(by: >).prefix(shown).map { start in
                 let total = totals[start]!
@@ -200,25 +184,15 @@ extension CloudRoutes {
         let goals: [[String: Any]] = try await store.goals(accountID: account.id).map { goal in
             let unit: RunnerCalendar.Unit = goal.period == .week ? .week : .month
             let start = calendar.periodStartMs(now, unit)
-            let done = summaries.filter { calendar.periodStartMs($0.0.summary.startMs, unit) == start }.reduce(0) { $0 + $1.1.distance_m }
+            let done = runs.filter { calendar.periodStartMs($0.startMs, unit) == start }.reduce(0) { $0 + $1.distanceM }
             let percent = goal.distanceM > 0 ? Int((100 * done / goal.distanceM).rounded(.down)) : 0
             return ["id": goal.id, "label": goal.period == .week ? "This week" : "This month", "done": RunnerFormat.distance(done),
                     "target": RunnerFormat.distance(goal.distanceM), "percent": String(percent), "bar": String(min(percent, 100)),
                     "km": RunnerFormat.number(goal.distanceM / 1_000), "week": goal.period == .week]
         }
-        return WebPage.stats.response(status, values: ["goals": goals, "records": records, "periods": periods, "timezone": account.timezone],
+        return WebPage.stats.response(status, values: ["goals": goals, "records": records, "periods": periods, "timezone": account.timezone,
+                                                       "uncounted": uncounted],
                                       csrf: session.csrf, error: error)
-    }
-
-    /// Every complete run of the account (the statistics are over all of them).
-    private func allRuns(_ account: Account) async throws -> [AccountRun] {
-        var runs: [AccountRun] = []
-        let batch = 1_000
-        while true {
-            let more = try await store.accountRuns(accountID: account.id, fromMs: nil, toMs: nil, limit: batch, offset: runs.count)
-            runs += more
-            if more.count < batch { return runs }
-        }
     }
 
     /// A goal from the form; `id` nil: a new one. Refusals name the field, on the statistics page.

@@ -68,4 +68,30 @@ enum RunScript {
           });
         })();
         """#
+
+    /// The heart-rate page's script (/assets/pacer/heart.js): average and maximum heart rate per
+    /// run from the page's data block, then the same `complete` flag as the run page.
+    static let heart = #"""
+        (function () {
+          'use strict';
+          var data = JSON.parse(document.getElementById('heart-data').textContent);
+          function line(label, values, color) {
+            return { label: label, data: values, borderColor: color, backgroundColor: color, borderWidth: 1.5, pointRadius: 2, spanGaps: true };
+          }
+          var runs = new Chart(document.getElementById('runs-chart'), {
+            type: 'line',
+            data: { labels: data.labels, datasets: [line('Average', data.average, '#c0392b'), line('Maximum', data.maximum, '#7f1d1d')] },
+            options: {
+              animation: false, responsive: true, maintainAspectRatio: false,
+              plugins: { legend: { display: true, position: 'bottom' }, tooltip: { intersect: false, mode: 'index' } },
+              scales: { y: { title: { display: true, text: 'bpm' } } }
+            }
+          });
+          window.pacerCharts = { runs: runs };
+          requestAnimationFrame(function () {
+            window.pacerCompleteMs = performance.now();
+            document.body.dataset.complete = '1';
+          });
+        })();
+        """#
 }

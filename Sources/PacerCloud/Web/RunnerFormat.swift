@@ -75,6 +75,17 @@ final class RunnerCalendar {
         }
     }
 
+    /// `weeks` weeks after `at` (before it when negative), the same local time.
+    func adding(weeks: Int, to at: Int64) -> Int64 {
+        calendar.date(byAdding: .weekOfYear, value: weeks, to: date(ms: at)).map(ms) ?? at
+    }
+
+    /// The local date "2026-05-10".
+    func day(_ at: Int64) -> String { format(at, "yyyy-MM-dd") }
+
+    /// "10 May".
+    func shortDate(_ at: Int64) -> String { format(at, "d MMM") }
+
     /// "Tue 24 Nov 2026, 07:31".
     func dateTime(_ at: Int64) -> String { format(at, "EEE d MMM yyyy, HH:mm") }
 

@@ -9,7 +9,7 @@ import Mustache
 enum WebPage: String, CaseIterable, Sendable {
     case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message
     case devices, deviceUnlink = "device_unlink", importFile = "import"
-    case runs, run, stats
+    case runs, run, stats, heart
     case plan, planSession = "plan_session"
 
     /// The page's template; `{{> head}}` and `{{> foot}}` frame each one. `{{ }}` escapes HTML.
@@ -137,7 +137,7 @@ enum WebPage: String, CaseIterable, Sendable {
                 <h2>Heart-rate zones</h2><table><tr><th>Zone</th><th>bpm</th><th>Time</th><th>%</th></tr>
                 {{#zones}}<tr><td>{{name}}</td><td>{{range}}</td><td>{{time}}</td><td>{{share}}</td></tr>{{/zones}}</table>
                 <p class="note">Zones from a maximum heart rate of {{max_hr}} bpm{{#default_max}} (the default; set yours on
-                <a href="/account">your account</a>){{/default_max}}.</p>
+                <a href="/account">your account</a>){{/default_max}}{{#device_max}} (your device's [profile] max_hr_bpm){{/device_max}}.</p>
                 <section id="downloads"><h2>Download</h2><p><a href="/runs/{{run_id}}/export.gpx">GPX</a> ·
                 <a href="/runs/{{run_id}}/export.tcx">TCX</a> · <a href="/runs/{{run_id}}/export.fit">FIT</a></p></section>
                 <script type="application/json" id="run-data">{{{data}}}</script>
@@ -164,7 +164,28 @@ enum WebPage: String, CaseIterable, Sendable {
                 {{^records}}<p>No records yet: run a kilometre.</p>{{/records}}
                 {{#periods}}<h2>{{title}}</h2><table><tr><th></th><th>Distance</th><th>Time</th><th>Runs</th></tr>
                 {{#rows}}<tr><td>{{label}}</td><td>{{distance}}</td><td>{{time}}</td><td>{{runs}}</td></tr>{{/rows}}</table>{{/periods}}
-                <p class="note">Weeks start on Monday, in your time zone ({{timezone}}).</p>{{> foot}}
+                <p class="note">Weeks start on Monday, in your time zone ({{timezone}}).</p>{{> uncounted}}{{> foot}}
+                """
+        case .heart:
+            return """
+                {{> head}}{{> nav}}<h1>Heart rate</h1>
+                <dl class="vitals"><dt>Newest reading</dt><dd id="newest">{{newest}}{{^newest}}none yet{{/newest}}</dd>
+                <dt>Resting</dt><dd id="resting">{{resting}}{{^resting}}not known yet: wear the strap between runs{{/resting}}</dd></dl>
+                <h2>Per run</h2>{{^has_runs}}<p>No run with heart rate in these weeks.</p>{{/has_runs}}
+                <div class="chart"><canvas id="runs-chart" aria-label="Average and maximum heart rate per run"></canvas></div>
+                <h2>Time in zones per week</h2><div class="wide"><table><tr><th>Week</th>{{#zone_names}}<th>{{name}}</th>{{/zone_names}}</tr>
+                {{#weeks}}<tr><td>{{label}}</td>{{#zones}}<td>{{.}}</td>{{/zones}}</tr>{{/weeks}}</table></div>
+                {{^weeks}}<p>No heart-rate time in runs of these weeks.</p>{{/weeks}}
+                <p class="note">{{#zone_names}}{{name}} {{range}} · {{/zone_names}}from a maximum of {{max_hr}} bpm{{#default_max}} (the
+                default; set yours on <a href="/account">your account</a>){{/default_max}}{{#device_max}} (your device's [profile]
+                max_hr_bpm){{/device_max}}.</p>
+                <h2>Between runs</h2><table><tr><th>Day</th><th>Resting</th><th>Lowest</th><th>Readings</th></tr>
+                {{#days}}<tr><td>{{date}}</td><td>{{resting}}</td><td>{{min}}</td><td>{{count}}</td></tr>{{/days}}</table>
+                {{^days}}<p>No readings between runs yet.</p>{{/days}}
+                <p class="note">The last {{shown_weeks}} weeks; weeks start on Monday and days in your time zone ({{timezone}}). Resting is
+                the day's 5th percentile of the strap's readings outside runs, from two minutes of readings.</p>{{> uncounted}}
+                <script type="application/json" id="heart-data">{{{data}}}</script>
+                <script src="/assets/chart.js/chart.min.js"></script><script src="/assets/pacer/heart.js"></script>{{> foot}}
                 """
         case .plan: return PlanTemplates.plan
         case .planSession: return PlanTemplates.session
@@ -188,6 +209,7 @@ enum WebPage: String, CaseIterable, Sendable {
         case .stats: "Statistics"
         case .plan: "Training plan"
         case .planSession: "Planned session"
+        case .heart: "Heart rate"
         }
     }
 
@@ -204,6 +226,7 @@ enum WebPage: String, CaseIterable, Sendable {
         + "table{border-collapse:collapse;width:100%}td,th{text-align:right;padding:.25em .4em;border-bottom:1px solid #eee}"
         + "td:first-child,th:first-child{text-align:left}progress{width:100%}.goal{margin-bottom:1em}.note{color:#555;font-size:.9em}"
         + PlanTemplates.style
+        + ".wide{overflow-x:auto}dl.vitals{display:grid;grid-template-columns:auto 1fr;gap:.2em 1em}dl.vitals dd{margin:0}"
 
     static let partials = [
         "head": """
@@ -217,7 +240,8 @@ enum WebPage: String, CaseIterable, Sendable {
         "error": #"{{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}"#,
         "csrf": #"<input type="hidden" name="csrf" value="{{csrf}}">"#,
         "occurrence": PlanTemplates.occurrence,
-        "nav": #"<nav class="top"><a href="/runs">Runs</a><a href="/stats">Statistics</a><a href="/plan">Plan</a><a href="/watch">Watch</a><a href="/account">Account</a></nav>"#,
+        "uncounted": #"{{#uncounted}}<p class="note">Some older runs are still being counted: reload for the rest.</p>{{/uncounted}}"#,
+        "nav": #"<nav class="top"><a href="/runs">Runs</a><a href="/stats">Statistics</a><a href="/plan">Plan</a><a href="/heart">Health</a><a href="/watch">Watch</a><a href="/account">Account</a></nav>"#,
     ]
 
     static let library: MustacheLibrary = {
