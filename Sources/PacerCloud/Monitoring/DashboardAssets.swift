@@ -23,8 +23,9 @@ enum DashboardAssets {
     }
 
     /// Draws each card's map, and applies the stream's updates: a `device` event replaces that
-    /// card's text (rendered by the server, escaped there) and moves its map; a `consent` event
-    /// reloads the page (a runner came or went).
+    /// card's text (rendered by the server, escaped there) and moves its map and trail (lines of
+    /// points, one polyline with a gap wherever the runner entered a private place); a `consent`
+    /// event reloads the page (a runner came or went).
     static let script = """
         "use strict";
         (function () {
@@ -33,7 +34,12 @@ enum DashboardAssets {
             var el = document.getElementById("map-" + id);
             if (!el) return;
             el.dataset.map = data ? JSON.stringify(data) : "";
-            if (!data) { el.hidden = true; return; }
+            if (!data) {
+              // No position to show (none yet, or a private place): no map, and nothing of the last one left in it.
+              if (maps[id]) { maps[id].map.remove(); delete maps[id]; }
+              el.hidden = true;
+              return;
+            }
             el.hidden = false;
             if (!window.L) { el.textContent = "Map unavailable; last position " + data.lat.toFixed(5) + ", " + data.lon.toFixed(5); return; }
             var m = maps[id];

@@ -41,7 +41,7 @@ enum MonitorPage {
             <h2>{{runner}} <small>· {{device}}</small></h2>
             <p class="state">{{state}}</p>
             {{#position}}<p>Last position: {{lat}}, {{lon}}{{#accuracy}} (within {{accuracy}} m){{/accuracy}}, {{age}}</p>{{/position}}
-            {{^position}}<p>No position yet.</p>{{/position}}
+            {{^position}}{{#private}}<p class="private">Position: in a private place.</p>{{/private}}{{^private}}<p>No position yet.</p>{{/private}}{{/position}}
             <dl>{{#facts}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/facts}}</dl>
             {{#alerts}}<div class="alert{{#open}} open{{/open}}" data-alert="{{alert_id}}"><h3>{{#test}}TEST · {{/test}}SOS: {{kind}} · {{state}}</h3>
             <ol>{{#messages}}<li>{{.}}</li>{{/messages}}</ol>
