@@ -148,7 +148,7 @@ public enum Daemon {
         pipeline.start(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
                        onCue: speak, toSOS: { sos.put($0) }, sosIsAsking: { sos.isAsking }, toUplink: { uplink.put($0) }) { status in
             notifier.send(.status(status.line))
-            cloudSync.runStateIs(status.phase.rawValue)
+            cloudSync.runStateIs(status.phase.rawValue, inPrivatePlace: status.inPrivatePlace)
         }
         do {
             try CloudSyncService.start(cloudSync, configuration: configuration, settings: cloud.syncSettings, pipeline: pipeline, sos: sos, speaker: speaker, log: log)
