@@ -143,6 +143,8 @@ struct MonitorTests {
             let page = try await pair.monitor.get("/watch")
             #expect(page.text.contains("alert-open") && page.text.contains("I am on my way") && page.text.contains("45.123456"))
             #expect(page.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
+            // The same top navigation bar as the other signed-in pages.
+            #expect(page.text.contains(#"<nav class="top"><a href="/runs">Runs</a>"#))
         }
     }
 
@@ -315,6 +317,25 @@ struct MonitorTests {
                 #expect(!page.contains(pair.deviceID) && !page.contains("private place") && !page.contains("45.3"), "\(page)")
             }
         }
+    }
+
+    @Test("the dashboard's map tiles come from the configured tile server, with the origin as referrer; none configured, none allowed")
+    func dashboardTiles() {
+        let tiles = MapSettings(tileURL: "https://{s}.tiles.example.org/{z}/{x}/{y}.png", tileAttribution: "<b>Example</b>", assetsDirectory: "/x")
+        let page = MonitorPage.dashboardResponse(cards: [], csrf: "c", map: tiles)
+        #expect(page.headers[.contentSecurityPolicy]?.contains("img-src 'self' data: https://*.tiles.example.org;") == true)
+        #expect(page.headers[.init("Referrer-Policy")!] == "strict-origin")
+        let none = MonitorPage.dashboardResponse(cards: [], csrf: "c", map: MapSettings(tileURL: nil, tileAttribution: "", assetsDirectory: "/x"))
+        #expect(none.headers[.contentSecurityPolicy]?.contains("img-src 'self' data:;") == true)
+    }
+
+    @Test("ages: seconds, minutes, hours and minutes, and days past two days")
+    func ages() {
+        #expect(AlertPage.age(89_999) == "89 s ago")
+        #expect(AlertPage.age(90 * 60_000 - 1) == "89 min ago")
+        #expect(AlertPage.age(47 * 3_600_000 + 59 * 60_000) == "47 h 59 min ago")
+        #expect(AlertPage.age(48 * 3_600_000) == "2 days ago")
+        #expect(AlertPage.age(200 * 86_400_000 + 5_000) == "200 days ago")
     }
 
     @Test("an account holds at most its cap of open streams")

@@ -174,7 +174,8 @@ extension CloudRoutes {
         let (account, session) = try signedIn(context)
         let cards = try await dashboard(account, session).cards(monitorID: account.id)
         // Open alerts first; otherwise the order the consents were given in.
-        return MonitorPage.dashboardResponse(cards: cards.filter(\.alert_open) + cards.filter { !$0.alert_open }, csrf: session.csrf)
+        return MonitorPage.dashboardResponse(cards: cards.filter(\.alert_open) + cards.filter { !$0.alert_open }, csrf: session.csrf,
+                                             map: configuration.map)
     }
 
     /// The dashboard's stream: a `device` event with the card again whenever a watched

@@ -30,6 +30,13 @@ enum DashboardAssets {
         "use strict";
         (function () {
           var maps = {};
+          var tiles = document.getElementById("cards");
+          // Leaflet puts the attribution in as HTML: the setting is shown as text.
+          function text(value) {
+            var span = document.createElement("span");
+            span.textContent = value;
+            return span.innerHTML;
+          }
           function draw(id, data) {
             var el = document.getElementById("map-" + id);
             if (!el) return;
@@ -45,7 +52,8 @@ enum DashboardAssets {
             var m = maps[id];
             if (!m) {
               var map = L.map(el).setView([data.lat, data.lon], 15);
-              L.tileLayer("https://tile.openstreetmap.org/{z}/{x}/{y}.png", {maxZoom: 19, attribution: "\\u00a9 OpenStreetMap"}).addTo(map);
+              // The server's tile setting (none: the trail on a plain background).
+              if (tiles.dataset.tiles) L.tileLayer(tiles.dataset.tiles, {maxZoom: 19, attribution: text(tiles.dataset.attribution || "")}).addTo(map);
               m = maps[id] = {
                 map: map,
                 trail: L.polyline([], {weight: 3}).addTo(map),
