@@ -49,6 +49,14 @@ struct MonitorTests {
         return body
     }
 
+    /// The pair, and Dora, an account watching nobody; the monitor's stream and Dora's, open.
+    static func pairAndStranger(_ cloud: Cloud) async throws -> (Pair, Browser, EventStreamReader, EventStreamReader) {
+        let pair = try await Self.pair(cloud)
+        let dora = Browser(cloud)
+        try await dora.signUpAndLogIn("dora@example.org")
+        return (pair, dora, try await Self.stream(cloud, pair.monitor), try await Self.stream(cloud, dora))
+    }
+
     /// The `device` events of a stream's text, decoded (chunk framing around them is skipped).
     static func deviceEvents(_ stream: String) -> [[String: Any]] {
         stream.components(separatedBy: "event: device\ndata: ").dropFirst().compactMap { rest -> [String: Any]? in
@@ -118,11 +126,7 @@ struct MonitorTests {
           arguments: Backend.allCases)
     func streamDeliversPositionAndAlert(backend: Backend) async throws {
         try await Cloud.with(backend, configuration: Self.config(lifetime: .seconds(60)), testing: .live) { cloud in
-            let pair = try await Self.pair(cloud)
-            let dora = Browser(cloud)
-            try await dora.signUpAndLogIn("dora@example.org")
-            let carl = try await Self.stream(cloud, pair.monitor)
-            let other = try await Self.stream(cloud, dora)
+            let (pair, _, carl, other) = try await Self.pairAndStranger(cloud)
             #expect(carl.text.contains("text/event-stream"))
             #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.123456)).status == .ok)
             let first = try await Self.events(carl, count: 1)
@@ -293,11 +297,7 @@ struct MonitorTests {
           arguments: Backend.allCases)
     func trailAndPrivacyOnlyToConsentedMonitors(backend: Backend) async throws {
         try await Cloud.with(backend, configuration: Self.config(lifetime: .seconds(60)), testing: .live) { cloud in
-            let pair = try await Self.pair(cloud)
-            let dora = Browser(cloud)
-            try await dora.signUpAndLogIn("dora@example.org")
-            let carl = try await Self.stream(cloud, pair.monitor)
-            let other = try await Self.stream(cloud, dora)
+            let (pair, dora, carl, other) = try await Self.pairAndStranger(cloud)
             #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.1)).status == .ok)
             _ = try await Self.events(carl, count: 1)
             // Carl's consent ends: his stream hears so, and nothing of Ann's after it.
