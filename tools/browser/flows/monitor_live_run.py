@@ -38,8 +38,8 @@ def monitor_live_run(t):
     browser.open(cloud.url + "/devices")
     browser.submit(form="form[action='/devices/link']")
     code = browser.text("#link-code")
-    # A fix every 45 ms: the 17-minute run plays in about 46 s, a live position every 5 s.
-    device = t.device(upload={"allow_http": True, "live_position_every_s": 5}, zones=[HOME], cycle=0.015)
+    # A fix every 30 ms: the 17-minute run plays in about 30 s, a live position every 5 s.
+    device = t.device(upload={"allow_http": True, "live_position_every_s": 5}, zones=[HOME], cycle=0.01)
     device.ctl("cloud", "link", cloud.url, code, "--name", "ann-pi")
     device_id = watch(t)
     browser.run("window.notReloaded = true")
@@ -47,7 +47,7 @@ def monitor_live_run(t):
     device.ctl("run", "start")
     device.gpsfake.release()
     started = time.monotonic()
-    # Leaving home, the heartbeat says private only while the fixes are in the zone (about 2.5 s).
+    # Leaving home, the heartbeat says private only while the fixes are in the zone (about 1.7 s).
     seen_private_at_start = browser.wait(lambda: private(browser, device_id), timeout=8)
     # Out of the zone: the trail grows with the positions the device sends, with no reload.
     counts = []
