@@ -24,14 +24,22 @@ public final class CloudSync: Sendable {
     }
 
     public let queue = BlockingQueue<Input>()
-    private let lastRunState = Mutex<String?>(nil)
+    private let lastRunState = Mutex<RunState?>(nil)
+
+    /// What of the status a heartbeat reports at once when it changes.
+    struct RunState: Equatable {
+        var phase: String
+        var inPrivatePlace: Bool?
+    }
 
     public init() {}
 
     public func put(_ input: Input) { queue.put(input) }
 
-    /// The run's state as the status says it, as often as it likes: only a change wakes the thread.
-    public func runStateIs(_ state: String) {
+    /// The run's state and whether the device is in a privacy zone, as the status says them, as
+    /// often as it likes: only a change wakes the thread.
+    public func runStateIs(_ phase: String, inPrivatePlace: Bool? = nil) {
+        let state = RunState(phase: phase, inPrivatePlace: inPrivatePlace)
         let changed = lastRunState.withLock { last in
             defer { last = state }
             return last != nil && last != state
@@ -107,8 +115,8 @@ struct SyncLoop {
     private(set) var saying: Notice?
     /// The speaker declined (muted, dropped): no notice is offered until the next fetch.
     private var holdNotices = false
-    /// What the last heartbeat said of the run and SOS: a change sends one at once.
-    private var lastSentState: (state: String, sos: Bool)?
+    /// What the last heartbeat said of the run, SOS and privacy: a change sends one at once.
+    private var lastSentState: (state: String, sos: Bool, inPrivatePlace: Bool?)?
     private var waitingReplies: [@Sendable (SyncReport) -> Void] = []
 
     init(engine: SyncEngine, state: @escaping @Sendable () -> DeviceState?, heartRate: HeartRateDays? = nil,
@@ -153,7 +161,7 @@ struct SyncLoop {
             let days = heartRate?.unsent()
             current.hr_daily = days
             if engine.sendState(current) {
-                lastSentState = (current.state, current.sos_monitoring)
+                lastSentState = (current.state, current.sos_monitoring, current.in_private_place)
                 if let days { heartRate?.accepted(days) }
             }
         }
@@ -179,7 +187,8 @@ struct SyncLoop {
             nextFetchNs = now
         case .stateChanged:
             guard online, let current = state() else { return }
-            if let last = lastSentState, last.state == current.state, last.sos == current.sos_monitoring { return }
+            if let last = lastSentState, last.state == current.state, last.sos == current.sos_monitoring,
+               last.inPrivatePlace == current.in_private_place { return }
             nextHeartbeatNs = now
         case .noticeOutcome(let text, let said):
             guard let notice = saying, Self.spoken(notice.text) == text else { return }

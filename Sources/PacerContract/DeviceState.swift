@@ -1,6 +1,7 @@
 /// `PUT /v1/device/state` (openapi.yaml `DeviceState`): the device's heartbeat, sent every
 /// minute and when its state changes. It never carries a position: a privacy zone can hide home
-/// without hiding that the device is alive. The cloud keeps the newest per device.
+/// without hiding that the device is alive (`in_private_place` says only that it is in one).
+/// The cloud keeps the newest per device.
 public struct DeviceState: Codable, Equatable, Sendable {
     /// What `state` may be.
     public static let states = ["idle", "recording", "paused"]
@@ -43,9 +44,12 @@ public struct DeviceState: Codable, Equatable, Sendable {
     /// `[profile] max_hr_bpm`, when set (the zones the runner's pages use).
     public var max_hr_bpm: Int?
     public var hr_daily: [DailyHeartRate]?
+    /// The device's last fix is inside one of its privacy zones (nil: no fix known). The cloud
+    /// then shows monitors "in a private place" instead of a position, and forgets the last one.
+    public var in_private_place: Bool?
 
     public init(time: String, state: String, battery_percent: Int?, strap_battery_percent: Int?, sos_monitoring: Bool,
-                heart_rate: HeartRate?, max_hr_bpm: Int?, hr_daily: [DailyHeartRate]?) {
+                heart_rate: HeartRate?, max_hr_bpm: Int?, hr_daily: [DailyHeartRate]?, in_private_place: Bool? = nil) {
         self.time = time
         self.state = state
         self.battery_percent = battery_percent
@@ -54,6 +58,7 @@ public struct DeviceState: Codable, Equatable, Sendable {
         self.heart_rate = heart_rate
         self.max_hr_bpm = max_hr_bpm
         self.hr_daily = hr_daily
+        self.in_private_place = in_private_place
     }
 
     /// At most this many days in `hr_daily`.

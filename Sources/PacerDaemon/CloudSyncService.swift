@@ -78,7 +78,7 @@ struct CloudSyncService: Service {
         }
         return DeviceState(time: WireTime.text(milliseconds: nowMs), state: state, battery_percent: status.deviceBatteryPercent,
                            strap_battery_percent: status.strap.batteryPercent, sos_monitoring: sosMonitoring, heart_rate: heartRate,
-                           max_hr_bpm: nil, hr_daily: nil)
+                           max_hr_bpm: nil, hr_daily: nil, in_private_place: status.inPrivatePlace)
     }
 
     static func priority(_ level: SyncLogLevel) -> JournalPriority {

@@ -151,7 +151,7 @@ public enum Daemon {
                        onCue: speak, toSOS: { sos.put($0) }, sosIsAsking: { sos.isAsking }, toUplink: { uplink.put($0) },
                        heartRateOutsideRun: { heartRateDays.add(bpm: $0, timeMs: $1) }) { status in
             notifier.send(.status(status.line))
-            cloudSync.runStateIs(status.phase.rawValue)
+            cloudSync.runStateIs(status.phase.rawValue, inPrivatePlace: status.inPrivatePlace)
         }
         do {
             try CloudSyncService.start(cloudSync, configuration: configuration, settings: cloud.syncSettings, pipeline: pipeline, sos: sos, speaker: speaker,

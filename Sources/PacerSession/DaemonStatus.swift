@@ -43,13 +43,15 @@ public struct DaemonStatus: Sendable, Equatable {
     public var readiness: String?
     /// The wearable's own battery, when it has one ([power] battery).
     public var deviceBatteryPercent: Int?
+    /// The newest fix is inside one of `[upload]`'s privacy zones (nil: no fix yet).
+    public var inPrivatePlace: Bool?
 
     public init() {}
 
     /// Equal but for the figures that move with every fix.
     public func sameState(as other: DaemonStatus) -> Bool {
         phase == other.phase && runID == other.runID && gps == other.gps && storeProblem == other.storeProblem && units == other.units
-            && strap.sameState(as: other.strap)
+            && strap.sameState(as: other.strap) && inPrivatePlace == other.inPrivatePlace
     }
 
     /// One line for `systemctl status`, e.g. "Recording run 12: 5.21 km, GPS 3D fix".

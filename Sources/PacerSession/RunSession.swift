@@ -34,6 +34,8 @@ public struct RunSession: Sendable {
     private var buttons: ButtonGestureClassifier
     private var autoStart: AutoStartDetector
     private var lastSOSRun: SessionRun?
+    /// Where the newest 2D/3D fix put the device, run or not: whether it is in a privacy zone.
+    private var lastFixCoordinate: Coordinate?
     private var nextBatteryCheckNs: UInt64 = 0
     public private(set) var deviceBatteryPercent: Int?
     /// The sentence of the last readiness check, for the control reply.
@@ -190,6 +192,7 @@ public struct RunSession: Sendable {
                     position.time = StrapState.monotonicTime(receivedNs)
                     actions.append(.toSOS(.position(position, wallMinusMonotonicMs: time.milliseconds - Int64(receivedNs / 1_000_000))))
                 }
+                if let latitude = fix.latitude, let longitude = fix.longitude { lastFixCoordinate = Coordinate(latitude: latitude, longitude: longitude) }
                 if let uuid = active?.uuid, let latitude = fix.latitude, let longitude = fix.longitude {
                     actions.append(.toUplink(.position(LivePosition(time: time, latitude: latitude, longitude: longitude, accuracyMeters: fix.eph,
                                                                     speed: fix.speed, heartRate: strap.lastBpm, runUUID: uuid),
@@ -631,6 +634,8 @@ public struct RunSession: Sendable {
         status.strap = strap.status(nowNs: nowNs)
         status.readiness = lastReadiness
         status.deviceBatteryPercent = deviceBatteryPercent
+        // The same check that keeps live positions and run points in a zone on the device.
+        status.inPrivatePlace = lastFixCoordinate.map { configuration.upload.privacyZones.hides($0) }
         return status
     }
 
@@ -641,7 +646,8 @@ public struct RunSession: Sendable {
     private mutating func publishStatus(onlyIfStateChanged: Bool) {
         let current = status(nowNs: nowNs)
         if onlyIfStateChanged, let last = lastStatus, current.sameState(as: last) { return }
-        if current.line != lastStatus?.line {
+        // A privacy change leaves the line as it is but must reach the heartbeat at once.
+        if current.line != lastStatus?.line || current.inPrivatePlace != lastStatus?.inPrivatePlace {
             lastStatus = current
             actions.append(.publishStatus(current))
         }

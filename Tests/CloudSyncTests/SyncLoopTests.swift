@@ -204,6 +204,18 @@ final class ScriptedSpeaker: @unchecked Sendable {
         #expect(loop.due(at: 3 * Self.second) == .heartbeat)
         loop.perform(.heartbeat, at: 3 * Self.second)
         #expect(cloud.states.map(\.state) == ["idle", "recording", "recording"] && cloud.states.last?.sos_monitoring == false)
+        // Into a privacy zone and out: each goes at once, so the dashboard stops showing a position.
+        current.withLock { $0.in_private_place = true }
+        loop.handle(.stateChanged, at: 4 * Self.second)
+        #expect(loop.due(at: 4 * Self.second) == .heartbeat)
+        loop.perform(.heartbeat, at: 4 * Self.second)
+        loop.handle(.stateChanged, at: 5 * Self.second)
+        #expect(loop.due(at: 5 * Self.second) == nil)
+        current.withLock { $0.in_private_place = false }
+        loop.handle(.stateChanged, at: 6 * Self.second)
+        #expect(loop.due(at: 6 * Self.second) == .heartbeat)
+        loop.perform(.heartbeat, at: 6 * Self.second)
+        #expect(cloud.states.suffix(2).map(\.in_private_place) == [true, false])
     }
 
     @Test("hr_daily: the days the cloud lacks go with the heartbeat until one is taken, on the profile's time zone; kept across a restart")

@@ -247,7 +247,8 @@ struct AccessHarnessTests {
                                          ["time": "2026-05-10T07:31:00.000Z", "lat": 45.5, "lon": 9.2]).status == .ok)
             #expect(try await cloud.json(.post, "/v1/alerts", token: ownerToken, AlertTests.message(alert, 0)).status == .created)
             #expect(try await cloud.json(.put, "/v1/device/state", token: ownerToken,
-                                         ["time": "2026-05-10T07:31:00.000Z", "state": "recording", "sos_monitoring": true]).status == .ok)
+                                         ["time": "2026-05-10T07:31:00.000Z", "state": "recording", "sos_monitoring": true,
+                                          "in_private_place": true]).status == .ok)
             let notice = try #require(try await Notices.send(store: cloud.store, to: "ann-pacer", text: "for Ann only").first)
             let now = SessionSettings.systemClock()
             func session(_ account: Account, ageMs: Int64) async throws -> (id: String, csrf: String) {
@@ -354,6 +355,7 @@ struct AccessHarnessTests {
                     // answer may echo them; it may not show the owner's address or device.
                     let harmless = item.scoped && status < 400 && !response.text.contains(fixture.ownerEmail)
                         && !response.text.contains("ann-pacer") && !response.text.contains("for Ann only")
+                        && !response.text.contains("private place") && !response.text.contains("trail")
                     #expect(refused || harmless, "\(key) by \(caller): \(status) \(response.text.prefix(300))")
                     #expect(status < 500, "\(key) by \(caller): \(status)")
                     let changed = zip(before, try await ownerView()).filter { $0 != $1 }.map { "\($0.prefix(300)) -> \($1.prefix(300))" }

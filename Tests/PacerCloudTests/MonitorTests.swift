@@ -49,6 +49,14 @@ struct MonitorTests {
         return body
     }
 
+    /// The pair, and Dora, an account watching nobody; the monitor's stream and Dora's, open.
+    static func pairAndStranger(_ cloud: Cloud) async throws -> (Pair, Browser, EventStreamReader, EventStreamReader) {
+        let pair = try await Self.pair(cloud)
+        let dora = Browser(cloud)
+        try await dora.signUpAndLogIn("dora@example.org")
+        return (pair, dora, try await Self.stream(cloud, pair.monitor), try await Self.stream(cloud, dora))
+    }
+
     /// The `device` events of a stream's text, decoded (chunk framing around them is skipped).
     static func deviceEvents(_ stream: String) -> [[String: Any]] {
         stream.components(separatedBy: "event: device\ndata: ").dropFirst().compactMap { rest -> [String: Any]? in
@@ -118,17 +126,13 @@ struct MonitorTests {
           arguments: Backend.allCases)
     func streamDeliversPositionAndAlert(backend: Backend) async throws {
         try await Cloud.with(backend, configuration: Self.config(lifetime: .seconds(60)), testing: .live) { cloud in
-            let pair = try await Self.pair(cloud)
-            let dora = Browser(cloud)
-            try await dora.signUpAndLogIn("dora@example.org")
-            let carl = try await Self.stream(cloud, pair.monitor)
-            let other = try await Self.stream(cloud, dora)
+            let (pair, _, carl, other) = try await Self.pairAndStranger(cloud)
             #expect(carl.text.contains("text/event-stream"))
             #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.123456)).status == .ok)
             let first = try await Self.events(carl, count: 1)
             let map = try #require(first.first?["map"] as? [String: Any])
             #expect(map["lat"] as? Double == 45.123456)
-            #expect((map["trail"] as? [[Double]])?.count == 1)
+            #expect((map["trail"] as? [[[Double]]])?.map(\.count) == [1])
             #expect((first.first?["html"] as? String)?.contains("<dd>152 bpm, ") == true)
             #expect(try await cloud.json(.post, "/v1/alerts", token: pair.deviceToken, AlertTests.message(Track.runID(), 0)).status == .created)
             let events = try await Self.events(carl, count: 2)
@@ -143,6 +147,8 @@ struct MonitorTests {
             let page = try await pair.monitor.get("/watch")
             #expect(page.text.contains("alert-open") && page.text.contains("I am on my way") && page.text.contains("45.123456"))
             #expect(page.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
+            // The same top navigation bar as the other signed-in pages.
+            #expect(page.text.contains(#"<nav class="top"><a href="/runs">Runs</a>"#))
         }
     }
 
@@ -173,6 +179,163 @@ struct MonitorTests {
                                sos_monitoring: false, heart_rate: nil, max_hr_bpm: nil, hr_daily: nil)
         #expect(DeviceStateView(heartbeat: beat, receivedMs: 1_000_000, nowMs: 1_000_000 + 180_000).offlineSinceMs == nil)
         #expect(DeviceStateView(heartbeat: beat, receivedMs: 1_000_000, nowMs: 1_000_000 + 180_001).offlineSinceMs == 1_000_000)
+    }
+
+    static func heartbeat(_ state: String = "recording", private inPrivatePlace: Bool? = nil) -> [String: Any] {
+        var body: [String: Any] = ["time": WireTime.text(milliseconds: SessionSettings.systemClock()), "state": state, "sos_monitoring": true]
+        if let inPrivatePlace { body["in_private_place"] = inPrivatePlace }
+        return body
+    }
+
+    @Test("in a private place the dashboard shows no position, map or trail, page and stream alike, and the last one is forgotten",
+          arguments: Backend.allCases)
+    func privatePlaceHidesThePosition(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config(lifetime: .seconds(60)), testing: .live) { cloud in
+            let pair = try await Self.pair(cloud)
+            #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, Self.heartbeat(private: false)).status == .ok)
+            #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.470123)).status == .ok)
+            #expect(try await pair.monitor.get("/watch").text.contains("45.470123"))
+            let carl = try await Self.stream(cloud, pair.monitor)
+            #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, Self.heartbeat(private: true)).status == .ok)
+            let event = try #require(try await Self.events(carl, count: 1).last)
+            let html = try #require(event["html"] as? String)
+            #expect(html.contains("in a private place") && !html.contains("45.47") && !html.contains("Last position"), "\(html)")
+            #expect(event["map"] == nil || event["map"] is NSNull, "\(event)")
+            let page = try await pair.monitor.get("/watch").text
+            #expect(page.contains("in a private place") && !page.contains("45.47"))
+            // Forgotten, not only hidden: nothing can serve it any more.
+            #expect(try await cloud.store.position(device: pair.deviceID) == nil)
+            // Out of the zone, the next position shows again.
+            #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, Self.heartbeat(private: false)).status == .ok)
+            #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.480456)).status == .ok)
+            let shown = try await pair.monitor.get("/watch").text
+            #expect(shown.contains("45.480456") && !shown.contains("in a private place"))
+        }
+    }
+
+    @Test("an open alert always shows the position, in a private place too; a position from there never joins the trail",
+          arguments: Backend.allCases)
+    func alertShowsPositionInPrivatePlace(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config()) { cloud in
+            let pair = try await Self.pair(cloud)
+            #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.470123)).status == .ok)
+            #expect(try await cloud.json(.post, "/v1/alerts", token: pair.deviceToken, AlertTests.message(Track.runID(), 0)).status == .created)
+            #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, Self.heartbeat(private: true)).status == .ok)
+            // Kept while the alert is open, and shown.
+            #expect(try await cloud.store.position(device: pair.deviceID) != nil)
+            let page = try await pair.monitor.get("/watch").text
+            #expect(!page.contains("in a private place") && page.contains("Last position: 45.470123"), "\(page)")
+            // "Where are you?" answered from inside the zone: shown, but not on the trail.
+            #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.490789)).status == .ok)
+            #expect(try await pair.monitor.get("/watch").text.contains("45.490789"))
+            let trail = try await cloud.store.trail(device: pair.deviceID, runID: "3f2b8c1e-0000-4000-8000-000000000001", limit: 100)
+            #expect(trail.filter { !$0.isBreak }.map(\.lat) == [45.470123])
+        }
+    }
+
+    @Test("the trail breaks where the runner entered a private place, and is forgotten when the run ends", arguments: Backend.allCases)
+    func trailBreaksAndClears(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config(lifetime: .seconds(60)), testing: .live) { cloud in
+            let pair = try await Self.pair(cloud)
+            func put(_ body: [String: Any], _ path: String) async throws {
+                #expect(try await cloud.json(.put, path, token: pair.deviceToken, body).status == .ok)
+                // Positions a few milliseconds apart must not share one time.
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try await put(Self.heartbeat(private: false), "/v1/device/state")
+            for lat in [45.1, 45.2] { try await put(Self.position(lat: lat), "/v1/position") }
+            try await put(Self.heartbeat(private: true), "/v1/device/state")
+            try await put(Self.heartbeat(private: true), "/v1/device/state")
+            try await put(Self.heartbeat(private: false), "/v1/device/state")
+            let carl = try await Self.stream(cloud, pair.monitor)
+            for lat in [45.3, 45.4] { try await put(Self.position(lat: lat), "/v1/position") }
+            let map = try #require(try await Self.events(carl, count: 2).last?["map"] as? [String: Any])
+            let trail = try #require(map["trail"] as? [[[Double]]])
+            #expect(trail.map { $0.map { $0[0] } } == [[45.1, 45.2], [45.3, 45.4]], "\(trail)")
+            // The run ends: the trail goes, on the map and in the store.
+            try await put(Self.heartbeat("idle"), "/v1/device/state")
+            let ended = try #require(try await Self.events(carl, count: 3).last?["map"] as? [String: Any])
+            #expect((ended["trail"] as? [[[Double]]])?.isEmpty == true, "\(ended)")
+            #expect(try await cloud.store.trail(device: pair.deviceID, runID: "3f2b8c1e-0000-4000-8000-000000000001", limit: 100).isEmpty)
+        }
+    }
+
+    @Test("trail segments: split at breaks, empty pieces dropped")
+    func trailSegments() {
+        let point = { (lat: Double) in TrailPoint(timeMs: Int64(lat), lat: lat, lon: 9) }
+        let gap = TrailPoint(timeMs: 0, lat: 0, lon: 0, isBreak: true)
+        #expect(TrailPoint.segments([]).isEmpty)
+        #expect(TrailPoint.segments([gap, point(1), point(2), gap, gap, point(3), gap]) == [[[1, 9], [2, 9]], [[3, 9]]])
+    }
+
+    @Test("offline since: the time on the monitor's clock, in their time zone; the state line's other states", arguments: Backend.allCases)
+    func stateLine(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config()) { cloud in
+            let pair = try await Self.pair(cloud)
+            let carlID = try #require(try await cloud.store.account(email: "carl@example.org")?.account.id)
+            try await cloud.store.setAccountSettings(id: carlID, timezone: "Asia/Kolkata", maxHeartRate: nil)
+            for (state, shown) in [("idle", "idle"), ("paused", "run paused"), ("recording", "out running")] {
+                #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, Self.heartbeat(state)).status == .ok)
+                #expect(try await pair.monitor.get("/watch").text.contains("<p class=\"state\">\(shown)</p>"))
+            }
+            // Five minutes without a heartbeat (three missed): offline since it came, 05:30 ahead of UTC.
+            let receivedMs = SessionSettings.systemClock() - 300_000
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: Self.heartbeat()), as: UTF8.self)
+            try await cloud.store.putDeviceState(device: pair.deviceID, receivedMs: receivedMs, json: json)
+            let formatter = DateFormatter()
+            formatter.timeZone = TimeZone(identifier: "Asia/Kolkata")
+            formatter.dateFormat = Calendar.current.dateComponents(in: formatter.timeZone, from: Date()).day
+                == Calendar.current.dateComponents(in: formatter.timeZone, from: Date(timeIntervalSince1970: Double(receivedMs) / 1000)).day
+                ? "HH:mm" : "d MMM, HH:mm"
+            let expected = "offline since " + formatter.string(from: Date(timeIntervalSince1970: Double(receivedMs) / 1000))
+            let page = try await pair.monitor.get("/watch").text
+            #expect(page.contains("<p class=\"state\">\(expected)</p>"), "\(expected) not in the page")
+        }
+    }
+
+    @Test("no one but a consented monitor gets a runner's trail or private state: not another account, not a monitor whose consent ended",
+          arguments: Backend.allCases)
+    func trailAndPrivacyOnlyToConsentedMonitors(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config(lifetime: .seconds(60)), testing: .live) { cloud in
+            let (pair, dora, carl, other) = try await Self.pairAndStranger(cloud)
+            #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.1)).status == .ok)
+            _ = try await Self.events(carl, count: 1)
+            // Carl's consent ends: his stream hears so, and nothing of Ann's after it.
+            #expect(try await pair.runner.post("/monitoring/end", ["monitor": try #require(try await cloud.store.account(email: "carl@example.org")?.account.id)],
+                                               formPage: "/monitoring").status == .seeOther)
+            _ = try await offPool { carl.read(until: .now + .seconds(20)) { $0.contains("event: consent") } }
+            #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.2)).status == .ok)
+            #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, Self.heartbeat(private: true)).status == .ok)
+            #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, Self.heartbeat(private: false)).status == .ok)
+            #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.3)).status == .ok)
+            // Give the hub time to deliver what it would.
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(Self.deviceEvents(carl.read(until: .now) { _ in true }).count == 1)
+            #expect(Self.deviceEvents(other.read(until: .now) { _ in true }).isEmpty)
+            for browser in [pair.monitor, dora] {
+                let page = try await browser.get("/watch").text
+                #expect(!page.contains(pair.deviceID) && !page.contains("private place") && !page.contains("45.3"), "\(page)")
+            }
+        }
+    }
+
+    @Test("the dashboard's map tiles come from the configured tile server, with the origin as referrer; none configured, none allowed")
+    func dashboardTiles() {
+        let tiles = MapSettings(tileURL: "https://{s}.tiles.example.org/{z}/{x}/{y}.png", tileAttribution: "<b>Example</b>", assetsDirectory: "/x")
+        let page = MonitorPage.dashboardResponse(cards: [], csrf: "c", map: tiles)
+        #expect(page.headers[.contentSecurityPolicy]?.contains("img-src 'self' data: https://*.tiles.example.org;") == true)
+        #expect(page.headers[.init("Referrer-Policy")!] == "strict-origin")
+        let none = MonitorPage.dashboardResponse(cards: [], csrf: "c", map: MapSettings(tileURL: nil, tileAttribution: "", assetsDirectory: "/x"))
+        #expect(none.headers[.contentSecurityPolicy]?.contains("img-src 'self' data:;") == true)
+    }
+
+    @Test("ages: seconds, minutes, hours and minutes, and days past two days")
+    func ages() {
+        #expect(AlertPage.age(89_999) == "89 s ago")
+        #expect(AlertPage.age(90 * 60_000 - 1) == "89 min ago")
+        #expect(AlertPage.age(47 * 3_600_000 + 59 * 60_000) == "47 h 59 min ago")
+        #expect(AlertPage.age(48 * 3_600_000) == "2 days ago")
+        #expect(AlertPage.age(200 * 86_400_000 + 5_000) == "200 days ago")
     }
 
     @Test("an account holds at most its cap of open streams")

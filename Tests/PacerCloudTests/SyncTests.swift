@@ -139,6 +139,7 @@ struct SyncTests {
                                   (with("heart_rate", ["bpm": 400, "time": "2026-05-10T07:29:58.000Z"]), "heart_rate.bpm"),
                                   (with("heart_rate", ["bpm": 140, "time": "1970-01-01T00:00:00Z"]), "heart_rate.time"),
                                   (with("max_hr_bpm", 90), "max_hr_bpm"), (with("sos_monitoring", "yes"), "sos_monitoring"),
+                                  (with("in_private_place", "no"), "in_private_place"),
                                   (with("hr_daily", [["date": "2026-13-01", "count": 1]]), "hr_daily[0].date"),
                                   (with("hr_daily", [["date": "2026-05-01", "count": -1]]), "hr_daily[0].count"),
                                   (with("hr_daily", Array(repeating: ["date": "2026-05-01", "count": 1], count: 32)), "hr_daily"),

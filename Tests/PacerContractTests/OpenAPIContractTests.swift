@@ -70,7 +70,7 @@ import Testing
     static let fullState = DeviceState(
         time: t0.iso8601, state: "recording", battery_percent: 81, strap_battery_percent: 40, sos_monitoring: true,
         heart_rate: .init(bpm: 142, time: t0.adding(seconds: -2).iso8601), max_hr_bpm: 185,
-        hr_daily: [.init(date: "2026-05-09", count: 1200, min_bpm: 48, resting_bpm: 52)])
+        hr_daily: [.init(date: "2026-05-09", count: 1200, min_bpm: 48, resting_bpm: 52)], in_private_place: true)
     static let minimalState = DeviceState(time: t0.iso8601, state: "idle", battery_percent: nil, strap_battery_percent: nil,
                                           sos_monitoring: false, heart_rate: nil, max_hr_bpm: nil, hr_daily: nil)
 

@@ -449,4 +449,24 @@ import Testing
         _ = e.command(.start, at: D.at(2))
         #expect(e.notes.last { $0.message.hasPrefix("run started") }?.message == "run started", "the clock is set: no wait")
     }
+
+    @Test func theStatusSaysWhenTheNewestFixIsInAPrivacyZoneAndPublishesTheChangeAtOnce() {
+        var configuration = PacerConfiguration()
+        // 50 m around the first fix; the runner heads east at 3 m/s, out of it after about 17 s.
+        configuration.upload.privacyZones = [PrivacyZone(center: Coordinate(latitude: 45.4779, longitude: 9.2241), radiusMeters: 50)]
+        let d = D(configuration: configuration)
+        #expect(d.status(at: D.at(0)).inPrivatePlace == nil, "no fix yet: not known")
+        d.send(.gpsLine("TPV 0", fix: D.fix(0), receivedNs: D.at(0)), at: D.at(0))
+        #expect(d.status(at: D.at(0)).inPrivatePlace == true)
+        #expect(d.statuses.last?.inPrivatePlace == true)
+        let published = d.statuses.count
+        // Leaving the zone changes no word of the line, yet is published without waiting for a tick.
+        for i in 1..<30 { d.send(.gpsLine("TPV \(i)", fix: D.fix(i), receivedNs: D.at(i)), at: D.at(i)) }
+        #expect(d.status(at: D.at(29)).inPrivatePlace == false)
+        #expect(d.statuses.count == published + 1 && d.statuses.last?.inPrivatePlace == false)
+        // Without zones nothing is private.
+        let open = D()
+        open.send(.gpsLine("TPV 0", fix: D.fix(0), receivedNs: D.at(0)), at: D.at(0))
+        #expect(open.status(at: D.at(0)).inPrivatePlace == false)
+    }
 }

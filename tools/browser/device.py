@@ -21,10 +21,12 @@ SAID = re.compile(r"\bsaid \((?P<kind>[a-z_]+)(?:;[^)]*)?\): (?P<text>.*)$")
 
 
 class Device:
-    """pacerd with `upload` (a dict of [upload] keys, e.g. the cloud's URL) in its config."""
+    """pacerd with `upload` (a dict of [upload] keys, e.g. the cloud's URL) and `zones` (privacy
+    zones, each (lat, lon, radius_m)) in its config; gpsfake plays the park run at `cycle`
+    seconds a sentence once released."""
 
-    def __init__(self, bin_dir, directory, upload=None):
-        self.bin_dir, self.dir = bin_dir, directory
+    def __init__(self, bin_dir, directory, upload=None, zones=(), cycle=0.004):
+        self.bin_dir, self.dir, self.cycle = bin_dir, directory, cycle
         os.makedirs(directory, exist_ok=True)
         self.log_path = os.path.join(directory, "pacerd.log")
         self.socket = os.path.join(directory, "control.sock")
@@ -39,6 +41,8 @@ class Device:
         if upload:
             lines.append("[upload]")
             lines += [f"{key} = {toml_value(value)}" for key, value in upload.items()]
+        for lat, lon, radius in zones:
+            lines += ["[[privacy_zone]]", f"lat = {lat}", f"lon = {lon}", f"radius_m = {radius}"]
         self.config = os.path.join(directory, "pacer.toml")
         with open(self.config, "w") as f:
             f.write("\n".join(lines) + "\n")
@@ -47,7 +51,7 @@ class Device:
         """Starts pacerd (the park run's gpsfake too, held until `record_park_run`) and waits
         until its control socket answers."""
         if not self.gpsfake.running():
-            self.gpsfake.start(PARK_RUN, cycle=0.004)
+            self.gpsfake.start(PARK_RUN, cycle=self.cycle)
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen([os.path.join(self.bin_dir, "pacerd"), "--config", self.config],
                                             stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL,

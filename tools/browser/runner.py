@@ -59,10 +59,10 @@ class FlowContext:
         self.browser, self.cloud, self.mail, self.directory, self.tiles = browser, cloud, mail, directory, tiles
         self._cleanups = cleanups
 
-    def device(self, upload=None):
+    def device(self, upload=None, zones=(), cycle=0.004):
         """A started pacerd (browser.device.Device, built next to pacer-cloud) with `upload` as
-        its [upload] keys, stopped when the flow ends."""
-        device = Device(os.path.dirname(self.cloud.binary), os.path.join(self.directory, "device"), upload)
+        its [upload] keys and `zones` as its privacy zones, stopped when the flow ends."""
+        device = Device(os.path.dirname(self.cloud.binary), os.path.join(self.directory, "device"), upload, zones, cycle)
         self._cleanups.append(device.stop)
         device.start()
         return device

@@ -93,6 +93,8 @@ enum AlertPage {
         let seconds = max(0, milliseconds / 1000)
         if seconds < 90 { return "\(seconds) s ago" }
         if seconds < 90 * 60 { return "\(seconds / 60) min ago" }
+        // Past two days the minutes say nothing (a position from a replayed or stale fix).
+        if seconds >= 48 * 3600 { return "\(seconds / 86_400) days ago" }
         return "\(seconds / 3600) h \(seconds / 60 % 60) min ago"
     }
 

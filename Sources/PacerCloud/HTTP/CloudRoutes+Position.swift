@@ -12,7 +12,9 @@ extension CloudRoutes {
         let orderMs = min(deviceMs, WallClock.nowMilliseconds())
         let stored = try await store.putPosition(device: device.id, timeMs: orderMs, json: try JSONInput.canonical(position))
         if stored, let runner = device.accountID {
-            if let runID = position.run_id {
+            // A position from a private place (one asked for during an alert) is shown with the
+            // alert but never joins the trail.
+            if let runID = position.run_id, try await storedState(device.id)?.in_private_place != true {
                 try await store.addTrailPoint(device: device.id, runID: runID, point: TrailPoint(timeMs: orderMs, lat: position.lat, lon: position.lon),
                                               forgetBeforeMs: orderMs - configuration.monitoring.trailKept.milliseconds)
             }

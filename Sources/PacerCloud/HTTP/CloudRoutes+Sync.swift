@@ -1,3 +1,4 @@
+import Foundation
 import Crypto
 import Hummingbird
 import PacerContract
@@ -51,10 +52,32 @@ extension CloudRoutes {
         let device = try context.requireDevice()
         let state = try JSONInput.decode(DeviceState.self, from: try await JSONInput.jsonBody(of: request, context: context))
         try state.validate()
-        try await store.putDeviceState(device: device.id, receivedMs: WallClock.nowMilliseconds(), json: try JSONInput.canonical(state),
-                                       daily: state.hr_daily ?? [])
+        let previous = try await storedState(device.id)
+        let nowMs = WallClock.nowMilliseconds()
+        try await store.putDeviceState(device: device.id, receivedMs: nowMs, json: try JSONInput.canonical(state), daily: state.hr_daily ?? [])
+        try await applyPrivacyAndRunEnd(device.id, state, previous: previous, nowMs: nowMs)
         if let runner = device.accountID { await hub.publish(HubEvent(kind: .state, account: runner, subject: device.id)) }
         return try JSONInput.encode(PositionReply(stored: true))
+    }
+
+    /// The device's stored heartbeat, decoded (nil: none yet).
+    func storedState(_ deviceID: String) async throws -> DeviceState? {
+        try await store.deviceState(device: deviceID).flatMap { try? JSONDecoder().decode(DeviceState.self, from: Data($0.json.utf8)) }
+    }
+
+    /// What a heartbeat changes beyond itself. The run ended (idle): its live trail is forgotten.
+    /// In a private place: the trail of the run breaks there (on entering), and the last live
+    /// position is forgotten unless an alert is open (an alert always shows where the person is),
+    /// so no monitor is served where the runner was just before entering, however old.
+    private func applyPrivacyAndRunEnd(_ deviceID: String, _ state: DeviceState, previous: DeviceState?, nowMs: Int64) async throws {
+        if state.state == "idle", previous?.state != "idle" { try await store.clearTrail(device: deviceID) }
+        guard state.in_private_place == true else { return }
+        let stored = try await store.position(device: deviceID)
+        if previous?.in_private_place != true, state.state != "idle",
+           let runID = stored.flatMap({ try? JSONDecoder().decode(LivePosition.self, from: Data($0.utf8)) })?.run_id {
+            try await store.addTrailBreak(device: deviceID, runID: runID, timeMs: nowMs)
+        }
+        if stored != nil, try await store.alerts(device: deviceID, state: .open).isEmpty { try await store.forgetPosition(device: deviceID) }
     }
 
     // MARK: Sections

@@ -166,15 +166,16 @@ extension CloudRoutes {
 
     // MARK: Dashboard
 
-    private func dashboard(_ session: StoredSession) -> Dashboard {
-        Dashboard(store: store, nowMs: wallClock(), csrf: session.csrf)
+    private func dashboard(_ account: Account, _ session: StoredSession) -> Dashboard {
+        Dashboard(store: store, nowMs: wallClock(), csrf: session.csrf, timezone: account.timezone)
     }
 
     private func dashboardPage(_ context: CloudRequestContext) async throws -> Response {
         let (account, session) = try signedIn(context)
-        let cards = try await dashboard(session).cards(monitorID: account.id)
+        let cards = try await dashboard(account, session).cards(monitorID: account.id)
         // Open alerts first; otherwise the order the consents were given in.
-        return MonitorPage.dashboardResponse(cards: cards.filter(\.alert_open) + cards.filter { !$0.alert_open }, csrf: session.csrf)
+        return MonitorPage.dashboardResponse(cards: cards.filter(\.alert_open) + cards.filter { !$0.alert_open }, csrf: session.csrf,
+                                             map: configuration.map)
     }
 
     /// The dashboard's stream: a `device` event with the card again whenever a watched
@@ -190,7 +191,7 @@ extension CloudRoutes {
         let subscription = hub.subscribe(bufferingNewest: settings.streamBuffer)
         let streams = streams
         let store = store
-        let csrf = session.csrf
+        let csrf = session.csrf, timezone = account.timezone
         let wallClock = wallClock
         var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
         // nginx: do not buffer the stream (docs/reverse-proxy).
@@ -230,7 +231,7 @@ extension CloudRoutes {
                         guard watched.contains(event.account), let runner = try await store.account(id: event.account),
                               let device = try await store.device(id: event.subject), device.accountID == runner.id, !device.revoked
                         else { continue }
-                        let card = try await Dashboard(store: store, nowMs: wallClock(), csrf: csrf).card(runner: runner, device: device)
+                        let card = try await Dashboard(store: store, nowMs: wallClock(), csrf: csrf, timezone: timezone).card(runner: runner, device: device)
                         let json = String(decoding: try JSONEncoder().encode(card), as: UTF8.self)
                         try await writer.write(ByteBuffer(string: "event: device\ndata: " + json + "\n\n"))
                     }

@@ -11,6 +11,8 @@ struct DeviceStateView: Sendable, Equatable {
     var strapBatteryPercent: Int?
     var sosMonitoring: Bool?
     var offlineSinceMs: Int64?
+    /// The device said it is in one of its privacy zones: no position is shown but an alert's.
+    var inPrivatePlace = false
 
     static let unknown = DeviceStateView()
     /// A device sends a heartbeat a minute while it runs; three missed, and it counts as offline.
@@ -23,6 +25,7 @@ struct DeviceStateView: Sendable, Equatable {
         batteryPercent = heartbeat.battery_percent
         strapBatteryPercent = heartbeat.strap_battery_percent
         sosMonitoring = heartbeat.sos_monitoring
+        inPrivatePlace = heartbeat.in_private_place == true
         if let reading = heartbeat.heart_rate, let measuredMs = AlertBody.placedTime(reading.time) {
             (heartRateBPM, heartRateAgeSeconds) = (reading.bpm, max(0, nowMs - measuredMs) / 1000)
         }
@@ -31,12 +34,13 @@ struct DeviceStateView: Sendable, Equatable {
 }
 
 /// Where the device is, for the map: the last position, its accuracy, and the trail of the run
-/// it belongs to.
+/// it belongs to as lines of [lat, lon] (broken where the runner entered a private place, so
+/// no line crosses one).
 struct MapView: Encodable, Sendable {
     var lat: Double
     var lon: Double
     var accuracy_m: Double?
-    var trail: [[Double]]
+    var trail: [[[Double]]]
 }
 
 /// One device of a watched runner, as the dashboard shows it: the card's HTML (the same
@@ -55,6 +59,8 @@ struct Dashboard {
     let store: any CloudStore
     let nowMs: Int64
     let csrf: String
+    /// The monitor's time zone: "offline since 07:31" is their clock's time.
+    let timezone: String
     /// Closed alerts shown under the open ones (a false alarm stays visible for a while).
     static let closedAlertsShown = 3
     static let trailPoints = 2000
@@ -72,13 +78,17 @@ struct Dashboard {
     }
 
     func card(runner: Account, device: Device) async throws -> DeviceCard {
-        let position = try await store.position(device: device.id).flatMap { try? JSONDecoder().decode(LivePosition.self, from: Data($0.utf8)) }
-        let positionMs = position.flatMap { AlertBody.placedTime($0.time) }
+        var position = try await store.position(device: device.id).flatMap { try? JSONDecoder().decode(LivePosition.self, from: Data($0.utf8)) }
         let alerts = try await store.alerts(device: device.id, state: nil)
         let open = alerts.filter { $0.state == .open }
         let shown = open + alerts.filter { $0.state != .open }.prefix(Self.closedAlertsShown)
         var alertValues: [[String: Any]] = []
-        for alert in shown { alertValues.append(try await alertValue(alert, device: device)) }
+        var alertPosition: LivePosition?
+        for alert in shown {
+            let (value, newest) = try await alertValue(alert, device: device)
+            alertValues.append(value)
+            if alert.state == .open, let newest, Self.newer(newest, than: alertPosition) { alertPosition = newest }
+        }
 
         var state = DeviceStateView.unknown
         if let stored = try await store.deviceState(device: device.id),
@@ -86,13 +96,19 @@ struct Dashboard {
             state = DeviceStateView(heartbeat: heartbeat, receivedMs: stored.receivedMs, nowMs: nowMs)
         }
         // The live position's heart rate, when it is newer than the heartbeat's.
-        if let bpm = position?.heart_rate, let positionMs {
+        if let bpm = position?.heart_rate, let positionMs = position.flatMap({ AlertBody.placedTime($0.time) }) {
             let age = max(0, nowMs - positionMs) / 1000
             if state.heartRateAgeSeconds.map({ age < $0 }) ?? true { (state.heartRateBPM, state.heartRateAgeSeconds) = (bpm, age) }
         }
+        // In a private place nothing tells where the runner is, unless an alert is open: an alert
+        // always shows where the person is, the alert's own position when it is the newer.
+        let inPrivate = state.inPrivatePlace && open.isEmpty
+        if inPrivate { position = nil }
+        if let alertPosition, Self.newer(alertPosition, than: position) { position = alertPosition }
+        let positionMs = position.flatMap { AlertBody.placedTime($0.time) }
         var values: [String: Any] = [
             "id": device.id, "runner": runner.displayName, "device": device.name, "alerts": alertValues, "csrf": csrf,
-            "state": stateText(state, position: position, positionMs: positionMs, openAlert: !open.isEmpty),
+            "state": stateText(state, position: position, positionMs: positionMs, openAlert: !open.isEmpty), "private": inPrivate,
         ]
         values["facts"] = facts(state)
         var map: MapView?
@@ -101,9 +117,10 @@ struct Dashboard {
             if let accuracy = position.accuracy_m.flatMap(AlertPage.wholeMetres) { shownPosition["accuracy"] = String(accuracy) }
             shownPosition["age"] = positionMs.map { AlertPage.age(nowMs - $0) } ?? "at the device's time \(position.time)"
             values["position"] = shownPosition
-            var trail: [[Double]] = []
-            if let runID = position.run_id {
-                trail = try await store.trail(device: device.id, runID: runID, limit: Self.trailPoints).map { [$0.lat, $0.lon] }
+            // The current run's trail: none once the device says the run ended (idle).
+            var trail: [[[Double]]] = []
+            if let runID = position.run_id, state.state != "idle" {
+                trail = TrailPoint.segments(try await store.trail(device: device.id, runID: runID, limit: Self.trailPoints))
             }
             map = MapView(lat: position.lat, lon: position.lon, accuracy_m: position.accuracy_m, trail: trail)
         }
@@ -111,10 +128,23 @@ struct Dashboard {
         return DeviceCard(id: device.id, runner: runner.id, html: html, map: map, alert_open: !open.isEmpty)
     }
 
-    private func alertValue(_ alert: StoredAlert, device: Device) async throws -> [String: Any] {
+    /// True when `position` was taken after `other` (or there is no other); an unreadable time
+    /// counts as older.
+    static func newer(_ position: LivePosition, than other: LivePosition?) -> Bool {
+        guard let other else { return true }
+        return (AlertBody.placedTime(position.time) ?? .min) > (AlertBody.placedTime(other.time) ?? .min)
+    }
+
+    /// The alert as the card shows it, and the newest position its messages carry.
+    private func alertValue(_ alert: StoredAlert, device: Device) async throws -> ([String: Any], LivePosition?) {
         let messages = try await store.alert(secret: alert.secret)?.messages ?? []
-        let lines = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }
-            .sorted { $0.sequence < $1.sequence }.map(Self.line)
+        let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }.sorted { $0.sequence < $1.sequence }
+        let lines = decoded.map(Self.line)
+        let newest = decoded.last { $0.position != nil }.flatMap { message -> LivePosition? in
+            guard let position = message.position else { return nil }
+            return LivePosition(time: position.time ?? message.time, lat: position.lat, lon: position.lon, accuracy_m: position.accuracy_m,
+                                speed_mps: nil, heart_rate: nil, run_id: message.run_id)
+        }
         let answers = try await store.alertAnswers(device: device.id, alertID: alert.alertID).map { Self.line($0, nowMs: nowMs) }
         let stateText: String
         switch alert.state {
@@ -122,9 +152,12 @@ struct Dashboard {
         case .cancelled: stateText = "cancelled: false alarm, the runner said they are OK"
         case .resolved: stateText = "resolved"
         }
-        return ["alert_id": alert.alertID, "device_id": device.id, "kind": AlertPage.describe(kind: alert.kind), "state": stateText,
-                "open": alert.state == .open, "test": alert.test, "messages": lines, "answers": answers, "has_answers": !answers.isEmpty, "csrf": csrf,
-                "page": "/a/" + alert.secret]
+        let value: [String: Any] = [
+            "alert_id": alert.alertID, "device_id": device.id, "kind": AlertPage.describe(kind: alert.kind), "state": stateText,
+            "open": alert.state == .open, "test": alert.test, "messages": lines, "answers": answers, "has_answers": !answers.isEmpty, "csrf": csrf,
+            "page": "/a/" + alert.secret,
+        ]
+        return (value, newest)
     }
 
     static func line(_ message: AlertBody) -> String {
@@ -144,7 +177,7 @@ struct Dashboard {
     /// alerts show, and otherwise "unknown".
     private func stateText(_ state: DeviceStateView, position: LivePosition?, positionMs: Int64?, openAlert: Bool) -> String {
         if openAlert { return "ALERT open" }
-        if let since = state.offlineSinceMs { return "offline since \(AlertPage.age(nowMs - since))" }
+        if let since = state.offlineSinceMs { return "offline since \(RunnerCalendar(timezone).clockTime(since, nowMs: nowMs))" }
         switch state.state {
         case "recording": return "out running"
         case "paused": return "run paused"

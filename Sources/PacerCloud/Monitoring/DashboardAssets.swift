@@ -23,23 +23,37 @@ enum DashboardAssets {
     }
 
     /// Draws each card's map, and applies the stream's updates: a `device` event replaces that
-    /// card's text (rendered by the server, escaped there) and moves its map; a `consent` event
-    /// reloads the page (a runner came or went).
+    /// card's text (rendered by the server, escaped there) and moves its map and trail (lines of
+    /// points, one polyline with a gap wherever the runner entered a private place); a `consent`
+    /// event reloads the page (a runner came or went).
     static let script = """
         "use strict";
         (function () {
           var maps = {};
+          var tiles = document.getElementById("cards");
+          // Leaflet puts the attribution in as HTML: the setting is shown as text.
+          function text(value) {
+            var span = document.createElement("span");
+            span.textContent = value;
+            return span.innerHTML;
+          }
           function draw(id, data) {
             var el = document.getElementById("map-" + id);
             if (!el) return;
             el.dataset.map = data ? JSON.stringify(data) : "";
-            if (!data) { el.hidden = true; return; }
+            if (!data) {
+              // No position to show (none yet, or a private place): no map, and nothing of the last one left in it.
+              if (maps[id]) { maps[id].map.remove(); delete maps[id]; }
+              el.hidden = true;
+              return;
+            }
             el.hidden = false;
             if (!window.L) { el.textContent = "Map unavailable; last position " + data.lat.toFixed(5) + ", " + data.lon.toFixed(5); return; }
             var m = maps[id];
             if (!m) {
               var map = L.map(el).setView([data.lat, data.lon], 15);
-              L.tileLayer("https://tile.openstreetmap.org/{z}/{x}/{y}.png", {maxZoom: 19, attribution: "\\u00a9 OpenStreetMap"}).addTo(map);
+              // The server's tile setting (none: the trail on a plain background).
+              if (tiles.dataset.tiles) L.tileLayer(tiles.dataset.tiles, {maxZoom: 19, attribution: text(tiles.dataset.attribution || "")}).addTo(map);
               m = maps[id] = {
                 map: map,
                 trail: L.polyline([], {weight: 3}).addTo(map),

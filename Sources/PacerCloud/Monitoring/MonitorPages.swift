@@ -41,7 +41,7 @@ enum MonitorPage {
             <h2>{{runner}} <small>· {{device}}</small></h2>
             <p class="state">{{state}}</p>
             {{#position}}<p>Last position: {{lat}}, {{lon}}{{#accuracy}} (within {{accuracy}} m){{/accuracy}}, {{age}}</p>{{/position}}
-            {{^position}}<p>No position yet.</p>{{/position}}
+            {{^position}}{{#private}}<p class="private">Position: in a private place.</p>{{/private}}{{^private}}<p>No position yet.</p>{{/private}}{{/position}}
             <dl>{{#facts}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/facts}}</dl>
             {{#alerts}}<div class="alert{{#open}} open{{/open}}" data-alert="{{alert_id}}"><h3>{{#test}}TEST · {{/test}}SOS: {{kind}} · {{state}}</h3>
             <ol>{{#messages}}<li>{{.}}</li>{{/messages}}</ol>
@@ -56,10 +56,10 @@ enum MonitorPage {
         dashboard: """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="robots" content="noindex"><meta name="referrer" content="no-referrer"><title>Dashboard · Pacer</title>
-            <style>\(dashboardStyle)</style>{{> map_assets}}</head><body>
+            <meta name="robots" content="noindex"><meta name="referrer" content="strict-origin"><title>Dashboard · Pacer</title>
+            <style>\(dashboardStyle)</style>{{> map_assets}}</head><body>{{> nav}}
             <h1>Runners I watch over</h1><p><span id="live">connecting…</span> · <a href="/monitoring">Monitoring</a></p>
-            <main id="cards">{{#cards}}<section class="card{{#alert_open}} alert-open{{/alert_open}}" id="card-{{id}}">
+            <main id="cards" data-tiles="{{tiles}}" data-attribution="{{attribution}}">{{#cards}}<section class="card{{#alert_open}} alert-open{{/alert_open}}" id="card-{{id}}">
             <div id="body-{{id}}">{{{html}}}</div><div class="map" id="map-{{id}}" data-map="{{map_json}}"></div></section>{{/cards}}
             {{^cards}}<p>You watch over nobody yet: a runner invites you from their Monitoring page.</p>{{/cards}}</main>
             </body></html>
@@ -101,24 +101,26 @@ enum MonitorPage {
         return Response(status: status, headers: WebPage.headers, body: .init(byteBuffer: ByteBuffer(string: render(template, context))))
     }
 
-    /// The dashboard's headers: script and styles from this server only, map tiles from
-    /// OpenStreetMap, the event stream from this server.
-    static let dashboardHeaders: HTTPFields = {
+    /// The dashboard's headers: script and styles from this server only, map tiles from the
+    /// configured tile server (none: no tiles), the event stream from this server. The
+    /// referrer is the origin only, as on the run page: tile servers want it.
+    static func dashboardHeaders(map: MapSettings) -> HTTPFields {
         var fields = SecurityHeaders.html(style: dashboardStyle, formAction: "'self'")
         let styleHash = Data(SHA256.hash(data: Data(dashboardStyle.utf8))).base64EncodedString()
+        let tiles = map.tileOrigin.map { " " + $0 } ?? ""
         fields[.contentSecurityPolicy] = "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-\(styleHash)'; "
-            + "img-src 'self' data: https://tile.openstreetmap.org; connect-src 'self'; base-uri 'none'; form-action 'self'; "
-            + "frame-ancestors 'none'"
+            + "img-src 'self' data:\(tiles); connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        fields[.init("Referrer-Policy")!] = CloudRoutes.runPageReferrer
         return fields
-    }()
+    }
 
-    static func dashboardResponse(cards: [DeviceCard], csrf: String) -> Response {
+    static func dashboardResponse(cards: [DeviceCard], csrf: String, map: MapSettings) -> Response {
         let encoder = JSONEncoder()
         let values: [[String: Any]] = cards.map { card in
             ["id": card.id, "html": card.html, "alert_open": card.alert_open,
              "map_json": card.map.flatMap { try? String(decoding: encoder.encode($0), as: UTF8.self) } ?? ""]
         }
-        let html = render(dashboard, ["cards": values, "csrf": csrf])
-        return Response(status: .ok, headers: dashboardHeaders, body: .init(byteBuffer: ByteBuffer(string: html)))
+        let html = render(dashboard, ["cards": values, "csrf": csrf, "tiles": map.tileURL ?? "", "attribution": map.tileAttribution])
+        return Response(status: .ok, headers: dashboardHeaders(map: map), body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }

@@ -29,8 +29,21 @@ public protocol MonitorStore: Sendable {
 
     /// Adds a point to the run's trail and forgets the device's points older than `forgetBeforeMs`.
     func addTrailPoint(device: String, runID: String, point: TrailPoint, forgetBeforeMs: Int64) async throws
-    /// The run's trail, oldest first, at most the newest `limit` points.
+    /// Marks where the run's trail breaks (the runner entered a private place): the points
+    /// before and after are never joined by a line.
+    func addTrailBreak(device: String, runID: String, timeMs: Int64) async throws
+    /// The run's trail, oldest first, at most the newest `limit` points, breaks included.
     func trail(device: String, runID: String, limit: Int) async throws -> [TrailPoint]
+    /// Forgets every trail point of the device (its run ended).
+    func clearTrail(device: String) async throws
+    /// Forgets the device's last live position (it is in a private place).
+    func forgetPosition(device: String) async throws
+}
+
+/// How a trail's breaks are kept in `position_trail` without another column: as rows of their
+/// own run id, the run's id with this suffix (a run id is a UUID, so none ends with it).
+enum TrailBreak {
+    static let suffix = "/break"
 }
 
 /// An invitation to watch a runner, e-mailed to `email` with a single-use link.
@@ -79,15 +92,31 @@ public struct AlertAnswer: Sendable, Equatable {
     }
 }
 
-/// One point of a run's live trail.
+/// One point of a run's live trail, or a break in it (`isBreak`, where the runner entered a
+/// private place: its lat and lon are 0 and mean nothing).
 public struct TrailPoint: Sendable, Equatable {
     public var timeMs: Int64
     public var lat: Double
     public var lon: Double
+    public var isBreak: Bool
 
-    public init(timeMs: Int64, lat: Double, lon: Double) {
+    public init(timeMs: Int64, lat: Double, lon: Double, isBreak: Bool = false) {
         self.timeMs = timeMs
         self.lat = lat
         self.lon = lon
+        self.isBreak = isBreak
+    }
+
+    /// The trail as the lines to draw: split at every break, empty pieces dropped.
+    public static func segments(_ points: [TrailPoint]) -> [[[Double]]] {
+        var segments: [[[Double]]] = [[]]
+        for point in points {
+            if point.isBreak {
+                if segments[segments.count - 1].isEmpty == false { segments.append([]) }
+            } else {
+                segments[segments.count - 1].append([point.lat, point.lon])
+            }
+        }
+        return segments.filter { !$0.isEmpty }
     }
 }

@@ -141,14 +141,32 @@ extension PostgresCloudStore {
         }
     }
 
+    public func addTrailBreak(device: String, runID: String, timeMs: Int64) async throws {
+        try await client.query(
+            """
+            INSERT INTO position_trail (device_id, run_id, time_ms, lat, lon)
+            VALUES (\(device), \(runID + TrailBreak.suffix), \(timeMs), 0, 0) ON CONFLICT DO NOTHING
+            """, logger: logger)
+    }
+
     public func trail(device: String, runID: String, limit: Int) async throws -> [TrailPoint] {
         let rows = try await client.query(
             """
-            SELECT time_ms, lat, lon FROM position_trail WHERE device_id = \(device) AND run_id = \(runID)
+            SELECT time_ms, lat, lon, run_id FROM position_trail WHERE device_id = \(device) AND run_id IN (\(runID), \(runID + TrailBreak.suffix))
             ORDER BY time_ms DESC LIMIT \(limit)
             """, logger: logger)
         var points: [TrailPoint] = []
-        for try await (time, lat, lon) in rows.decode((Int64, Double, Double).self) { points.append(TrailPoint(timeMs: time, lat: lat, lon: lon)) }
+        for try await (time, lat, lon, id) in rows.decode((Int64, Double, Double, String).self) {
+            points.append(TrailPoint(timeMs: time, lat: lat, lon: lon, isBreak: id != runID))
+        }
         return points.reversed()
+    }
+
+    public func clearTrail(device: String) async throws {
+        try await client.query("DELETE FROM position_trail WHERE device_id = \(device)", logger: logger)
+    }
+
+    public func forgetPosition(device: String) async throws {
+        try await client.query("DELETE FROM position WHERE device_id = \(device)", logger: logger)
     }
 }

@@ -119,12 +119,30 @@ extension SQLiteCloudStore {
         }
     }
 
+    public func addTrailBreak(device: String, runID: String, timeMs: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO position_trail (device_id, run_id, time_ms, lat, lon) VALUES (?, ?, ?, 0, 0)",
+                           arguments: [device, runID + TrailBreak.suffix, timeMs])
+        }
+    }
+
     public func trail(device: String, runID: String, limit: Int) async throws -> [TrailPoint] {
         try await pool.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT time_ms, lat, lon FROM position_trail WHERE device_id = ? AND run_id = ? ORDER BY time_ms DESC LIMIT ?",
-                arguments: [device, runID, limit]
-            ).map { TrailPoint(timeMs: $0["time_ms"], lat: $0["lat"], lon: $0["lon"]) }.reversed()
+                db, sql: """
+                    SELECT time_ms, lat, lon, run_id FROM position_trail WHERE device_id = ? AND run_id IN (?, ?)
+                    ORDER BY time_ms DESC LIMIT ?
+                    """,
+                arguments: [device, runID, runID + TrailBreak.suffix, limit]
+            ).map { TrailPoint(timeMs: $0["time_ms"], lat: $0["lat"], lon: $0["lon"], isBreak: ($0["run_id"] as String) != runID) }.reversed()
         }
+    }
+
+    public func clearTrail(device: String) async throws {
+        try await pool.write { db in try db.execute(sql: "DELETE FROM position_trail WHERE device_id = ?", arguments: [device]) }
+    }
+
+    public func forgetPosition(device: String) async throws {
+        try await pool.write { db in try db.execute(sql: "DELETE FROM position WHERE device_id = ?", arguments: [device]) }
     }
 }

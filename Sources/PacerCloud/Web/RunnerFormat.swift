@@ -91,6 +91,11 @@ final class RunnerCalendar {
 
     func date(_ at: Int64) -> String { format(at, "d MMM yyyy") }
 
+    /// "07:31" on the day of `nowMs`, "24 Nov, 07:31" on another.
+    func clockTime(_ at: Int64, nowMs: Int64) -> String {
+        calendar.isDate(date(ms: at), inSameDayAs: date(ms: nowMs)) ? format(at, "HH:mm") : format(at, "d MMM, HH:mm")
+    }
+
     private func format(_ at: Int64, _ pattern: String) -> String {
         if let formatter = formatters[pattern] { return formatter.string(from: date(ms: at)) }
         let formatter = DateFormatter()

@@ -45,15 +45,20 @@ def map_data(browser, device_id):
     return json.loads(raw) if raw else None
 
 
-@flow("monitor-dashboard", mail=True)
-def monitor_dashboard(t):
-    browser, cloud = t.browser, t.cloud
-    add_user(cloud, RUNNER, "Ann")
-    add_user(cloud, MONITOR, "Carl")
-    token = cloud.add_device("ann-pacer")
-    cloud.cli("device", "assign", "ann-pacer", RUNNER)
+def trail_points(data):
+    """The number of points of a map's trail (lines of points, broken at private places)."""
+    return sum(len(line) for line in (data or {}).get("trail", []))
 
-    # The runner invites; the monitor follows the e-mailed link and accepts.
+
+def markers(browser, device_id):
+    """The dot, ring and trail Leaflet drew on the card's map."""
+    return browser.find_all(f"#map-{device_id} path.leaflet-interactive")
+
+
+def watch(t):
+    """The runner (signed in) invites the monitor, who accepts from the e-mailed link and lands
+    on the live dashboard; the card's device id."""
+    browser, cloud = t.browser, t.cloud
     log_in(browser, cloud, RUNNER)
     browser.open(cloud.url + "/monitoring", shot="runner-monitoring")
     browser.fill({"email": MONITOR}, form="form[action='/monitoring/invite']")
@@ -68,6 +73,18 @@ def monitor_dashboard(t):
     device_id = browser.find("section.card").get_attribute("id").removeprefix("card-")
     expect(browser.wait(lambda: browser.text("#live") == "live", timeout=10), f"the stream is {browser.text('#live')!r}")
     expect(browser.run("return !!window.L"), "Leaflet did not load")
+    expect(browser.find_all("nav.top a[href='/runs']"), "the dashboard has no top navigation bar")
+    return device_id
+
+
+@flow("monitor-dashboard", mail=True, tiles=True)
+def monitor_dashboard(t):
+    browser, cloud = t.browser, t.cloud
+    add_user(cloud, RUNNER, "Ann")
+    add_user(cloud, MONITOR, "Carl")
+    token = cloud.add_device("ann-pacer")
+    cloud.cli("device", "assign", "ann-pacer", RUNNER)
+    device_id = watch(t)
 
     # The runner moves: every position moves the dot and lengthens the trail, without a reload.
     browser.run("window.notReloaded = true")
@@ -78,11 +95,32 @@ def monitor_dashboard(t):
         expect(status == 200, f"PUT /v1/position answered {status}")
         shown = browser.wait(lambda: (map_data(browser, device_id) or {}).get("lat") == lat, timeout=2)
         expect(shown, f"position {step} was not on the map within 2 s: {map_data(browser, device_id)}")
-    data = map_data(browser, device_id)
-    expect(len(data["trail"]) == 5, f"the trail has {len(data['trail'])} points, not 5")
-    expect(len(browser.find_all(f"#map-{device_id} path.leaflet-interactive")) >= 2, "no trail and dot drawn on the map")
+        expect(trail_points(map_data(browser, device_id)) == step + 1, f"the trail after position {step}: {map_data(browser, device_id)}")
+    expect(len(markers(browser, device_id)) >= 2, "no trail and dot drawn on the map")
     expect(browser.run("return window.notReloaded === true"), "the page reloaded")
+    expect(browser.wait(lambda: t.tiles.served, timeout=5), "the map loaded no tile from the configured tile server")
     browser.shot("dashboard-moving")
+
+    # Home (a privacy zone): the heartbeat says so, and the card says "in a private place" with no
+    # position, no map, no marker; the last position is not shown, however recent.
+    heartbeat = {"time": iso_now(), "state": "recording", "sos_monitoring": True, "battery_percent": 77, "in_private_place": True}
+    status, _ = cloud.request("PUT", "/v1/device/state", heartbeat, token=token)
+    expect(status == 200, f"PUT /v1/device/state answered {status}")
+    card = f"#card-{device_id}"
+    expect(browser.wait(lambda: "in a private place" in browser.text(card), timeout=2), f"no private place shown:\n{browser.text(card)}")
+    expect("45.47" not in browser.text(card) and map_data(browser, device_id) is None and not markers(browser, device_id),
+           f"a position is still shown in the private place: {browser.text(card)} {map_data(browser, device_id)}")
+    browser.shot("dashboard-private")
+    # Out again: the trail goes on as a second line, never joined across the private place.
+    status, _ = cloud.request("PUT", "/v1/device/state", dict(heartbeat, time=iso_now(), in_private_place=False), token=token)
+    expect(status == 200, f"PUT /v1/device/state answered {status}")
+    status, _ = cloud.request("PUT", "/v1/position", {"time": iso_now(), "lat": 45.4710, "lon": 9.2250, "accuracy_m": 6.0,
+                                                      "run_id": RUN}, token=token)
+    expect(status == 200, f"PUT /v1/position answered {status}")
+    expect(browser.wait(lambda: (map_data(browser, device_id) or {}).get("lat") == 45.4710, timeout=2), "the position after home was not shown")
+    lines = [len(line) for line in map_data(browser, device_id)["trail"]]
+    expect(lines == [5, 1], f"the trail's lines are {lines}, not [5, 1]")
+    expect(browser.run("return window.notReloaded === true"), "the page reloaded")
 
     # The strap reports 215 bpm: the alert appears, in red, within 2 s.
     alert_id = str(uuid.uuid4())
