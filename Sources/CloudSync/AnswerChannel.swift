@@ -29,14 +29,8 @@ public struct AnswerSettings: Sendable, Equatable {
 
 /// An answer as `pacerctl sos` shows it (and `cloud-answers.json` keeps it).
 public struct HeardAnswer: Codable, Sendable, Equatable {
-    public var id: Int64
-    public var alert_id: String
-    public var from: String
-    /// "on_my_way", "text" or "where_are_you".
-    public var kind: String
-    public var text: String?
-    /// When the monitor sent it (RFC 3339).
-    public var time: String
+    /// As the device heard it (its text and name cleaned again).
+    public var answer: AlertAnswerItem
     /// What the device did: what it said, or what it sent for "where are you?".
     public var outcome: String
 }
@@ -175,7 +169,7 @@ struct AnswerDecider {
         case .sendPosition(let answerID, let duringAlert):
             let outcome = sendPosition(duringAlert: duringAlert)
             log(.notice, "answers: asked where you are (answer \(answerID)): \(outcome)")
-            if let index = record.recent.lastIndex(where: { $0.id == answerID }) {
+            if let index = record.recent.lastIndex(where: { $0.answer.id == answerID }) {
                 record.recent[index].outcome = outcome
                 save()
             }
@@ -213,12 +207,12 @@ struct AnswerDecider {
 
     static func shown(_ answer: MonitorAnswer) -> HeardAnswer {
         let (kind, text): (String, String?) = switch answer.kind {
-        case .onMyWay: ("on_my_way", nil)
-        case .text(let text): ("text", text)
-        case .whereAreYou: ("where_are_you", nil)
+        case .onMyWay: (AlertAnswerItem.onMyWay, nil)
+        case .text(let text): (AlertAnswerItem.text, text)
+        case .whereAreYou: (AlertAnswerItem.whereAreYou, nil)
         }
-        return HeardAnswer(id: answer.id, alert_id: answer.alertID, from: answer.from, kind: kind, text: text, time: answer.time.iso8601,
-                           outcome: answer.spoken.map { "said: \($0)" } ?? "sending the position")
+        let item = AlertAnswerItem(id: answer.id, alert_id: answer.alertID, from: answer.from, kind: kind, text: text, time: answer.time.iso8601)
+        return HeardAnswer(answer: item, outcome: answer.spoken.map { "said: \($0)" } ?? "sending the position")
     }
 }
 

@@ -225,10 +225,11 @@ struct ControlService: Service {
             "server_rejects": optional(status.serverRejects),
             "server_problem": status.serverProblem.map { .string($0) } ?? .null,
             "call": status.call.map { .object(["alert_id": .string($0.alertUUID), "state": .string($0.state)]) } ?? .null,
-            "answers": .array(answers.map { answer in
-                .object([
+            "answers": .array(answers.map { heard in
+                let answer = heard.answer
+                return .object([
                     "id": .number(Double(answer.id)), "alert_id": .string(answer.alert_id), "from": .string(answer.from), "kind": .string(answer.kind),
-                    "text": answer.text.map { .string($0) } ?? .null, "time": .string(answer.time), "outcome": .string(answer.outcome),
+                    "text": answer.text.map { .string($0) } ?? .null, "time": .string(answer.time), "outcome": .string(heard.outcome),
                 ])
             }),
         ])

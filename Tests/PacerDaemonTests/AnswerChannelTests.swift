@@ -45,7 +45,9 @@ import Testing
         try DaemonFixture.runBlocking("/usr/bin/env", ["python3", DaemonFixture.repositoryRoot + "/tools/pacertools/monitor.py", cloud.url, email, password] + arguments)
     }
 
-    @Test func aMonitorsAnswerIsSaidWithinTenSecondsOnceAcrossRestarts() async throws {
+    /// pacer-cloud with Ann owning the device and Carl watching over her: Ann invites him, the
+    /// e-mail reaches tools/smtp-sink, Carl accepts through its link (the consent of issue 22).
+    static func cloudWithMonitor() async throws -> (CloudServer, SMTPSink) {
         let mail = try await offPool { try SMTPSink() }
         let cloud = try await offPool { try CloudServer(serveArguments: ["--smtp", "127.0.0.1:\(mail.port)", "--mail-from", "pacer@example.org"]) }
         try await offPool {
@@ -57,6 +59,12 @@ import Testing
             let consent = try Self.monitor(cloud, "ann@example.org", ["consent", "carl@example.org", mail.logFile])
             #expect(consent.status == 0, "\(consent.stdout)\(consent.stderr)")
         }
+        return (cloud, mail)
+    }
+
+    @Test func aMonitorsAnswerIsSaidWithinTenSecondsOnceAcrossRestarts() async throws {
+        let (cloud, mail) = try await Self.cloudWithMonitor()
+        defer { mail.stop() }
         let daemon = try DaemonFixture(gpsPort: try FreePort.tcp())
         defer { daemon.cleanUp() }
         try daemon.writeConfig(Self.config(daemon, cloud))
@@ -110,15 +118,8 @@ import Testing
     }
 
     @Test func whereAreYouSendsThePositionFromAPrivacyZoneOnlyDuringAnAlert() async throws {
-        let mail = try await offPool { try SMTPSink() }
-        let cloud = try await offPool { try CloudServer(serveArguments: ["--smtp", "127.0.0.1:\(mail.port)", "--mail-from", "pacer@example.org"]) }
-        try await offPool {
-            try Self.addUser(cloud, "ann@example.org", "Ann")
-            try Self.addUser(cloud, "carl@example.org", "Carl")
-            _ = try DaemonFixture.runBlocking(DaemonFixture.binary("pacer-cloud"), ["device", "assign", "pacer-test", "ann@example.org", "--database", cloud.databaseURL])
-            let consent = try Self.monitor(cloud, "ann@example.org", ["consent", "carl@example.org", mail.logFile])
-            #expect(consent.status == 0, "\(consent.stdout)\(consent.stderr)")
-        }
+        let (cloud, mail) = try await Self.cloudWithMonitor()
+        defer { mail.stop() }
         // The route starts at 45.47791, 9.22414, inside the runner's privacy zone (home).
         let (fake, daemon) = try await DaemonFixture.onGPSFake(route: "city-10k-1", cycle: 0.05)
         defer { daemon.cleanUp() }
