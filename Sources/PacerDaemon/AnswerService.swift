@@ -57,9 +57,11 @@ final class NewestPosition: Sendable {
 }
 
 extension AnswerSettings {
-    /// The uplink's cloud and credentials (one cloud, one way in) and its privacy zones.
+    /// The uplink's cloud and credentials (one cloud, one way in) and its privacy zones; no
+    /// cloud with `[upload] sync = false` (a server that only takes uploads and alerts).
     init(_ configuration: PacerConfiguration, link: CloudLink? = nil) {
         let uplink = UplinkSettings(configuration, link: link)
-        self.init(url: uplink.url, token: uplink.token, client: uplink.client, privacyZones: configuration.upload.privacyZones)
+        self.init(url: configuration.upload.sync ? uplink.url : nil, token: uplink.token, client: uplink.client,
+                  privacyZones: configuration.upload.privacyZones)
     }
 }
