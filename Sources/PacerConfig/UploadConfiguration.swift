@@ -21,7 +21,7 @@ public struct UploadConfiguration: Sendable, Equatable {
     public var syncEverySeconds = 60.0
     public var stateEverySeconds = 60.0
     /// false: the sync channel is off (a server that only takes uploads and alerts): nothing is
-    /// fetched and no heartbeat is sent.
+    /// fetched, no heartbeat is sent and monitors' answers are not asked for.
     public var sync = true
     /// Circles no run point or live position leaves the device from (never applied to alerts).
     public var privacyZones: [PrivacyZone] = []

@@ -14,12 +14,19 @@ public struct AlertAnswersReply: Codable, Equatable, Sendable {
 }
 
 public struct AlertAnswerItem: Codable, Equatable, Sendable {
+    /// The kinds: "I am on my way", a short text, and "where are you?" (the device answers it by
+    /// sending its position, `PUT /v1/position`; nothing is said).
+    public static let onMyWay = "on_my_way"
+    public static let text = "text"
+    public static let whereAreYou = "where_are_you"
+
     /// Orders the device's answers; each is spoken once, so the device keeps the last it spoke.
     public var id: Int64
+    /// The alert answered; "" for "where are you?" asked while no alert of the device was open.
     public var alert_id: String
     /// The monitor's display name ("Anna").
     public var from: String
-    /// "on_my_way" or "text".
+    /// "on_my_way", "text" or "where_are_you" (a device skips a kind it does not know).
     public var kind: String
     /// The text for "text": at most `AnswerText.maxCharacters`, cleaned for speech.
     public var text: String?

@@ -28,4 +28,5 @@ final class CloudAccess: Sendable {
     var uplinkSettings: UplinkSettings { state.withLock { UplinkSettings($0.configuration, link: $0.link) } }
     var laneSettings: LaneSettings { state.withLock { LaneSettings($0.configuration, link: $0.link) } }
     var syncSettings: SyncSettings { state.withLock { SyncSettings($0.configuration, link: $0.link) } }
+    var answerSettings: AnswerSettings { state.withLock { AnswerSettings($0.configuration, link: $0.link) } }
 }

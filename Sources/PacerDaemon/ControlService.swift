@@ -31,6 +31,8 @@ struct ControlService: Service {
     /// The cloud link (`pacerctl cloud`), its file and the credentials it resolves to.
     let cloud: CloudAccess
     let cloudSync: CloudSync
+    /// Monitors' answers heard (`pacerctl sos`).
+    let answers: AnswerChannel
 
     func run() async throws {
         await withGracefulShutdownHandler {
@@ -126,7 +128,7 @@ struct ControlService: Service {
             let status = await withCheckedContinuation { (done: CheckedContinuation<LaneStatus, Never>) in
                 sos.put(.status(reply: { done.resume(returning: $0) }))
             }
-            return Self.json(status)
+            return Self.json(status, answers: answers.recent)
         case "cloud": return cloudStatus()
         case "cloud.link": return try await linkToCloud(request)
         case "cloud.unlink": return try await unlinkFromCloud()
@@ -220,7 +222,7 @@ struct ControlService: Service {
     }
 
     /// `pacerctl sos status --json`: a public interface (README "SOS").
-    static func json(_ status: LaneStatus) -> JSONValue {
+    static func json(_ status: LaneStatus, answers: [HeardAnswer] = []) -> JSONValue {
         func optional(_ value: Int?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
         let alerts: [JSONValue] = status.recent.map { alert in
             .object([
@@ -242,6 +244,13 @@ struct ControlService: Service {
             "server_rejects": optional(status.serverRejects),
             "server_problem": status.serverProblem.map { .string($0) } ?? .null,
             "call": status.call.map { .object(["alert_id": .string($0.alertUUID), "state": .string($0.state)]) } ?? .null,
+            "answers": .array(answers.map { heard in
+                let answer = heard.answer
+                return .object([
+                    "id": .number(Double(answer.id)), "alert_id": .string(answer.alert_id), "from": .string(answer.from), "kind": .string(answer.kind),
+                    "text": answer.text.map { .string($0) } ?? .null, "time": .string(answer.time), "outcome": .string(heard.outcome),
+                ])
+            }),
         ])
     }
 

@@ -75,6 +75,7 @@ public enum Daemon {
         }
 
         let pipeline = PipelineThread()
+        let newestPosition = NewestPosition()
         let speaker = VoiceService.makeSpeaker(configuration.voice, log: log)
         let speak: @Sendable (Cue, UInt64) -> Void = { cue, triggeredNs in
             if let speaker { speaker.say(cue, offeredAt: triggeredNs) } else { log(.info, "voice", "cue (\(cue.kind.rawValue)): \(cue.text)") }
@@ -102,6 +103,7 @@ public enum Daemon {
         // Store and forward, on a thread of its own; it starts by sending what is owed from before.
         let uplink = Uplink()
         let cloudSync = CloudSync()
+        let answers = AnswerChannel()
         do {
             // The run pacerd may continue is held back until the pipeline decides (RunSession).
             try uplink.start(settings: cloud.uplinkSettings, storePath: configuration.databasePath,
@@ -137,7 +139,7 @@ public enum Daemon {
             let server = try ControlServer(configuration: .init(socketPath: configuration.controlSocket, group: groupID))
             control = ControlService(server: server, pipeline: pipeline, strapSettings: strapSettings, reader: try RunStore(path: configuration.databasePath, readOnly: true, cacheKiB: Self.storeCacheKiB), log: log,
                                      voiceMute: { muted in speaker?.setMuted(muted) }, sos: sos, uplink: uplink, cloud: cloud,
-                                     cloudSync: cloudSync)
+                                     cloudSync: cloudSync, answers: answers)
         } catch {
             log(.error, "control", "no control socket, pacerctl cannot reach pacerd: \(error)")
         }
@@ -148,7 +150,10 @@ public enum Daemon {
         // The strap's readings outside runs, summed up per day for the heartbeat (`hr_daily`).
         let heartRateDays = HeartRateDays(storePath: configuration.databasePath, log: { level, message in log(CloudSyncService.priority(level), "sync", message) })
         pipeline.start(configuration: configuration, store: store, log: log, resumeCandidate: resumeCandidate,
-                       onCue: speak, toSOS: { sos.put($0) }, sosIsAsking: { sos.isAsking }, toUplink: { uplink.put($0) },
+                       onCue: speak, toSOS: { input in
+                           newestPosition.observe(input)
+                           sos.put(input)
+                       }, sosIsAsking: { sos.isAsking }, toUplink: { uplink.put($0) },
                        heartRateOutsideRun: { heartRateDays.add(bpm: $0, timeMs: $1) }) { status in
             notifier.send(.status(status.line))
             cloudSync.runStateIs(status.phase.rawValue, inPrivatePlace: status.inPrivatePlace)
@@ -158,6 +163,14 @@ public enum Daemon {
                                        heartRate: heartRateDays, log: log)
         } catch {
             log(.critical, "sync", "cannot start the sync thread: \(error)")
+            return ExitCode.software
+        }
+
+        // Monitors' answers to alerts: a long-poll on a connection of its own (issue 22).
+        do {
+            try AnswerService.start(answers, configuration: configuration, cloud: cloud, sos: sos, newest: newestPosition, speaker: speaker, log: log)
+        } catch {
+            log(.critical, "answers", "cannot start the answers thread: \(error)")
             return ExitCode.software
         }
 
@@ -172,7 +185,8 @@ public enum Daemon {
             .init(service: SOSService(lane: sos), serviceName: "sos"),
             .init(service: UplinkService(uplink: uplink), serviceName: "upload"),
             .init(service: CloudSyncService(sync: cloudSync), serviceName: "sync"),
-            .init(service: NetworkWatchService(uplink: uplink, sos: sos, cloudSync: cloudSync, log: log), successTerminationBehavior: .ignore, serviceName: "network"),
+            .init(service: AnswerService(answers: answers), serviceName: "answers"),
+            .init(service: NetworkWatchService(uplink: uplink, sos: sos, cloudSync: cloudSync, answers: answers, log: log), successTerminationBehavior: .ignore, serviceName: "network"),
             .init(service: ReloadService(signals: hangups, configPath: configPath, pipeline: pipeline, strapSettings: strapSettings, sos: sos, uplink: uplink,
                                          cloudSync: cloudSync, notifier: notifier, log: log, startConfiguration: configuration, cloud: cloud),
                   serviceName: "reload"),

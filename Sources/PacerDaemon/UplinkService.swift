@@ -38,6 +38,7 @@ struct NetworkWatchService: Service {
     let uplink: Uplink
     let sos: SOSLane
     let cloudSync: CloudSync
+    let answers: AnswerChannel
     let log: DaemonLog
 
     /// Alerts owed first: the SOS lane retries at once, beside the uplink.
@@ -45,6 +46,7 @@ struct NetworkWatchService: Service {
         sos.put(.retryNow(reason: reason))
         uplink.put(.wake(reason: reason))
         cloudSync.put(.wake(reason: reason))
+        answers.wake()
     }
 
     static let networkManagerConnected: Set<UInt32> = [60, 70]  // NM_STATE_CONNECTED_SITE, _GLOBAL

@@ -903,11 +903,16 @@ struct LaneCore {
                 + "(\(sinceBreach(timing.firstDispatchNs)) ms after the first)", entry)
     }
 
+    /// The UUIDs of the alerts open now: adopted from before a restart, then the watcher's.
+    var openAlertUUIDs: [String] {
+        adopted.compactMap { uuids[$0.number] } + watcher.openAlerts.compactMap { uuids[$0.number] }
+    }
+
     private func status() -> LaneStatus {
         LaneStatus(monitoring: settings.rules.enabled, lastHeartRate: lastHeartRate?.bpm,
                    lastHeartRateAgeSeconds: lastHeartRate.map { Double(now.monotonicNs &- $0.ns) / 1e9 },
                    faults: watcher.activeFaults.map(\.rawValue),
-                   openAlerts: adopted.compactMap { uuids[$0.number] } + watcher.openAlerts.compactMap { uuids[$0.number] },
+                   openAlerts: openAlertUUIDs,
                    channels: settings.targets.map { "\($0.channel.rawValue):\($0.target)" }, recent: [], storeProblem: nil,
                    serverRejects: serverRejects, call: newestCall)
     }

@@ -25,6 +25,8 @@ final class LaneState {
     /// Calls Start answered for, by alert UUID: hung up from here.
     private var placedCalls: [String: PlacedCall] = [:]
     private var callAudio: [String: any CallAudio] = [:]
+    /// What `health.openAlerts` says now: written only when it changes.
+    private var publishedOpenAlerts: Set<String> = []
 
     static let commitWaitNs = LaneCore.commitWaitNs
 
@@ -98,6 +100,11 @@ final class LaneState {
 
     private func run(_ input: LaneCoreInput, _ now: LaneClock, reply: (LaneReply) -> Void = { _ in }) {
         for action in core.handle(input, now: now) { execute(action, reply: reply) }
+        let open = Set(core.openAlertUUIDs)
+        if open != publishedOpenAlerts {
+            publishedOpenAlerts = open
+            health.setOpenAlerts(open)
+        }
     }
 
     private func execute(_ action: LaneAction, reply: (LaneReply) -> Void) {

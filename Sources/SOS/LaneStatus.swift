@@ -25,6 +25,7 @@ public struct LaneStatus: Sendable {
 public final class LaneHealth: Sendable {
     private let rejects = Mutex<Int?>(nil)
     private let newestCall = Mutex<LaneCallStatus?>(nil)
+    private let open = Mutex<Set<String>>([])
 
     public init() {}
 
@@ -39,6 +40,11 @@ public final class LaneHealth: Sendable {
     public var call: LaneCallStatus? { newestCall.withLock { $0 } }
 
     func setCall(_ call: LaneCallStatus?) { newestCall.withLock { $0 = call } }
+
+    /// The UUIDs of the alerts open now (monitors' answers are said again only while theirs is).
+    public var openAlerts: Set<String> { open.withLock { $0 } }
+
+    func setOpenAlerts(_ alerts: Set<String>) { open.withLock { $0 = alerts } }
 
     static func serverProblem(_ status: Int) -> String { "server rejects alerts: \(status)" }
 }

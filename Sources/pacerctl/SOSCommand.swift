@@ -124,12 +124,28 @@ enum SOSText {
         if let call = status["call"], let state = call["state"]?.stringValue {
             lines.append("call: \(state) (alert \(call["alert_id"]?.stringValue ?? "?"))")
         }
+        // Monitors' answers, newest first: who, what, when, and what the device did with it.
+        let answers = status["answers"]?.arrayValue ?? []
+        if !answers.isEmpty { lines.append("answers from monitors:") }
+        for answer in answers { lines.append("  " + self.answer(answer)) }
         for alert in status["alerts"]?.arrayValue ?? [] {
             let test = alert["test"]?.boolValue == true ? " (TEST)" : ""
             lines.append("\(alert["raised"]?.stringValue ?? "?") \(alert["kind"]?.stringValue ?? "?")\(test) \(alert["state"]?.stringValue ?? "?") \(alert["alert_id"]?.stringValue ?? "?")")
             for d in alert["deliveries"]?.arrayValue ?? [] { lines.append("  " + delivery(d)) }
         }
         return lines.joined(separator: "\n")
+    }
+
+    static func answer(_ a: JSONValue) -> String {
+        let from = a["from"]?.stringValue ?? "?"
+        let what = switch a["kind"]?.stringValue {
+        case "on_my_way": "on my way"
+        case "text": "text \u{201C}\(a["text"]?.stringValue ?? "")\u{201D}"
+        case "where_are_you": "where are you?"
+        default: a["kind"]?.stringValue ?? "?"
+        }
+        let alert = a["alert_id"]?.stringValue.flatMap { $0.isEmpty ? nil : " (alert \($0))" } ?? ""
+        return "\(a["time"]?.stringValue ?? "?") \(from): \(what)\(alert) - \(a["outcome"]?.stringValue ?? "")"
     }
 
     static func delivery(_ d: JSONValue) -> String {

@@ -123,6 +123,8 @@ struct AccessHarnessTests {
         "POST /watch/alerts/{device}/{alert}/answer": .guarded(Case(
             method: .post, uri: { "/watch/alerts/\($0.ownerDeviceID)/\($0.ownerAlert)/answer" }, body: { _ in form(["kind": "on_my_way"]) },
             contentType: formType)),
+        "POST /watch/devices/{device}/where": .guarded(Case(
+            method: .post, uri: { "/watch/devices/\($0.ownerDeviceID)/where" }, body: { _ in form(["kind": "where_are_you"]) }, contentType: formType)),
         "GET /v1/device/answers": .guarded(Case(method: .get, uri: { _ in "/v1/device/answers?after=0" }, scoped: true)),
         "POST /logout": .guarded(Case(method: .post, uri: { _ in "/logout" }, body: { _ in form([:]) }, contentType: formType, scoped: true)),
         "GET /account": .guarded(Case(method: .get, uri: { _ in "/account" }, scoped: true)),

@@ -413,6 +413,73 @@ struct MonitorTests {
         }
     }
 
+    @Test("where are you?: only a consented, signed-in monitor with the form's CSRF token asks; it reaches the device's answers",
+          arguments: Backend.allCases)
+    func whereAreYou(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: Self.config()) { cloud in
+            let pair = try await Self.pair(cloud)
+            let askPath = "/watch/devices/\(pair.deviceID)/where"
+            // The dashboard offers it on the runner's card.
+            #expect(try await pair.monitor.get("/watch").text.contains("action=\"\(askPath)\""))
+
+            // Outside an alert: stored with no alert id.
+            #expect(try await pair.monitor.post(askPath, ["kind": "where_are_you"], formPage: "/watch").status == .seeOther)
+            // During one: under the open alert.
+            let alertID = Track.runID()
+            let created = try await cloud.json(.post, "/v1/alerts", token: pair.deviceToken, AlertTests.message(alertID, 0))
+            #expect(try await pair.monitor.post(askPath, [:], formPage: "/watch").status == .seeOther)
+            let reply = try await cloud.request(.get, "/v1/device/answers?after=0", token: pair.deviceToken)
+            let decoded = try JSONDecoder().decode(AlertAnswersReply.self, from: Data(buffer: reply.body))
+            #expect(decoded.answers.map(\.kind) == ["where_are_you", "where_are_you"])
+            #expect(decoded.answers.map(\.alert_id) == ["", alertID])
+            #expect(decoded.answers.allSatisfy { $0.text == nil && $0.from == "Runner" })
+            // Asking does not use up the monitor's answers to the alert, and shows on the card.
+            #expect(try await pair.monitor.post("/watch/alerts/\(pair.deviceID)/\(alertID)/answer", ["kind": "on_my_way"],
+                                                formPage: "/watch").status == .seeOther)
+            #expect(try await pair.monitor.get("/watch").text.contains("asked for the position"))
+
+            // Without the form's CSRF token (a forged cross-site post): refused, nothing stored.
+            let forged = try await pair.monitor.post(askPath, ["kind": "where_are_you"], csrf: "forged")
+            #expect(forged.status == .forbidden)
+            // Signed out: sent to sign in.
+            let signedOut = try await cloud.client.execute(uri: askPath, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                           body: ByteBuffer(string: "kind=where_are_you"))
+            #expect([401, 403, 303].contains(signedOut.status.code), "\(signedOut.status)")
+            // The runner is no monitor of themself; a signed-in stranger learns nothing; a device that does not exist is the same 404.
+            #expect(try await pair.runner.post(askPath, [:], formPage: "/monitoring").status == .notFound)
+            let stranger = Browser(cloud)
+            try await stranger.signUpAndLogIn("dora@example.org")
+            #expect(try await stranger.post(askPath, [:], formPage: "/monitoring").status == .notFound)
+            #expect(try await pair.monitor.post("/watch/devices/no-such-device/where", [:], formPage: "/watch").status == .notFound)
+            // The alert's secret page offers no way to ask, and is no way in: it has no session.
+            let pagePath = "/a/" + ((created.object["page"] as? String)?.split(separator: "/").last.map(String.init) ?? "")
+            let page = try await cloud.request(.get, pagePath, token: nil).text
+            #expect(!page.contains("<form") && !page.contains("/where"))
+            // A consent that ended takes the right away.
+            #expect(try await pair.monitor.post("/monitoring/end", ["runner": try #require(try await cloud.store.account(email: "ann@example.org")?.account.id)],
+                                                formPage: "/monitoring").status == .seeOther)
+            #expect(try await pair.monitor.post(askPath, [:], formPage: "/monitoring").status == .notFound)
+
+            let after = try await cloud.request(.get, "/v1/device/answers?after=0", token: pair.deviceToken)
+            let all = try JSONDecoder().decode(AlertAnswersReply.self, from: Data(buffer: after.body))
+            #expect(all.answers.map(\.kind) == ["where_are_you", "where_are_you", "on_my_way"], "\(all.answers)")
+        }
+    }
+
+    @Test("where are you?: at most 3 a minute from one monitor", arguments: [Backend.sqlite])
+    func whereAreYouLimit(backend: Backend) async throws {
+        let clock = SteppedWallClock()
+        try await Cloud.with(backend, configuration: Self.config(), wallClock: clock.now) { cloud in
+            let pair = try await Self.pair(cloud)
+            let askPath = "/watch/devices/\(pair.deviceID)/where"
+            for _ in 0..<3 { #expect(try await pair.monitor.post(askPath, [:], formPage: "/watch").status == .seeOther) }
+            let fourth = try await pair.monitor.post(askPath, [:], formPage: "/watch")
+            #expect(fourth.status == .tooManyRequests && fourth.text.contains("3 times in the last minute"))
+            clock.advance(.seconds(61))
+            #expect(try await pair.monitor.post(askPath, [:], formPage: "/watch").status == .seeOther)
+        }
+    }
+
     @Test("an alert is e-mailed to each consenting monitor too", arguments: Backend.allCases)
     func alertsForwardedToMonitors(backend: Backend) async throws {
         try await Cloud.with(backend, configuration: Self.config()) { cloud in

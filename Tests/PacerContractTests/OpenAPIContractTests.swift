@@ -91,7 +91,8 @@ import Testing
         AlertAnswerItem(id: 7, alert_id: "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b", from: "Anna", kind: "on_my_way", text: nil, time: t0.iso8601),
         AlertAnswerItem(id: 9, alert_id: "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b", from: "Anna", kind: "text", text: "Stay where you are",
                         time: t0.adding(seconds: 5).iso8601),
-    ], last_id: 9)
+        AlertAnswerItem(id: 12, alert_id: "", from: "Carl", kind: "where_are_you", text: nil, time: t0.adding(seconds: 9).iso8601),
+    ], last_id: 12)
 
     static func json(_ value: some Encodable) throws -> Any {
         let encoder = JSONEncoder()

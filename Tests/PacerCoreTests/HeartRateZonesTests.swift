@@ -106,7 +106,7 @@ import Testing
     @Test func rawValuesAndLanes() {
         #expect(CueKind.allCases.map(\.rawValue) == [
             "summary", "split", "step", "speed_up", "slow_down", "on_target", "gps_lost", "gps_back",
-            "hr_lost", "hr_back", "battery_low", "storage_full", "run_state", "readiness", "sos", "message", "notice",
+            "hr_lost", "hr_back", "battery_low", "storage_full", "run_state", "readiness", "sos", "sos_answer", "message", "notice",
         ])
         for kind in [CueKind.gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull] {
             #expect(kind.priority == .safety)
@@ -117,6 +117,8 @@ import Testing
         #expect(CueKind.notice.lifetimeSeconds == .infinity)
         for kind in [CueKind.summary, .split, .readiness] { #expect(kind.priority == .summary) }
         #expect(CueKind.sos.priority == .sos && CueKind.sos.priority.isSparedByMute)
+        // A monitor's answer to an alert is said at SOS priority, muted or not, however late.
+        #expect(CueKind.sosAnswer.priority == .sos && CueKind.sosAnswer.lifetimeSeconds == .infinity)
         #expect(!CuePriority.workout.isSparedByMute && !CuePriority.summary.isSparedByMute)
         #expect(CuePriority.allCases.sorted() == [.summary, .workout, .safety, .sos])
         // A correction is only worth saying at once; a safety message is still news later.

@@ -16,9 +16,12 @@ public final class CloudServer: Sendable {
     public var url: String { "http://127.0.0.1:\(port)" }
 
     private let state = Mutex<(process: ChildProcess?, starts: Int)>((nil, 0))
+    /// More `serve` options (`--smtp HOST:PORT`, `--public-url URL`).
+    private let serveArguments: [String]
 
-    /// Registers `device` in a new database and starts serving it.
-    public init(device: String = "pacer-test") throws(ChildProcessError) {
+    /// Registers `device` in a new database and starts serving it, with `serveArguments` added.
+    public init(device: String = "pacer-test", serveArguments: [String] = []) throws(ChildProcessError) {
+        self.serveArguments = serveArguments
         directory = try TemporaryDirectory(prefix: "pacer-cloud")
         databaseURL = "sqlite:" + directory.file("cloud.db")
         let added: DaemonFixture.CtlResult
@@ -49,7 +52,7 @@ public final class CloudServer: Sendable {
             return state.starts
         }
         let process = try ChildProcess(
-            DaemonFixture.binary("pacer-cloud"), ["serve", "--port", String(port), "--database", databaseURL],
+            DaemonFixture.binary("pacer-cloud"), ["serve", "--port", String(port), "--database", databaseURL] + serveArguments,
             stderr: .file(directory.file("cloud-\(run).err")))
         state.withLock { $0.process = process }
         let deadline = ContinuousClock.now + timeout

@@ -114,4 +114,25 @@ final class SimulatedQueue {
         #expect(raised?.kind == .manual)
         #expect(raised?.confirmingNs == pressed + 5 * second)
     }
+
+    /// The open alerts are published for readers off the lane's thread (monitors' answers are
+    /// said again only while theirs is open): raised, it is there; cancelled, it is gone.
+    @Test func theOpenAlertsArePublishedAsTheyOpenAndClose() {
+        let second = Self.second
+        let queue = SimulatedQueue(startNs: 1000 * second)
+        let health = LaneHealth()
+        let lane = LaneState(settings: LaneTests.settings(contacts: [], alertsURL: nil, hook: []), store: nil, channels: [], queue: BlockingQueue(),
+                             health: health, log: { _, _, _ in }, onCue: { _, _ in }, onTiming: { _ in }, clock: { queue.clock })
+        let raised = Shared<String?>(nil)
+        let start = queue.now.value
+        queue.arrive(at: start + second, .raise(source: "test", reply: { result in raised.update { $0 = try? result.get() } }))
+        var loop = LaneLoop(lane: lane, take: { queue.take(until: $0) }, heartbeat: { _ in })
+        while queue.now.value < start + 2 * second { _ = loop.turn() }
+        let uuid = raised.value
+        #expect(uuid != nil && health.openAlerts == Set([uuid ?? ""]))
+        queue.arrive(at: start + 3 * second, .cancel(reply: { _ in }))
+        while queue.now.value < start + 4 * second { _ = loop.turn() }
+        #expect(health.openAlerts.isEmpty)
+    }
 }
+

@@ -40,6 +40,7 @@ extension CloudRoutes {
         web.on(.get, "watch", SignedInAccess()) { _, context in try await dashboardPage(context) }
         web.on(.get, "watch/events", SignedInAccess()) { _, context in try await dashboardEvents(context) }
         web.on(.post, "watch/alerts/:device/:alert/answer", SignedInAccess()) { request, context in try await answer(request, context) }
+        web.on(.post, "watch/devices/:device/where", SignedInAccess()) { request, context in try await askWhere(request, context) }
         web.on(.get, "watch/assets/:name", PublicAccess(why: "the dashboard's static script and Leaflet, the same for everyone")) { _, context in
             guard let response = DashboardAssets.response(name: context.parameters.get("name") ?? "") else {
                 throw WebRefusal.plain(.notFound, "no such file")
@@ -258,7 +259,8 @@ extension CloudRoutes {
         guard alert.state == .open else { throw WebRefusal.plain(.conflict, "alert: this alert is no longer open, so it takes no answer") }
         // The device speaks every answer: one monitor cannot make it talk without end.
         let limit = configuration.monitoring.answersPerMonitorPerAlert
-        let sent = try await store.alertAnswers(device: device.id, alertID: alert.alertID).filter { $0.monitorID == account.id }.count
+        let sent = try await store.alertAnswers(device: device.id, alertID: alert.alertID)
+            .filter { $0.monitorID == account.id && $0.kind != AlertAnswer.whereAreYou }.count
         guard sent < limit else {
             throw WebRefusal.plain(.tooManyRequests, "kind: you have sent \(limit) answers to this alert already, the most one person may")
         }
@@ -279,6 +281,35 @@ extension CloudRoutes {
         _ = try await store.addAlertAnswer(AlertAnswer(device: device.id, alertID: alert.alertID, monitorID: account.id,
                                                        monitorName: account.displayName, kind: text == nil ? AlertAnswer.onMyWay : AlertAnswer.text,
                                                        text: text, createdMs: wallClock()))
+        await hub.publish(HubEvent(kind: .answer, account: runnerID, subject: device.id))
+        return Response(status: .seeOther, headers: [.location: "/watch", .cacheControl: "no-store"])
+    }
+
+    /// "Where are you?": a consented monitor asks the runner's device for its position now. It
+    /// reaches the device on the answers channel (kind `where_are_you`, under the open alert if
+    /// there is one); the device sends its position (`PUT /v1/position`), from inside a privacy
+    /// zone only while an alert is open. Never from the alert's secret page, which has no session.
+    private func askWhere(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        let (account, _) = try signedIn(context)
+        _ = try await WebForm.read(request, context: context)
+        let deviceID = context.parameters.get("device") ?? ""
+        // Only a consented monitor of the device's runner; anyone else learns nothing of it.
+        guard let device = try await store.device(id: deviceID), !device.revoked, let runnerID = device.accountID,
+              try await store.isMonitor(account.id, of: runnerID) else {
+            throw WebRefusal.plain(.notFound, "no such device among the runners you watch over")
+        }
+        let alertID = try await store.alerts(device: device.id, state: .open).first?.alertID ?? ""
+        let nowMs = wallClock()
+        // The device answers each at once: one monitor asks at most a few times a minute.
+        let limit = configuration.monitoring.whereAreYouPerMinute
+        let recent = try await store.alertAnswers(device: device.id, alertID: alertID).filter {
+            $0.monitorID == account.id && $0.kind == AlertAnswer.whereAreYou && nowMs - $0.createdMs < 60_000
+        }
+        guard recent.count < limit else {
+            throw WebRefusal.tooManyAttempts(retryAfter: 60, message: "you asked \(limit) times in the last minute already; the position comes when the device is online")
+        }
+        _ = try await store.addAlertAnswer(AlertAnswer(device: device.id, alertID: alertID, monitorID: account.id, monitorName: account.displayName,
+                                                       kind: AlertAnswer.whereAreYou, text: nil, createdMs: nowMs))
         await hub.publish(HubEvent(kind: .answer, account: runnerID, subject: device.id))
         return Response(status: .seeOther, headers: [.location: "/watch", .cacheControl: "no-store"])
     }

@@ -169,7 +169,11 @@ struct Dashboard {
     }
 
     static func line(_ answer: AlertAnswer, nowMs: Int64) -> String {
-        let what = answer.kind == AlertAnswer.onMyWay ? "is on the way" : "said: \u{201C}\(answer.text ?? "")\u{201D}"
+        let what = switch answer.kind {
+        case AlertAnswer.onMyWay: "is on the way"
+        case AlertAnswer.whereAreYou: "asked for the position"
+        default: "said: \u{201C}\(answer.text ?? "")\u{201D}"
+        }
         return "\(answer.monitorName) \(what) (\(AlertPage.age(nowMs - answer.createdMs)))"
     }
 

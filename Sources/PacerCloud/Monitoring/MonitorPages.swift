@@ -43,6 +43,7 @@ enum MonitorPage {
             {{#position}}<p>Last position: {{lat}}, {{lon}}{{#accuracy}} (within {{accuracy}} m){{/accuracy}}, {{age}}</p>{{/position}}
             {{^position}}{{#private}}<p class="private">Position: in a private place.</p>{{/private}}{{^private}}<p>No position yet.</p>{{/private}}{{/position}}
             <dl>{{#facts}}<dt>{{label}}</dt><dd>{{value}}</dd>{{/facts}}</dl>
+            <form method="post" action="/watch/devices/{{id}}/where">{{> csrf}}<button name="kind" value="where_are_you">Where are you?</button></form>
             {{#alerts}}<div class="alert{{#open}} open{{/open}}" data-alert="{{alert_id}}"><h3>{{#test}}TEST · {{/test}}SOS: {{kind}} · {{state}}</h3>
             <ol>{{#messages}}<li>{{.}}</li>{{/messages}}</ol>
             {{#has_answers}}<ul class="answers">{{#answers}}<li>{{.}}</li>{{/answers}}</ul>{{/has_answers}}

@@ -21,13 +21,17 @@ public struct MonitorSettings: Sendable, Equatable {
     public var trailKept: Duration
     /// Answers one monitor may send to one alert (the device speaks each).
     public var answersPerMonitorPerAlert: Int
+    /// "Where are you?" one monitor may ask of one device in a minute (the device answers each).
+    public var whereAreYouPerMinute: Int
 
     public static let defaults = MonitorSettings(streamLifetime: .seconds(300), heartbeat: .seconds(15))
 
     public init(streamLifetime: Duration, heartbeat: Duration, streamBuffer: Int = 256, streamsPerAccount: Int = 8,
                 inviteLifetime: Duration = .seconds(7 * 24 * 3600), pendingInvitesPerRunner: Int = 20, answerWaitMax: Duration = .seconds(5),
-                trailKept: Duration = .seconds(12 * 3600), answersPerMonitorPerAlert: Int = 10) {
+                trailKept: Duration = .seconds(12 * 3600), answersPerMonitorPerAlert: Int = 10,
+                whereAreYouPerMinute: Int = 3) {
         self.answersPerMonitorPerAlert = answersPerMonitorPerAlert
+        self.whereAreYouPerMinute = whereAreYouPerMinute
         self.streamLifetime = streamLifetime
         self.heartbeat = heartbeat
         self.streamBuffer = streamBuffer

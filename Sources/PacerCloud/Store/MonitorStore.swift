@@ -67,6 +67,8 @@ public struct MonitorInvite: Sendable, Equatable {
 public struct AlertAnswer: Sendable, Equatable {
     public static let onMyWay = "on_my_way"
     public static let text = "text"
+    /// "Where are you?": the device sends its position; under the open alert's id, or "" outside one.
+    public static let whereAreYou = "where_are_you"
 
     public var id: Int64
     public var device: String
@@ -74,7 +76,7 @@ public struct AlertAnswer: Sendable, Equatable {
     public var monitorID: String
     /// The monitor's display name when they answered (what the device says).
     public var monitorName: String
-    /// `onMyWay` or `text`.
+    /// `onMyWay`, `text` or `whereAreYou`.
     public var kind: String
     public var text: String?
     public var createdMs: Int64

@@ -25,6 +25,8 @@ public enum CueKind: String, Sendable, Equatable, Hashable, CaseIterable {
     case readiness
     /// Emergency alerts and their confirmations (issue #7).
     case sos
+    /// A monitor's answer to an open alert ("Anna is on the way"), at SOS priority (issue 22).
+    case sosAnswer = "sos_answer"
     /// A sentence asked for by a person (`pacerctl speak`).
     case message
     /// A notice from the cloud (`pacer-cloud notice send`), said once.
@@ -33,7 +35,7 @@ public enum CueKind: String, Sendable, Equatable, Hashable, CaseIterable {
     /// Which lane of the speech arbiter the cue takes.
     public var priority: CuePriority {
         switch self {
-        case .sos: .sos
+        case .sos, .sosAnswer: .sos
         case .gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull: .safety
         case .step, .speedUp, .slowDown, .onTarget, .runState, .message, .notice: .workout
         case .summary, .split, .readiness: .summary
@@ -45,7 +47,7 @@ public enum CueKind: String, Sendable, Equatable, Hashable, CaseIterable {
     public var lifetimeSeconds: Double {
         switch self {
         // A notice waits its turn however long: it is offered one at a time, and said once.
-        case .sos, .notice: .infinity
+        case .sos, .sosAnswer, .notice: .infinity
         case .gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull: 30
         case .speedUp, .slowDown, .onTarget: 5
         case .step, .runState, .message, .readiness: 15

@@ -1,10 +1,12 @@
 """Monitoring (issue 22): a runner invites a monitor by e-mail, the monitor accepts, and the
 dashboard follows the runner live (server-sent events, a Leaflet map): positions move the map
-and its trail, an alert appears in red, "I am on my way" reaches the device's answers, a cancel
-shows as a false alarm."""
+and its trail, a privacy zone hides it, an alert appears in red, "I am on my way" is pressed and
+the runner's pacerd (the device's token in its [upload], speaking into WAV files) says it within
+10 s, a cancel shows as a false alarm."""
 
 import datetime as dt
 import json
+import os
 import subprocess
 import time
 import uuid
@@ -84,6 +86,8 @@ def monitor_dashboard(t):
     add_user(cloud, MONITOR, "Carl")
     token = cloud.add_device("ann-pacer")
     cloud.cli("device", "assign", "ann-pacer", RUNNER)
+    # The runner's wearable: pacerd online with the device's token, listening for answers.
+    device = t.device(upload={"url": cloud.url, "allow_http": True, "token": token})
     device_id = watch(t)
 
     # The runner moves: every position moves the dot and lengthens the trail, without a reload.
@@ -138,12 +142,16 @@ def monitor_dashboard(t):
     browser.shot("dashboard-alert")
     browser.shot("dashboard-alert", viewport=DESKTOP)
 
-    # "I am on my way": stored, shown, and there for the device.
+    # "I am on my way": stored, shown, and said by pacerd (a WAV file of it) within 10 s.
+    pressed = time.monotonic()
     browser.click("button[value='on_my_way']", shot="answered")
     expect("Carl is on the way" in browser.text("main"), f"the answer is not shown:\n{browser.text('main')}")
-    status, answers = cloud.request("GET", "/v1/device/answers?after=0", token=token)
-    expect(status == 200 and [a["kind"] for a in answers["answers"]] == ["on_my_way"] and answers["answers"][0]["from"] == "Carl",
-           f"the device's answers: {status} {answers}")
+    said = device.wait_said("Carl is on the way", timeout=10)
+    spoken_after = time.monotonic() - pressed
+    expect(said == [("sos_answer", "Carl is on the way")], f"pacerd said {said}")
+    wavs = [name for name in os.listdir(os.path.join(device.dir, "speech")) if name.endswith("-sos_answer.wav")]
+    expect(len(wavs) == 1 and os.path.getsize(os.path.join(device.dir, "speech", wavs[0])) > 44, f"the answer's WAV files: {wavs}")
+    expect("Carl: on my way" in device.ctl("sos"), f"pacerctl sos does not show the answer:\n{device.ctl('sos')}")
     expect(browser.wait(lambda: browser.text("#live") == "live", timeout=10), "the stream did not come back after the answer")
 
     # The runner cancels: the dashboard shows the false alarm, no longer in red.
@@ -155,4 +163,5 @@ def monitor_dashboard(t):
     document_width, viewport_width = browser.overflow()
     browser.use(browser.viewport)
     expect(document_width <= viewport_width, f"the dashboard is {document_width} px wide on a {viewport_width} px phone")
-    print(f"monitor-dashboard: alert shown {shown_after * 1000:.0f} ms after POST /v1/alerts answered")
+    print(f"monitor-dashboard: alert shown {shown_after * 1000:.0f} ms after POST /v1/alerts answered; "
+          f"\"on my way\" said by pacerd {spoken_after * 1000:.0f} ms after it was pressed")
