@@ -18,7 +18,7 @@ samples[].time and .speed_mps), so bench-accuracy scores it like the others.
 
 import math
 
-from .cv_kalman import GATE, PAUSE_BELOW, RESUME_ABOVE, RESYNC_AFTER, _fixes, _radii
+from .cv_kalman import GATE, RESYNC_AFTER, Bookkeeping, _fixes, _radii
 
 Q = 0.3
 SIGMA_M = 0.5
@@ -112,32 +112,15 @@ def replay(path):
         xs.append(xs[-1] + de)
         ys.append(ys[-1] + dn)
     states = smooth(times, xs, ys)
-    moving = False
-    distance = moving_time = last_integrand = 0.0
-    period = 1.0
-    samples = []
+    book = Bookkeeping()
     for k, (text, _t, _lat, _lon, _eph) in enumerate(fixes):
         speed = math.hypot(states[k][1], states[k][3])
-        was_moving = moving
-        if moving and speed < PAUSE_BELOW:
-            moving = False
-        elif not moving and speed > RESUME_ABOVE:
-            moving = True
-        integrand = speed if moving else 0.0
-        if k > 0:
-            dt = times[k] - times[k - 1]
-            gap = dt > max(3.0, 2.2 * period)
-            if not gap:
-                period += 0.1 * (dt - period)
-            if gap:
-                chord = math.hypot(xs[k] - xs[k - 1], ys[k] - ys[k - 1])
-                if was_moving or moving:
-                    distance += min(max((last_integrand + integrand) / 2 * dt, chord), 1.6 * chord)
-                    moving_time += dt
-            else:
-                distance += (last_integrand + integrand) / 2 * dt
-                if moving:
-                    moving_time += dt
-        last_integrand = integrand
-        samples.append({"time": text, "speed_mps": integrand})
-    return {"summary": {"distance_m": distance, "moving_time_s": moving_time}, "samples": samples}
+        if k == 0:
+            book.add(text, speed)
+            continue
+
+        def chord():
+            return math.hypot(xs[k] - xs[k - 1], ys[k] - ys[k - 1])
+
+        book.add(text, speed, times[k] - times[k - 1], chord)
+    return book.document()
