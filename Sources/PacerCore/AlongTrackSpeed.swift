@@ -13,6 +13,11 @@
 /// both the direction and the sum. The direction of a step is the mean of the filter's direction
 /// before and after that fix.
 ///
+/// With `lag` > 0 each step waits for that many later accepted fixes, and its direction also
+/// averages the filter's direction after each of them: a fixed-lag estimate that sees where a
+/// bend goes instead of lagging it. The speed is then that many fixes late, so the tracker uses
+/// it only for the speed it reports, never for motion or distance (see RunTracker).
+///
 /// Why this and not a coordinated-turn or plain constant-velocity filter: on simulated no-Doppler
 /// routes (tools/bench-accuracy; README, "Receivers without Doppler speed") it kept the hairpin
 /// course within 0.1 % where the plain filter loses 3.3 %, and had the larger share of steady
@@ -38,6 +43,18 @@ struct AlongTrackSpeed: Sendable {
         /// ...but not below this (m).
         var minimumDirectionSigma = 0.5
         var directionAccelerationDensity = 1.0
+        /// Accepted fixes a step waits for before it is projected (0: projected at once).
+        var lag = 0
+    }
+
+    /// An accepted fix whose step is not projected yet, with the filter's direction (unit
+    /// vectors) before and after it.
+    private struct PendingStep: Sendable {
+        var position: Coordinate
+        var time: Double
+        var isGap: Bool
+        var before: (east: Double, north: Double)
+        var after: (east: Double, north: Double)
     }
 
     let configuration: Configuration
@@ -46,6 +63,7 @@ struct AlongTrackSpeed: Sendable {
     private var along = 0.0
     private var times: [Double] = []
     private var cumulative: [Double] = []
+    private var pending: [PendingStep] = []
     private(set) var jitter: Double
     private(set) var speed = 0.0
 
@@ -58,6 +76,7 @@ struct AlongTrackSpeed: Sendable {
         jitter = configuration.initialJitter
         times.reserveCapacity(64)
         cumulative.reserveCapacity(64)
+        pending.reserveCapacity(configuration.lag + 1)
     }
 
     /// The first fix, or a fresh start.
@@ -69,6 +88,7 @@ struct AlongTrackSpeed: Sendable {
         cumulative.removeAll(keepingCapacity: true)
         times.append(time)
         cumulative.append(0)
+        pending.removeAll(keepingCapacity: true)
         speed = 0
     }
 
@@ -78,24 +98,32 @@ struct AlongTrackSpeed: Sendable {
             start(at: position, time: time)
             return speed
         }
-        let before = direction.velocity
+        let before = Self.unit(direction.velocity)
         direction.predict(dt: dt)
         let accepted = direction.update(position: position, sigma: directionSigma)
         direction.recenter()
         // A gated fix (an outlier) adds no step: the next good one is measured from the last good one.
         guard accepted else { return speed }
-        let after = direction.velocity
-        let (ue, un) = Self.meanDirection(before, after)
-        let (de, dn) = WGS84.localOffset(of: position, from: last)
-        lastPosition = position
+        pending.append(PendingStep(position: position, time: time, isGap: isGap, before: before,
+                                   after: Self.unit(direction.velocity)))
+        guard pending.count > configuration.lag else { return speed }
+        let step = pending.removeFirst()
+        var east = step.before.east + step.after.east, north = step.before.north + step.after.north
+        for later in pending {
+            east += later.after.east
+            north += later.after.north
+        }
+        let (ue, un) = Self.unit((east, north))
+        let (de, dn) = WGS84.localOffset(of: step.position, from: last)
+        lastPosition = step.position
         along += de * ue + dn * un
-        if isGap, let t = times.last, let c = cumulative.last {
+        if step.isGap, let t = times.last, let c = cumulative.last {
             times = [t]
             cumulative = [c]
         }
-        times.append(time)
+        times.append(step.time)
         cumulative.append(along)
-        if !isGap { updateJitter() }
+        if !step.isGap { updateJitter() }
         while times.count > 2, times[times.count - 1] - times[0] > configuration.window {
             times.removeFirst()
             cumulative.removeFirst()
@@ -109,18 +137,10 @@ struct AlongTrackSpeed: Sendable {
 
     private var directionSigma: Double { configuration.directionSigmaPerJitter * jitter }
 
-    /// Unit vector along the sum of two velocities (zero when both are zero).
-    private static func meanDirection(_ a: (east: Double, north: Double), _ b: (east: Double, north: Double))
-        -> (Double, Double)
-    {
-        func unit(_ v: (east: Double, north: Double)) -> (Double, Double) {
-            let m = (v.east * v.east + v.north * v.north).squareRoot()
-            return m > 1e-6 ? (v.east / m, v.north / m) : (0, 0)
-        }
-        let (ae, an) = unit(a), (be, bn) = unit(b)
-        let e = ae + be, n = an + bn
-        let m = (e * e + n * n).squareRoot()
-        return m > 0 ? (e / m, n / m) : (0, 0)
+    /// The unit vector along `v` (zero for a zero vector).
+    private static func unit(_ v: (east: Double, north: Double)) -> (east: Double, north: Double) {
+        let m = (v.east * v.east + v.north * v.north).squareRoot()
+        return m > 1e-6 ? (v.east / m, v.north / m) : (0, 0)
     }
 
     /// Jitter from second differences of c (white noise gives them 6 σ²); a trend barely moves

@@ -1,4 +1,8 @@
 public struct RunSummary: Sendable, Equatable {
+    /// The live distance, the one the runner heard, also what a finished run stores. Without
+    /// Doppler a Rauch-Tung-Striebel smoother over the whole track was measured for recomputing it
+    /// and was further from the truth on the tuning routes (README, "Receivers without Doppler
+    /// speed"; tools/bench-accuracy's RTS columns), so it is not recomputed.
     public var distance: Double
     public var movingTime: Double
     public var elapsedTime: Double

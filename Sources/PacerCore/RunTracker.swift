@@ -10,7 +10,8 @@
 /// differences, whose jitter makes a raw fix-to-fix sum overstate by 2-18 %. Without Doppler, the
 /// speed is the along-track speed from positions (AlongTrackSpeed: steps projected on the direction
 /// of travel, fitted over the time since the last change of pace), which neither cuts corners nor
-/// counts jitter. Outages are bridged from the speeds around them, bounded by the straight line
+/// counts jitter; the speed reported is the same fit two fixes late (fixed lag), which follows
+/// bends better. Outages are bridged from the speeds around them, bounded by the straight line
 /// between the fixes on either side.
 public struct RunTracker: Sendable {
     public let configuration: TrackerConfiguration
@@ -18,6 +19,10 @@ public struct RunTracker: Sendable {
     private var filter = PositionFilter()
     private var smoother = SpeedSmoother()
     private var alongTrack = AlongTrackSpeed()
+    /// The speed reported without Doppler: the same estimate two fixes late, whose directions see
+    /// where bends go. Motion and distance keep the undelayed one, so the lag never moves a stop
+    /// or the distance.
+    private var laggedAlongTrack = AlongTrackSpeed(configuration: .init(lag: 2))
     private var motion: MotionDetector
     private var splits: SplitTracker
 
@@ -179,6 +184,7 @@ public struct RunTracker: Sendable {
         guard let previousTime = lastFixTime, let previousPosition = lastRawPosition, filter.isInitialized else {
             filter.restart(at: position, positionSigma: positionSigma)
             alongTrack.start(at: position, time: time.seconds(since: firstTime ?? time))
+            laggedAlongTrack.start(at: position, time: time.seconds(since: firstTime ?? time))
             if let d = doppler { filter.update(speed: d.speed, course: d.course, sigma: 0.3) }
             let measured = doppler?.speed ?? 0
             _ = smoother.add(time: time.seconds(since: firstTime ?? time), speed: measured)
@@ -207,6 +213,7 @@ public struct RunTracker: Sendable {
 
         let secondsIntoRun = time.seconds(since: firstTime ?? time)
         let alongTrackSpeed = alongTrack.update(position: position, time: secondsIntoRun, dt: dt, isGap: isGap)
+        let laggedSpeed = laggedAlongTrack.update(position: position, time: secondsIntoRun, dt: dt, isGap: isGap)
         let measured = doppler?.speed ?? alongTrackSpeed
         if isGap { smoother.reset() }
         let smoothed = smoother.add(time: secondsIntoRun, speed: measured)
@@ -245,7 +252,8 @@ public struct RunTracker: Sendable {
         if !counting {
             reported = 0
         } else if doppler == nil {
-            reported = measured
+            // Just after a start the lagged fit still sees the standing fixes.
+            reported = laggedSpeed >= configuration.pauseBelowSpeed ? laggedSpeed : measured
         } else {
             reported = smoothed.accepted || !motionChanged ? smoothed.estimate : motionInput
         }

@@ -155,6 +155,43 @@ struct CurvedRun {
         }
     }
 
+    /// Speeds of a bare estimator over the fixes, one per epoch.
+    func alongTrackSpeeds(_ epochs: [CurvedRun.Epoch], lag: Int) -> [Double] {
+        var estimator = AlongTrackSpeed(configuration: .init(lag: lag))
+        var speeds: [Double] = []
+        for (i, epoch) in epochs.enumerated() {
+            let position = Coordinate(latitude: epoch.fix.latitude!, longitude: epoch.fix.longitude!)
+            if i == 0 {
+                estimator.start(at: position, time: epoch.time)
+                speeds.append(0)
+            } else {
+                speeds.append(estimator.update(position: position, time: epoch.time,
+                                               dt: epoch.time - epochs[i - 1].time, isGap: false))
+            }
+        }
+        return speeds
+    }
+
+    /// Share of epochs from `from` seconds on whose speed is within 5 % of the (constant) truth.
+    func shareWithinFivePercent(_ epochs: [CurvedRun.Epoch], _ speeds: [Double], from: Double) -> Double {
+        let scored = epochs.indices.filter { epochs[$0].time >= from }
+        let within = scored.filter { abs(speeds[$0] - epochs[$0].trueSpeed) <= 0.05 * epochs[$0].trueSpeed }
+        return Double(within.count) / Double(scored.count)
+    }
+
+    @Test func reportedSpeedFollowsBends() {
+        // S-bends at a trail pace, 20 degrees a second for 6 s one way, then the other: the
+        // undelayed direction lags each bend and projects the steps short. The speed the tracker
+        // reports comes two fixes late, from directions that have seen where the bend goes.
+        var legs: [CurvedRun.Leg] = []
+        for k in 0..<40 { legs.append(.init(seconds: 6, speed: 2.6, turnRate: k % 2 == 0 ? 20 : -20)) }
+        let epochs = CurvedRun(legs: legs, jitter: 0.3, seed: 28).build()
+        let undelayed = shareWithinFivePercent(epochs, alongTrackSpeeds(epochs, lag: 0), from: 30)
+        let reported = shareWithinFivePercent(epochs, track(epochs).samples.map(\.speed), from: 30)
+        #expect(undelayed < 0.9)
+        #expect(reported >= 0.95)
+    }
+
     @Test func stopsAreHeardAndNotCounted() {
         let epochs = CurvedRun(legs: [
             .init(seconds: 120, speed: 3.0), .init(seconds: 30, speed: 0), .init(seconds: 120, speed: 3.0, turnRate: 2),

@@ -91,15 +91,54 @@ def _fixes(path):
             yield d["time"], ms / 1000.0, d["lat"], d["lon"], d.get("eph", 12.0)
 
 
+class Bookkeeping:
+    """The tracker's bookkeeping around a speed estimate: moving starts above 0.8 m/s and stops
+    below 0.5 m/s, distance is the trapezoid integral of the speed while moving, and a gap
+    (> max(3 s, 2.2 periods)) adds the speeds' estimate bounded by [chord, 1.6 chord]."""
+
+    def __init__(self):
+        self.moving = False
+        self.distance = self.moving_time = self.last_integrand = 0.0
+        self.period = 1.0
+        self.samples = []
+
+    def add(self, text, speed, dt=None, chord=None):
+        """One fix: `dt` since the previous one (None for the first), `chord()` the straight line
+        from it in metres (asked for across a gap only)."""
+        was_moving = self.moving
+        if self.moving and speed < PAUSE_BELOW:
+            self.moving = False
+        elif not self.moving and speed > RESUME_ABOVE:
+            self.moving = True
+        integrand = speed if self.moving else 0.0
+        if dt is not None:
+            gap = dt > max(3.0, 2.2 * self.period)
+            if not gap:
+                self.period += 0.1 * (dt - self.period)
+            if gap:
+                if was_moving or self.moving:
+                    bridged = (self.last_integrand + integrand) / 2 * dt
+                    self.distance += min(max(bridged, chord()), 1.6 * chord())
+                    self.moving_time += dt
+            else:
+                self.distance += (self.last_integrand + integrand) / 2 * dt
+                if self.moving:
+                    self.moving_time += dt
+        self.last_integrand = integrand
+        self.samples.append({"time": text, "speed_mps": integrand})
+
+    def document(self):
+        """Shaped like `pacerctl replay --json`'s."""
+        return {"summary": {"distance_m": self.distance, "moving_time_s": self.moving_time},
+                "samples": self.samples}
+
+
 def replay(path):
     origin = None
     east = north = None
     gated = 0
-    moving = False
-    distance = moving_time = last_integrand = 0.0
-    period = 1.0
+    book = Bookkeeping()
     previous = None  # (t, lat, lon)
-    samples = []
     for text, t, lat, lon, eph in _fixes(path):
         sigma = max(eph / 4, MIN_SIGMA_M)
         r = sigma * sigma
@@ -107,12 +146,9 @@ def replay(path):
             origin = (lat, lon)
             east, north = _Axis(r), _Axis(r)
             previous = (t, lat, lon)
-            samples.append({"time": text, "speed_mps": 0.0})
+            book.add(text, 0.0)
             continue
         dt = t - previous[0]
-        gap = dt > max(3.0, 2.2 * period)
-        if not gap:
-            period += 0.1 * (dt - period)
         east.predict(dt, ACCELERATION_DENSITY)
         north.predict(dt, ACCELERATION_DENSITY)
         ze, zn = _offset(origin, lat, lon)
@@ -134,24 +170,11 @@ def replay(path):
         east.x = north.x = 0.0
         speed = math.hypot(east.v, north.v)
 
-        was_moving = moving
-        if moving and speed < PAUSE_BELOW:
-            moving = False
-        elif not moving and speed > RESUME_ABOVE:
-            moving = True
-        integrand = speed if moving else 0.0
-        if gap:
+        def chord():
             m, n = _radii(lat)
-            chord = math.hypot(math.radians(lon - previous[2]) * n * math.cos(math.radians(lat)),
-                               math.radians(lat - previous[1]) * m)
-            if was_moving or moving:
-                distance += min(max((last_integrand + integrand) / 2 * dt, chord), 1.6 * chord)
-                moving_time += dt
-        else:
-            distance += (last_integrand + integrand) / 2 * dt
-            if moving:
-                moving_time += dt
-        last_integrand = integrand
+            return math.hypot(math.radians(lon - previous[2]) * n * math.cos(math.radians(lat)),
+                              math.radians(lat - previous[1]) * m)
+
+        book.add(text, speed, dt, chord)
         previous = (t, lat, lon)
-        samples.append({"time": text, "speed_mps": integrand})
-    return {"summary": {"distance_m": distance, "moving_time_s": moving_time}, "samples": samples}
+    return book.document()
