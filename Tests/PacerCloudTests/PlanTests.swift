@@ -447,6 +447,17 @@ struct PlanTests {
             #expect(try await cloud.putChunk(annRun, 0, Track.chunk(Track.samples(5)), token: token).status == .created)
             #expect(try await cloud.json(.put, "/v1/runs/\(annRun)", token: token, summary).status == .created)
             #expect(try await cloud.store.planDone(accountID: ann.id, from: "2026-05-11", through: "2026-05-11").map(\.runID) == [annRun])
+
+            // A run whose clock put it months away (no GPS time yet, a synthetic track) still
+            // marks the occurrence it names, looked for around today as well.
+            let jog = Self.session(ann.id, "Recovery jog", "2026-05-12")
+            #expect(try await cloud.store.addPlanSession(jog, limit: 10))
+            let farRun = Track.runID()
+            summary["planned_session_id"] = PlanDates.occurrenceID(sessionID: jog.id, date: "2026-05-12")
+            summary["start_time"] = "2025-11-01T07:30:00.000Z"
+            #expect(try await cloud.putChunk(farRun, 0, Track.chunk(Track.samples(5)), token: token).status == .created)
+            #expect(try await cloud.json(.put, "/v1/runs/\(farRun)", token: token, summary).status == .created)
+            #expect(try await cloud.store.planDone(accountID: ann.id, from: "2026-05-12", through: "2026-05-12").map(\.runID) == [farRun])
         }
     }
 }

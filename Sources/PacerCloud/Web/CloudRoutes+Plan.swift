@@ -213,8 +213,13 @@ extension CloudRoutes {
     }
 
     /// The account's occurrence a run starting at `startMs` names, looked for around the run's
-    /// local date.
+    /// local date, then around today's: the device took the id from a plan fetched near "now",
+    /// and its clock (GPS time, or none yet) may put the run on another date.
     func followedOccurrence(_ account: Account, occurrenceID: String, startMs: Int64) async throws -> PlanOccurrence? {
-        try await store.planOccurrence(accountID: account.id, id: occurrenceID, near: PlanDates.day(atMs: startMs, timezone: account.timezone))
+        let runDay = PlanDates.day(atMs: startMs, timezone: account.timezone)
+        if let found = try await store.planOccurrence(accountID: account.id, id: occurrenceID, near: runDay) { return found }
+        let today = PlanDates.day(atMs: wallClock(), timezone: account.timezone)
+        guard abs(today - runDay) > PlanDates.lookupDays else { return nil }
+        return try await store.planOccurrence(accountID: account.id, id: occurrenceID, near: today)
     }
 }

@@ -61,9 +61,10 @@ def plan_device(t):
     expect(f"Today: {NAME}" in readiness, f"the readiness does not name today's session:\n{readiness}")
 
     device.ctl("run", "start", "--planned")
-    said = device.wait_said("Warm-up: 800 metres")
-    expect(said[0][1].startswith("Warm-up: 800 metres"), f"the first step was spoken as {said}")
+    # The first step is spoken once the run has its first fix.
     device.gpsfake.release()
+    said = device.wait_said("Warm-up: 800 metres", timeout=60)
+    expect(said[0][1].startswith("Warm-up: 800 metres"), f"the first step was spoken as {said}")
     device.wait_run_end()
     device.ctl("run", "stop")
     shown = device.ctl("runs", "show", "1")
