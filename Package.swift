@@ -158,7 +158,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "pacerd", dependencies: ["PacerDaemon", "PacerConfig"]),
+        // Started as "pacerctl" (the package's /usr/bin/pacerctl links to it), pacerd is pacerctl.
+        .executableTarget(name: "pacerd", dependencies: ["PacerDaemon", "PacerConfig", "PacerCtlCommands"]),
         // The backend: runs, live position and SOS alerts from devices, in SQLite or PostgreSQL.
         .target(
             name: "PacerCloud",
@@ -183,8 +184,9 @@ let package = Package(
             name: "pacer-cloud",
             dependencies: ["PacerCloud", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .executableTarget(
-            name: "pacerctl",
+        // pacerctl's commands: the pacerctl binary, and pacerd started under that name.
+        .target(
+            name: "PacerCtlCommands",
             dependencies: [
                 "PacerReplay",
                 "PacerConfig",
@@ -197,6 +199,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "pacerctl", dependencies: ["PacerCtlCommands"]),
 
         // Test fixtures: gpsfake on a free port, pacerd and pacer-cloud (the built binaries of the
         // test targets that depend on them) and simulators as child processes, stopped by PID.
