@@ -42,6 +42,9 @@ public final class DatabaseQueue: @unchecked Sendable {
         if case .timeout(let seconds) = configuration.busyMode { sqlite3_busy_timeout(raw, Int32(seconds * 1000)) }
         if configuration.foreignKeysEnabled { try database.execute(sql: "PRAGMA foreign_keys = ON") }
         try configuration.prepare?(database)
+        // Opening reads nothing: a file that is not a database would only fail at its first
+        // query. Read the schema now, so that it fails here, as opening it.
+        try database.execute(sql: "SELECT * FROM sqlite_master LIMIT 1")
         self.database = database
         pthread_mutex_init(&mutex, nil)
     }

@@ -160,6 +160,15 @@ import Testing
         #expect(try second.read { db in try Int.fetchAll(db, sql: "SELECT v FROM t ORDER BY v") } == [1, 2])
     }
 
+    @Test func aFileThatIsNotADatabaseFailsToOpen() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
+        var configuration = Configuration()
+        configuration.readonly = true
+        let error = #expect(throws: DatabaseError.self) { try DatabaseQueue(path: path, configuration: configuration) }
+        #expect(error?.message == "file is not a database")
+    }
+
     @Test func aMissingFileIsAnErrorWhenReadOnly() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var configuration = Configuration()
