@@ -16,37 +16,22 @@ public protocol DatabaseValueConvertible {
     static func fromDatabaseValue(_ value: DatabaseValue) -> Self?
 }
 
-extension Int64: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(self) }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int64? {
+/// Whole numbers: stored as SQLite's 64-bit integer, read back when the value fits exactly.
+extension DatabaseValueConvertible where Self: FixedWidthInteger {
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? {
         switch value {
-        case .integer(let v): return v
-        case .real(let v): return Int64(exactly: v)
+        case .integer(let v): return Self(exactly: v)
+        case .real(let v): return Self(exactly: v)
         default: return nil
         }
     }
 }
 
-extension Int: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int? {
-        Int64.fromDatabaseValue(value).flatMap { Int(exactly: $0) }
-    }
-}
-
-extension Int32: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int32? {
-        Int64.fromDatabaseValue(value).flatMap { Int32(exactly: $0) }
-    }
-}
-
-extension UInt32: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> UInt32? {
-        Int64.fromDatabaseValue(value).flatMap { UInt32(exactly: $0) }
-    }
-}
+extension Int64: DatabaseValueConvertible {}
+extension Int: DatabaseValueConvertible {}
+extension Int32: DatabaseValueConvertible {}
+extension UInt32: DatabaseValueConvertible {}
 
 extension Bool: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
