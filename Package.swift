@@ -113,16 +113,22 @@ let package = Package(
         // Buttons: evdev key events read on their own thread.
         .target(name: "Buttons", dependencies: ["Threads"]),
 
-        // Runs on disk: SQLite through GRDB, durable batches, crash recovery, history queries.
-        .target(
-            name: "Store",
-            dependencies: ["PacerCore", .product(name: "GRDB", package: "GRDB.swift")]
+        // libsqlite3, for the device's stores. Only SQLite imports it.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The device's SQLite connections: a queue per connection, transactions, rows, migrations.
+        // Not GRDB, which imports all of Foundation and so links ICU's 30 MB of data into pacerd.
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // Runs on disk: SQLite, durable batches, crash recovery, history queries.
+        .target(name: "Store", dependencies: ["PacerCore", "SQLite"]),
         // The SOS lane: the core's watcher on its own thread, alerts in their own SQLite file,
         // delivered on every channel (SMS, HTTPS, hook) until acknowledged.
         .target(
             name: "SOS",
-            dependencies: ["PacerCore", "PacerContract", "Threads", "ModemManager", "HTTPClient", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["PacerCore", "PacerContract", "Threads", "ModemManager", "HTTPClient", "SQLite"]
         ),
         // GPX 1.1 and TCX writers, streamed point by point.
         .target(name: "Export", dependencies: ["PacerCore"]),
@@ -152,7 +158,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "pacerd", dependencies: ["PacerDaemon", "PacerConfig"]),
+        // Started as "pacerctl" (the package's /usr/bin/pacerctl links to it), pacerd is pacerctl.
+        .executableTarget(name: "pacerd", dependencies: ["PacerDaemon", "PacerConfig", "PacerCtlCommands"]),
         // The backend: runs, live position and SOS alerts from devices, in SQLite or PostgreSQL.
         .target(
             name: "PacerCloud",
@@ -177,8 +184,9 @@ let package = Package(
             name: "pacer-cloud",
             dependencies: ["PacerCloud", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .executableTarget(
-            name: "pacerctl",
+        // pacerctl's commands: the pacerctl binary, and pacerd started under that name.
+        .target(
+            name: "PacerCtlCommands",
             dependencies: [
                 "PacerReplay",
                 "PacerConfig",
@@ -193,6 +201,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "pacerctl", dependencies: ["PacerCtlCommands"]),
 
         // Test fixtures: gpsfake on a free port, pacerd and pacer-cloud (the built binaries of the
         // test targets that depend on them) and simulators as child processes, stopped by PID.
@@ -201,7 +210,8 @@ let package = Package(
         .testTarget(name: "PacerCoreTests", dependencies: ["PacerCore"]),
         .testTarget(name: "PacerConfigTests", dependencies: ["PacerConfig", "PacerCore"]),
         .testTarget(name: "PacerSessionTests", dependencies: ["PacerSession", "PacerConfig", "PacerContract", "PacerCore"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "PacerCore"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "PacerCore", "SQLite"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "Store", "PacerReplay", "GPSD", "PacerCore"]),
         .testTarget(name: "ExportTests", dependencies: ["Export", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "GPSDTests", dependencies: ["GPSD", "PacerCore", "PacerTestSupport"]),
@@ -237,7 +247,7 @@ let package = Package(
         .testTarget(name: "PacerContractTests", dependencies: ["PacerContract", "PacerCore", "PacerTestSupport"]),
         .testTarget(name: "PacerReplayTests", dependencies: ["PacerReplay", "PacerCore", "GPSD", "PacerConfig"]),
         // The SOS lane in-process: its alert store, the hook channel, the lane with fake channels.
-        .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "ModemManager", "Threads", "PacerTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SOSUnitTests", dependencies: ["SOS", "PacerCore", "ModemManager", "Threads", "PacerTestSupport", "SQLite"]),
         // pacer-cloud's API, each case against SQLite and against a PostgreSQL the test starts; its CLI as the built binary.
         .testTarget(
             name: "PacerCloudTests",

@@ -56,6 +56,8 @@ public struct PacerConfiguration: Sendable, Equatable {
     public var coach = CoachConfiguration()
     /// The battery to watch (`[power] battery`).
     public var battery: BatteryMonitoring = .automatic
+    /// Give back code pages and free heap every ten minutes (`[memory] trim`); read at start only.
+    public var memoryTrim = true
     /// The SOS watcher and its channels (`[sos]`).
     public var sos = SOSConfiguration()
     /// The cloud service (`[upload]`).
@@ -208,6 +210,8 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.coach.offTargetSeconds = try reader.number(in: 0...60, "seconds from 0 to 60")
             case "power.battery":
                 config.battery = try reader.batteryMonitoring()
+            case "memory.trim":
+                config.memoryTrim = try reader.bool()
             case "sos.enabled":
                 config.sos.enabledSetting = try reader.bool()
             case "sos.hr_high_bpm":

@@ -180,7 +180,6 @@ public enum Daemon {
             .init(service: PipelineService(pipeline: pipeline, notifier: notifier, log: log), serviceName: "pipeline"),
             .init(service: GPSService(host: configuration.gpsHost, port: configuration.gpsPort, pipeline: pipeline, log: log), serviceName: "gps"),
             .init(service: WatchdogService(pipeline: pipeline, sos: sos, notifier: notifier, log: log), successTerminationBehavior: .ignore, serviceName: "watchdog"),
-            .init(service: MemoryTrimService(log: log, sos: sos), serviceName: "memory"),
             .init(service: HeartRateService(settings: strapSettings, pipeline: pipeline, sos: sos), serviceName: "hr"),
             .init(service: SOSService(lane: sos), serviceName: "sos"),
             .init(service: UplinkService(uplink: uplink), serviceName: "upload"),
@@ -191,6 +190,7 @@ public enum Daemon {
                                          cloudSync: cloudSync, notifier: notifier, log: log, startConfiguration: configuration, cloud: cloud),
                   serviceName: "reload"),
         ]
+        if configuration.memoryTrim { services.append(.init(service: MemoryTrimService(log: log, sos: sos), serviceName: "memory")) }
         if let control { services.append(.init(service: control, serviceName: "control")) }
         if let speaker {
             services.append(.init(service: VoiceService(speaker: speaker, log: log, onOutcome: { event in

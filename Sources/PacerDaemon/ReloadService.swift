@@ -50,6 +50,7 @@ struct ReloadService: Service {
         if old.databasePath != new.databasePath { names.append("[storage] path") }
         if old.controlSocket != new.controlSocket || old.controlGroup != new.controlGroup { names.append("[control] socket/group") }
         if old.buttonDevice != new.buttonDevice || old.buttonKeyCodes != new.buttonKeyCodes { names.append("[buttons] device/keys") }
+        if old.memoryTrim != new.memoryTrim { names.append("[memory] trim") }
         return names
     }
 }

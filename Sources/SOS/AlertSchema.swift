@@ -1,4 +1,4 @@
-import GRDB
+import SQLite
 
 /// The SOS lane's own SQLite file (`sos.db` beside the run store). A file of its own has its own
 /// writer lock: an alert is never recorded behind a run's batch commit holding the store's.

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import GRDB
+import SQLite
 
 /// Alerts and their deliveries on disk. Every alert is committed (fsynced) before anything is
 /// sent, and every delivery stays pending until its channel acknowledged it, so a restart picks

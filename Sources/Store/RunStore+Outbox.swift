@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import SQLite
 import PacerCore
 
 /// The upload outbox: a finished run becomes its chunks and its summary, written in one

@@ -1,14 +1,13 @@
-import Foundation
-import GRDB
+import FoundationEssentials
+import SQLite
 import PacerCore
 
 /// The on-device store of runs: one SQLite file (`/var/lib/pacer/pacer.db`).
 ///
 /// Durability, chosen by measurement (tools/bench-storage): WAL with `synchronous = FULL`, so
 /// each batch commit fsyncs the WAL and a power cut loses at most the batch being collected
-/// (`RunRecorder.flushInterval` of run time). GRDB's own `journalMode = .wal` would set
-/// `synchronous = NORMAL`, which fsyncs only at checkpoints and can lose minutes on a power cut
-/// (SIGKILL loses nothing either way), so the pragmas are set here instead.
+/// (`RunRecorder.flushInterval` of run time). NORMAL, the usual WAL setting, fsyncs only at
+/// checkpoints and can lose minutes on a power cut (SIGKILL loses nothing either way).
 ///
 /// Interrupted runs: a run still `recording` when the store is opened by the next recorder was
 /// cut off by a crash, SIGKILL or power loss. `recoverInterruptedRuns()` (called by whoever

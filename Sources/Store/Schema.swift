@@ -1,4 +1,4 @@
-import GRDB
+import SQLite
 
 /// The store's schema. "A good migration is a migration that is never modified once it has
 /// shipped" (GRDB): add a new one instead of editing these.

@@ -1,9 +1,15 @@
 // pacerd: the Pacer daemon. Everything but the command line is in PacerDaemon.
+import PacerCtlCommands
 import PacerDaemon
 
 #if canImport(Glibc)
 import Glibc
 #endif
+
+// The package installs pacerctl as a link to this binary: one copy of the Swift runtime, not two.
+if CommandLine.arguments.first?.split(separator: "/").last == "pacerctl" {
+    PacerCtlMain.main()
+}
 
 let usage = """
     usage: pacerd [--config FILE]

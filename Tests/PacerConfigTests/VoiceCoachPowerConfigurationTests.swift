@@ -101,6 +101,13 @@ import Testing
         #expect(metric.coach.units == .metric && metric.coach.summaryEveryMeters == 2000)
     }
 
+    /// `[memory] trim`: on unless turned off (tools/bench-memory compares the two).
+    @Test func memoryTrim() throws {
+        #expect(try PacerConfiguration.parse("", file: "f").memoryTrim)
+        #expect(try !PacerConfiguration.parse("[memory]\ntrim = false\n", file: "f").memoryTrim)
+        #expect(throws: ConfigError.self) { try PacerConfiguration.parse("[memory]\ntrim = 0\n", file: "f") }
+    }
+
     @Test func batteryChoices() throws {
         #expect(try PacerConfiguration.parse("[power]\nbattery = \"\"\n", file: "f").battery == .automatic)
         #expect(try PacerConfiguration.parse("[power]\nbattery = \"none\"\n", file: "f").battery == .disabled)

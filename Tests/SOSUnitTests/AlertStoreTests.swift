@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import SQLite
 import ModemManager
 import PacerTestSupport
 import Testing

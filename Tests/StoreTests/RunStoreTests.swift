@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import SQLite
 import PacerCore
 import Testing
 @testable import Store
@@ -12,7 +12,7 @@ import Testing
         let (mode, sync) = try store.queue.read { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
         }
-        // GRDB's .wal would have set synchronous=NORMAL (1): the WAL fsynced only at checkpoints.
+        // NORMAL (1), the usual WAL setting, would fsync the WAL only at checkpoints.
         #expect(mode == "wal")
         #expect(sync == 2)
     }

@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // pacerctl: Pacer's command-line tool. Thin: each command lives in its own file.
 struct PacerCtl: ParsableCommand {
@@ -13,9 +16,10 @@ struct PacerCtl: ParsableCommand {
 /// `pacerctl --db PATH runs …`, `pacerctl --socket PATH status` and `pacerctl --config FILE goals` read naturally, but
 /// ArgumentParser only takes options after the subcommand that declares them: move leading
 /// store/config options to the end.
-@main
-enum Entry {
-    static func main() {
+public enum PacerCtlMain {
+    /// Runs the command line and exits: from the pacerctl binary, and from pacerd when it is
+    /// started as pacerctl (the package's pacerctl is a link to pacerd: one copy of the Swift runtime).
+    public static func main() -> Never {
         var arguments = Array(CommandLine.arguments.dropFirst())
         var moved: [String] = []
         while arguments.count >= 2, ["--db", "--config", "--socket"].contains(arguments[0]) {
@@ -23,5 +27,6 @@ enum Entry {
             arguments.removeFirst(2)
         }
         PacerCtl.main(arguments + moved)
+        exit(0)
     }
 }

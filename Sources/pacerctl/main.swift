@@ -1,0 +1,4 @@
+// pacerctl: Pacer's command-line tool. Everything is in PacerCtlCommands, which pacerd links too.
+import PacerCtlCommands
+
+PacerCtlMain.main()

@@ -1,0 +1,26 @@
+import Foundation
+import PacerTestSupport
+import Testing
+
+/// The package installs /usr/bin/pacerctl as a link to pacerd (one copy of the Swift runtime):
+/// started under that name, pacerd must behave exactly as the pacerctl binary does.
+@Suite struct PacerctlLinkTests {
+    @Test func pacerdStartedAsPacerctlIsPacerctl() throws {
+        let dir = try TemporaryDirectory()
+        let link = dir.file("pacerctl")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: DaemonFixture.binary("pacerd"))
+        let cases: [[String]] = [["--version"], ["--help"], ["bogus"], ["replay", "--gps", "/nonexistent/run.jsonl", "--json"],
+                                 ["runs", "list", "--db", dir.file("absent.db")]]
+        for arguments in cases {
+            let linked = try DaemonFixture.runBlocking(link, arguments)
+            let real = try DaemonFixture.runBlocking(DaemonFixture.binary("pacerctl"), arguments)
+            #expect(linked.status == real.status, "\(arguments)")
+            #expect(linked.stdout == real.stdout, "\(arguments)")
+            #expect(linked.stderr == real.stderr, "\(arguments)")
+        }
+        #expect(try DaemonFixture.runBlocking(link, ["--version"]).stdout == "0.1.0\n")
+        // Under its own name it is still the daemon.
+        let daemon = try DaemonFixture.runBlocking(DaemonFixture.binary("pacerd"), ["--version"])
+        #expect(daemon.status == 0 && daemon.stdout == "pacerd 0.1.0\n")
+    }
+}
