@@ -275,3 +275,21 @@ if ProcessInfo.processInfo.environment["PACER_FUZZ"] != nil {
     package.products.append(.executable(name: "fuzz-hrm", targets: ["FuzzHRM"]))
     package.targets.append(.executableTarget(name: "FuzzHRM", dependencies: ["PacerCore"], path: "Fuzz/FuzzHRM"))
 }
+
+// The device's programs alone (pacerd, pacerctl), for tools/build-deb --arch arm64: its compiler,
+// Debian's Swift 6.2.3, cannot load hummingbird's trait-guarded dependency on swift-configuration
+// ("product 'Configuration' required by package 'hummingbird' ... not found"), and the device
+// needs none of the backend's packages.
+if ProcessInfo.processInfo.environment["PACER_DEVICE_ONLY"] != nil {
+    let backendPackages = [
+        "hummingbird", "postgres-nio", "async-http-client", "swift-crypto", "swift-nio", "swift-nio-ssl",
+        "hummingbird-auth", "swift-mustache",
+    ]
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
+        return backendPackages.contains { location.hasSuffix("/" + $0) }
+    }
+    let backendTargets: Set<String> = ["PacerCloud", "pacer-cloud", "PacerCloudTests", "PacerDaemonTests", "EndToEndTests"]
+    package.targets.removeAll { backendTargets.contains($0.name) }
+    package.products.removeAll { $0.name == "pacer-cloud" }
+}

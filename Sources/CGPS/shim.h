@@ -1,4 +1,5 @@
-// The parts of libgps (gpsd 3.22, API 11) that Swift cannot import as they are.
+// The parts of libgps (gpsd 3.22, API 11; also 3.25, API 14, Debian 13) that Swift cannot import
+// as they are.
 #ifndef PACER_CGPS_SHIM_H
 #define PACER_CGPS_SHIM_H
 

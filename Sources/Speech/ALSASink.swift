@@ -116,14 +116,8 @@ public final class ALSASink: AudioSink {
     /// ("ALSA lib confmisc.c:855:(parse_card) cannot find card '0'") would land on stderr, and
     /// so in the journal, beside the error it returns, which is reported properly.
     private static func quietly<T>(_ body: () -> T) -> T {
-        let previous = snd_lib_error_set_local(silentErrorHandler)
-        defer { _ = snd_lib_error_set_local(previous) }
+        pacer_alsa_errors_off()
+        defer { pacer_alsa_errors_on() }
         return body()
     }
 }
-
-/// libasound's per-thread error handler: says nothing (see `ALSASink.quietly`).
-private func silentErrorHandler(
-    _ file: UnsafePointer<CChar>?, _ line: Int32, _ function: UnsafePointer<CChar>?, _ error: Int32,
-    _ format: UnsafePointer<CChar>?, _ arguments: CVaListPointer?
-) {}
