@@ -1,4 +1,7 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
 import PacerConfig
 import PacerContract
 import PacerCore
@@ -30,7 +33,7 @@ public struct DevicePlan: Sendable, Equatable {
 
     public init(_ section: PlanSection) {
         version = section.version
-        if TimeZone(identifier: section.timezone) != nil {
+        if ZoneFile.offsets(named: section.timezone) != nil {
             timezone = section.timezone
         } else {
             timezone = "UTC"
@@ -67,14 +70,12 @@ public struct DevicePlan: Sendable, Equatable {
 }
 
 /// Local dates for the plan: "today" in its timezone. The offset in force comes from the
-/// system's zone data; the calendar is the core's `LocalDate`, so midnight in any zone is exact.
+/// system's zone data (`ZoneFile`); the calendar is the core's `LocalDate`, so midnight in any zone is exact.
 public enum PlanCalendar {
     /// `YYYY-MM-DD` of the instant `epochMs` in `timezone` (unknown zones count as UTC).
     public static func localDate(epochMs: Int64, timezone: String) -> String {
-        let zone = TimeZone(identifier: timezone) ?? TimeZone(identifier: "UTC")!
-        return LocalDate(containing: Timestamp(milliseconds: epochMs)) { instant in
-            zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant.milliseconds) / 1000))
-        }.description
+        let zone = ZoneFile.offsets(named: timezone) ?? .utc
+        return LocalDate(containing: Timestamp(milliseconds: epochMs)) { zone.secondsFromUTC(at: $0) }.description
     }
 
     /// `YYYY-MM-DD`, digits only, a date that exists.

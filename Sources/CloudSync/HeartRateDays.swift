@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PacerContract
 import PacerCore
 import Synchronization
@@ -23,7 +23,7 @@ public final class HeartRateDays: Sendable {
     private let file: SyncFile
     private let state = Mutex(State())
     /// The account's time zone, by name (nil: UTC).
-    private let zone = Mutex<(name: String?, zone: TimeZone)>((nil, TimeZone(secondsFromGMT: 0)!))
+    private let zone = Mutex<(name: String?, zone: ZoneOffsets)>((nil, .utc))
 
     /// `log` hears of a file that cannot be used (it is then started afresh).
     public init(storePath: String, log: @Sendable (SyncLogLevel, String) -> Void) {
@@ -42,13 +42,13 @@ public final class HeartRateDays: Sendable {
 
     /// The account's time zone from the sync's profile; an unknown name keeps the one in use.
     public func use(timezone name: String?) {
-        guard let name, name != timezone, let found = TimeZone(identifier: name) else { return }
+        guard let name, name != timezone, let found = ZoneFile.offsets(named: name) else { return }
         zone.withLock { $0 = (name, found) }
     }
 
     /// One valid reading, taken outside a run at wall-clock `timeMs`.
     public func add(bpm: Int, timeMs: Int64) {
-        let offset = zone.withLock { $0.zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(timeMs) / 1_000)) }
+        let offset = zone.withLock { $0.zone.secondsFromUTC(at: Timestamp(milliseconds: timeMs)) }
         state.withLock {
             $0.log.add(bpm: bpm, at: Timestamp(milliseconds: timeMs), utcOffsetSeconds: offset)
             $0.changed = true

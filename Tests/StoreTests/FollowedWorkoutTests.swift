@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import SQLite
 import PacerCore
 import Testing
 @testable import Store
