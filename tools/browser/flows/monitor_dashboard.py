@@ -86,8 +86,6 @@ def monitor_dashboard(t):
     add_user(cloud, MONITOR, "Carl")
     token = cloud.add_device("ann-pacer")
     cloud.cli("device", "assign", "ann-pacer", RUNNER)
-    # The runner's wearable: pacerd online with the device's token, listening for answers.
-    device = t.device(upload={"url": cloud.url, "allow_http": True, "token": token})
     device_id = watch(t)
 
     # The runner moves: every position moves the dot and lengthens the trail, without a reload.
@@ -125,6 +123,10 @@ def monitor_dashboard(t):
     lines = [len(line) for line in map_data(browser, device_id)["trail"]]
     expect(lines == [5, 1], f"the trail's lines are {lines}, not [5, 1]")
     expect(browser.run("return window.notReloaded === true"), "the page reloaded")
+
+    # The runner's wearable: pacerd online with the device's token, listening for answers. Started
+    # only now: its heartbeat says it is idle, which ends the trail the positions above drew.
+    device = t.device(upload={"url": cloud.url, "allow_http": True, "token": token})
 
     # The strap reports 215 bpm: the alert appears, in red, within 2 s.
     alert_id = str(uuid.uuid4())
