@@ -38,16 +38,22 @@ def planned_sessions(cloud, token):
     return plan["sessions"]
 
 
+def signed_in_runner(t, email, password, device):
+    """An account in ZONE owning `device` (its token returned), signed in; today in ZONE."""
+    browser, cloud = t.browser, t.cloud
+    cloud.add_account(email, password, timezone=ZONE)
+    token = cloud.add_device(device)
+    cloud.cli("device", "assign", device, email)
+    browser.open(cloud.url + "/login")
+    browser.fill({"email": email, "password": password})
+    browser.submit()
+    return token, datetime.datetime.now(zoneinfo.ZoneInfo(ZONE)).date()
+
+
 @flow("plan")
 def plan(t):
     browser, cloud = t.browser, t.cloud
-    today = datetime.datetime.now(zoneinfo.ZoneInfo(ZONE)).date()
-    cloud.add_account(EMAIL, PASSWORD, timezone=ZONE)
-    token = cloud.add_device("planner-pacer")
-    cloud.cli("device", "assign", "planner-pacer", EMAIL)
-    browser.open(cloud.url + "/login")
-    browser.fill({"email": EMAIL, "password": PASSWORD})
-    browser.submit()
+    token, today = signed_in_runner(t, EMAIL, PASSWORD, "planner-pacer")
 
     browser.click("nav.top a[href='/plan']", shot="empty")
     expect(browser.status() == 200 and browser.text("h1") == "Training plan", f"the plan page: {browser.text()[:300]}")

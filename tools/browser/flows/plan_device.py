@@ -4,34 +4,20 @@ then 6 x (400 m at 3:10-3:30 /km, 200 m recover)) is fetched by pacerd through t
 is uploaded the session is marked done on the plan page, the run's page says which session it
 followed, and the device is no longer sent it."""
 
-import datetime
 import time
-import zoneinfo
-
-from selenium.webdriver.support.ui import Select
 
 from browser.runner import expect, flow
 
-from .plan import planned_sessions
+from .plan import choose, planned_sessions, signed_in_runner
 
-EMAIL, PASSWORD, ZONE = "planned.runner@example.org", "a pass phrase for the planned runner", "Europe/Rome"
+EMAIL, PASSWORD = "planned.runner@example.org", "a pass phrase for the planned runner"
 NAME = "Intervals before work"
-
-
-def choose(browser, name, value):
-    Select(browser.find(f"[name='{name}']")).select_by_value(value)
 
 
 @flow("plan-device")
 def plan_device(t):
     browser, cloud = t.browser, t.cloud
-    today = datetime.datetime.now(zoneinfo.ZoneInfo(ZONE)).date()
-    cloud.add_account(EMAIL, PASSWORD, timezone=ZONE)
-    token = cloud.add_device("planned-pacer")
-    cloud.cli("device", "assign", "planned-pacer", EMAIL)
-    browser.open(cloud.url + "/login")
-    browser.fill({"email": EMAIL, "password": PASSWORD})
-    browser.submit()
+    token, today = signed_in_runner(t, EMAIL, PASSWORD, "planned-pacer")
 
     browser.open(cloud.url + "/plan/new?date=" + today.isoformat())
     for _ in range(2):
