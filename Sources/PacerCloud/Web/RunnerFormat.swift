@@ -59,13 +59,20 @@ final class RunnerCalendar {
     }
 
     func periodStartMs(_ at: Int64, _ unit: Unit) -> Int64 {
+        // Runs come in time order, so most fall in the period of the one before: asking the
+        // calendar (ICU, tens of microseconds) only for a new period keeps /stats light.
+        if let known = lastPeriod[unit], known.start <= at, at < known.end { return known.start }
         let component: Calendar.Component = switch unit {
         case .week: .weekOfYear
         case .month: .month
         case .year: .year
         }
-        return calendar.dateInterval(of: component, for: date(ms: at)).map { ms($0.start) } ?? at
+        guard let interval = calendar.dateInterval(of: component, for: date(ms: at)) else { return at }
+        lastPeriod[unit] = (ms(interval.start), ms(interval.end))
+        return ms(interval.start)
     }
+
+    private var lastPeriod: [Unit: (start: Int64, end: Int64)] = [:]
 
     func periodLabel(_ start: Int64, _ unit: Unit) -> String {
         switch unit {
