@@ -17,14 +17,19 @@ import Testing
         let zone = try Self.zone(name)
         let reference = try #require(TimeZone(identifier: name))
         var mismatches: [String] = []
-        // Every 6 hours from 2020 to 2035, and a second either side of each hour boundary.
-        var instant: Int64 = 1_577_836_800
-        while instant < 2_051_222_400 {
+        // Every 25 hours from 2020 to 2035 (so through every hour of the day), and a second
+        // either side; and a second either side of each of the zone's own changes.
+        var instants: [Int64] = Array(stride(from: 1_577_836_800, to: 2_051_222_400, by: 25 * 3600))
+        var previous = zone.secondsFromUTC(atEpochSeconds: 1_577_836_800)
+        for hour in stride(from: Int64(1_577_836_800), to: 2_051_222_400, by: 3600) where zone.secondsFromUTC(atEpochSeconds: hour) != previous {
+            previous = zone.secondsFromUTC(atEpochSeconds: hour)
+            instants += (hour - 3600...hour).filter { $0 % 60 == 0 }
+        }
+        for instant in instants {
             for t in [instant - 1, instant, instant + 1] {
                 let expected = reference.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t)))
                 if zone.secondsFromUTC(atEpochSeconds: t) != expected { mismatches.append("\(t): \(zone.secondsFromUTC(atEpochSeconds: t)) vs \(expected)") }
             }
-            instant += 6 * 3600
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
     }
