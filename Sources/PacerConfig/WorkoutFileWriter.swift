@@ -1,17 +1,7 @@
 import PacerCore
 
 /// A step the workout file format cannot say exactly: its field ("step[3].pace") and why.
-public struct WorkoutWriteError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var field: String
-    public var problem: String
-
-    public init(field: String, problem: String) {
-        self.field = field
-        self.problem = problem
-    }
-
-    public var description: String { "\(field): \(problem)" }
-}
+public typealias WorkoutWriteError = FieldProblem
 
 extension WorkoutFile {
     /// The workout as a workout file (config/workouts/README.md) that `parse` reads back equal:

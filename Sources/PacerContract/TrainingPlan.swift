@@ -76,17 +76,7 @@ public struct PlanStep: Codable, Equatable, Sendable {
 
 /// A plan step that cannot become a workout step: the field's path ("steps[2].steps[0].hr_zone")
 /// and what is wrong with it, as a 400 names it.
-public struct PlanStepError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var field: String
-    public var problem: String
-
-    public init(field: String, problem: String) {
-        self.field = field
-        self.problem = problem
-    }
-
-    public var description: String { "\(field): \(problem)" }
-}
+public typealias PlanStepError = FieldProblem
 
 /// Plan steps ⇄ the core's `Workout`, with the same ranges and rules as a workout file, so a
 /// session planned on the web is exactly what a file on the device could say.

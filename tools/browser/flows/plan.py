@@ -38,6 +38,18 @@ def planned_sessions(cloud, token):
     return plan["sessions"]
 
 
+def fill_session(browser, name, rows):
+    """The session form's name and step rows: each a dict of a row's fields without the
+    `stepN_` prefix; `type` and `target` are chosen from their lists, the rest typed."""
+    browser.fill({"name": name}, form="#session-form")
+    for number, row in enumerate(rows, start=1):
+        for key, value in row.items():
+            if key in ("type", "target"):
+                choose(browser, f"step{number}_{key}", value)
+            else:
+                browser.fill({f"step{number}_{key}": value}, form="#session-form")
+
+
 def signed_in_runner(t, email, password, device):
     """An account in ZONE owning `device` (its token returned), signed in; today in ZONE."""
     browser, cloud = t.browser, t.cloud
@@ -71,15 +83,11 @@ def plan(t):
     browser.find_all("#steps li")[-1].find_element("css selector", "button.remove").click()
     expect(len(browser.find_all("#steps li")) == 3 and not browser.find_all("[name='step4_type']"), "'Remove' left the row")
 
-    browser.fill({"name": "Track intervals"}, form="#session-form")
-    choose(browser, "step1_type", "repeat")
-    browser.fill({"step1_times": "6", "step1_block": "2"}, form="#session-form")
-    choose(browser, "step2_type", "run")
-    browser.fill({"step2_amount": "400 m"}, form="#session-form")
-    choose(browser, "step2_target", "pace")
-    browser.fill({"step2_value": "3:10-3:30"}, form="#session-form")
-    choose(browser, "step3_type", "recover")
-    browser.fill({"step3_amount": "200 m"}, form="#session-form")
+    fill_session(browser, "Track intervals", [
+        {"type": "repeat", "times": "6", "block": "2"},
+        {"type": "run", "amount": "400 m", "target": "pace", "value": "3:10-3:30"},
+        {"type": "recover", "amount": "200 m"},
+    ])
     browser.shot("form-filled")
     browser.click("#save", shot="created")
     expect(browser.url.startswith(cloud.url + "/plan?month="), f"saving went to {browser.url}")

@@ -8,7 +8,7 @@ import time
 
 from browser.runner import expect, flow
 
-from .plan import choose, planned_sessions, signed_in_runner
+from .plan import fill_session, planned_sessions, signed_in_runner
 
 EMAIL, PASSWORD = "planned.runner@example.org", "a pass phrase for the planned runner"
 NAME = "Intervals before work"
@@ -22,17 +22,12 @@ def plan_device(t):
     browser.open(cloud.url + "/plan/new?date=" + today.isoformat())
     for _ in range(2):
         browser.find("#add-step").click()
-    browser.fill({"name": NAME}, form="#session-form")
-    choose(browser, "step1_type", "warmup")
-    browser.fill({"step1_amount": "800 m"}, form="#session-form")
-    choose(browser, "step2_type", "repeat")
-    browser.fill({"step2_times": "6", "step2_block": "2"}, form="#session-form")
-    choose(browser, "step3_type", "run")
-    browser.fill({"step3_amount": "400 m"}, form="#session-form")
-    choose(browser, "step3_target", "pace")
-    browser.fill({"step3_value": "3:10-3:30"}, form="#session-form")
-    choose(browser, "step4_type", "recover")
-    browser.fill({"step4_amount": "200 m"}, form="#session-form")
+    fill_session(browser, NAME, [
+        {"type": "warmup", "amount": "800 m"},
+        {"type": "repeat", "times": "6", "block": "2"},
+        {"type": "run", "amount": "400 m", "target": "pace", "value": "3:10-3:30"},
+        {"type": "recover", "amount": "200 m"},
+    ])
     browser.click("#save", shot="planned")
     expect(NAME in browser.text("#today"), f"today's cell shows {browser.text('#today')!r}")
     sessions = planned_sessions(cloud, token)
