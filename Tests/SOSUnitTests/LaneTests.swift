@@ -538,6 +538,8 @@ final class LaneHarness: Sendable {
         #expect(await eventually(timeout: .seconds(20)) { hook.acknowledged.count == 1 })
         #expect(hook.attempts.count == 2)
         #expect(h.logs.value.contains { $0.contains("failed (attempt 1): no answer within") })
+        // The store records the acknowledgement on the commit thread, after the channel has it.
+        #expect(try await eventually { try store.recent(limit: 1).first?.deliveries.first?.acknowledgedMs != nil })
         let delivery = try #require(try store.recent(limit: 1).first?.deliveries.first)
         #expect(delivery.attempts == 2)
         #expect(delivery.acknowledgedMs != nil)
