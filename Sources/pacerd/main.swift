@@ -6,6 +6,19 @@ import PacerDaemon
 import Glibc
 #endif
 
+func printTo(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)
+    if bytes.last != 10 { bytes.append(10) }
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+}
+
+// Swift reads the command line from /proc/self/cmdline. Without /proc (a bare chroot) it is empty,
+// and pacerd would start on the defaults, or pacerctl run as pacerd.
+if CommandLine.arguments.isEmpty {
+    printTo(2, "pacerd: cannot read its command line from /proc/self/cmdline: is /proc mounted?")
+    exit(71)
+}
+
 // The package installs pacerctl as a link to this binary: one copy of the Swift runtime, not two.
 if CommandLine.arguments.first?.split(separator: "/").last == "pacerctl" {
     PacerCtlMain.main()
@@ -23,12 +36,6 @@ let usage = """
                             0 when it is valid, 78 with file:line: key: problem otherwise
 
     """
-
-func printTo(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)
-    if bytes.last != 10 { bytes.append(10) }
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-}
 
 var configPath: String?
 var arguments = CommandLine.arguments.dropFirst()

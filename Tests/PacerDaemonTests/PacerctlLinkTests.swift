@@ -29,4 +29,25 @@ import Testing
         let daemon = try DaemonFixture.runBlocking(DaemonFixture.binary("pacerd"), ["--version"])
         #expect(daemon.status == 0 && daemon.stdout == "pacerd 0.1.0\n")
     }
+
+    /// Without /proc, Swift sees no command line: pacerd says so and stops, under either name,
+    /// instead of starting on the defaults (or pacerctl starting the daemon).
+    @Test(.enabled(if: canHideProc(), "needs a mount namespace (unshare -m, as root)"))
+    func withoutProcTheCommandLineIsMissedAndSaid() async throws {
+        try await offPool {
+            let dir = try TemporaryDirectory()
+            let link = dir.file("pacerctl")
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: DaemonFixture.binary("pacerd"))
+            for binary in [DaemonFixture.binary("pacerd"), link] {
+                let r = try DaemonFixture.runBlocking("/usr/bin/unshare", ["-m", "/bin/sh", "-c", #"umount -l /proc && exec "$0" "$@""#,
+                                                                         binary, "--config", dir.file("absent.toml")])
+                #expect(r.status == 71, "\(binary): \(r.stderr)")
+                #expect(r.stderr == "pacerd: cannot read its command line from /proc/self/cmdline: is /proc mounted?\n")
+            }
+        }
+    }
+
+    static func canHideProc() -> Bool {
+        (try? DaemonFixture.runBlocking("/usr/bin/unshare", ["-m", "/bin/sh", "-c", "umount -l /proc"]).status) == 0
+    }
 }
