@@ -98,7 +98,7 @@ let package = Package(
         .target(name: "Uplink", dependencies: ["Gzip", "PacerContract", "HTTPClient", "Store", "PacerCore", "Threads"]),
         // The sync channel: what the cloud has for the device (notices said once, the profile),
         // fetched on a thread and connection of its own, kept for offline use; the heartbeat.
-        .target(name: "CloudSync", dependencies: ["PacerContract", "PacerConfig", "PacerCore", "HTTPClient", "Threads"]),
+        .target(name: "CloudSync", dependencies: ["PacerContract", "PacerConfig", "PacerCore", "PacerSession", "HTTPClient", "Threads"]),
 
         // BlueZ's D-Bus API (Adapter1, Device1, GattCharacteristic1, Battery1) over Systemd's bus:
         // the paired heart-rate strap found, connected, notifying, and held on to.

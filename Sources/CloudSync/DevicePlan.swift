@@ -5,6 +5,7 @@ import FoundationEssentials
 import PacerConfig
 import PacerContract
 import PacerCore
+import PacerSession
 
 /// The `plan` section as the device uses it: each session checked and turned into the core's
 /// `Workout`, or set aside with the reason (the field, as `PlanStepError` names it), so one bad
@@ -63,9 +64,11 @@ public struct DevicePlan: Sendable, Equatable {
         }
     }
 
-    /// Today's sessions the device can run, in plan order.
-    public func sessions(on date: String) -> [Session] {
-        sessions.filter { $0.date == date && $0.workout != nil }
+    /// The plan as the run session decides with it (`WhatAStartStarts`): the sessions the device
+    /// can run, `today` in the plan's timezone, and those a stored run followed.
+    public func today(_ today: String, followed: Set<String>) -> PlanToday {
+        PlanToday(sessions: sessions.compactMap { session in session.workout.map { PlannedRun(id: session.id, date: session.date, workout: $0) } },
+                  today: today, followed: followed)
     }
 }
 

@@ -53,7 +53,7 @@ public struct PlanListing: Codable, Equatable, Sendable {
         let today = PlanCalendar.localDate(epochMs: nowMs, timezone: timezone)
         let files = PlanFiles(storePath: storePath)
         let done = followed(plan?.sessions.map(\.id) ?? [])
-        let next = plan?.sessions.first { $0.date == today && $0.workout != nil && !done.contains($0.id) }?.id
+        let next = plan?.today(today, followed: done).next?.id
         let entries = (plan?.sessions ?? []).map { session in
             Entry(id: session.id, date: session.date, name: session.name, steps: session.workout.map(Self.steps),
                   today: session.date == today, next: session.id == next, done: done.contains(session.id),

@@ -130,15 +130,14 @@ final class RunSessionExecutor {
     /// timezone, and those a stored run followed already.
     private func planToday() -> PlanToday {
         guard let devicePlan else { return .none }
-        let sessions = devicePlan.sessions.compactMap { session in session.workout.map { PlannedRun(id: session.id, date: session.date, workout: $0) } }
         let followed: Set<String>
         do {
-            followed = try store.plannedSessionsFollowed(among: sessions.map(\.id))
+            followed = try store.plannedSessionsFollowed(among: devicePlan.sessions.filter { $0.workout != nil }.map(\.id))
         } catch {
             log(.warning, "plan", "cannot tell which planned sessions were run already (\(error)); a start takes today's first")
             followed = []
         }
-        return PlanToday(sessions: sessions, today: PlanCalendar.localDate(epochMs: wallClockMs(), timezone: devicePlan.timezone), followed: followed)
+        return devicePlan.today(PlanCalendar.localDate(epochMs: wallClockMs(), timezone: devicePlan.timezone), followed: followed)
     }
 
     /// At midnight in the plan's timezone (or when the clock is set), the session hears the new date.

@@ -9,10 +9,12 @@ extension CloudRoutes {
     /// Every section, each versioned by a digest of its content. A new section is one builder
     /// below and one line here (and its optional field in `DeviceSync.Sections`).
     func syncSections(for device: Device) async throws -> DeviceSync.Sections {
-        DeviceSync.Sections(
+        // The owner's account, read once for the profile and the plan (a device may have none).
+        let account: Account? = if let accountID = device.accountID { try await store.account(id: accountID) } else { nil }
+        return DeviceSync.Sections(
             notices: try Self.versioned(try await noticesSection(device)),
-            profile: try Self.versioned(try await profileSection(device)),
-            plan: try await planSection(device))
+            profile: try Self.versioned(profileSection(account)),
+            plan: try await planSection(account))
     }
 
     func getDeviceSync(_ request: Request, context: CloudRequestContext) async throws -> Response {
@@ -89,8 +91,8 @@ extension CloudRoutes {
         })
     }
 
-    private func profileSection(_ device: Device) async throws -> ProfileSection {
-        guard let accountID = device.accountID, let account = try await store.account(id: accountID) else {
+    private func profileSection(_ account: Account?) -> ProfileSection {
+        guard let account else {
             return ProfileSection(version: "", display_name: ProfileSection.defaultDisplayName, timezone: ProfileSection.defaultTimezone,
                                   linked: false)
         }
@@ -100,10 +102,10 @@ extension CloudRoutes {
     /// The account's occurrences from today to `PlanSection.days - 1` days ahead (today in the
     /// account's zone), not done yet, earliest first; nil for a device no account owns. Its
     /// version covers today's date too, so it changes when the day does.
-    func planSection(_ device: Device) async throws -> PlanSection? {
-        guard let accountID = device.accountID, let account = try await store.account(id: accountID) else { return nil }
-        let today = PlanDates.day(atMs: wallClock(), timezone: account.timezone)
-        let occurrences = try await store.planOccurrences(accountID: accountID, from: today, through: today + PlanSection.days - 1)
+    func planSection(_ account: Account?) async throws -> PlanSection? {
+        guard let account else { return nil }
+        let today = today(account)
+        let occurrences = try await store.planOccurrences(accountID: account.id, from: today, through: today + PlanSection.days - 1)
         let sessions = occurrences.lazy.filter { $0.done == nil }.prefix(PlanSection.maxSessions).map { occurrence in
             PlannedSession(id: occurrence.id, date: occurrence.date, name: Self.spokenName(occurrence.session.name),
                            steps: occurrence.session.steps)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import Mustache
@@ -106,11 +105,8 @@ enum MonitorPage {
     /// configured tile server (none: no tiles), the event stream from this server. The
     /// referrer is the origin only, as on the run page: tile servers want it.
     static func dashboardHeaders(map: MapSettings) -> HTTPFields {
-        var fields = SecurityHeaders.html(style: dashboardStyle, formAction: "'self'")
-        let styleHash = Data(SHA256.hash(data: Data(dashboardStyle.utf8))).base64EncodedString()
-        let tiles = map.tileOrigin.map { " " + $0 } ?? ""
-        fields[.contentSecurityPolicy] = "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-\(styleHash)'; "
-            + "img-src 'self' data:\(tiles); connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        var fields = SecurityHeaders.html(style: dashboardStyle, formAction: "'self'", scripts: true,
+                                          images: ["'self'", "data:"] + (map.tileOrigin.map { [$0] } ?? []), connect: "'self'")
         fields[.init("Referrer-Policy")!] = CloudRoutes.runPageReferrer
         return fields
     }

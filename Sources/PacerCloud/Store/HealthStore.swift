@@ -88,7 +88,7 @@ public struct HeartRateDay: Sendable, Equatable {
     public var restingBpm: Int?
 }
 
-/// The SQL both stores share (SQLite's `?` numbered `?N`; PostgreSQL's `$N`, `HealthSQL.postgres`).
+/// The SQL both stores share (SQLite's `?` numbered `?N`; PostgreSQL's `$N`, `PostgresCloudStore.numbered`).
 enum HealthSQL {
     static let runsWithoutFigures = """
         SELECT r.device_id, r.run_id, r.summary, r.chunks, r.start_ms FROM run r JOIN device d ON d.id = r.device_id
@@ -129,11 +129,6 @@ enum HealthSQL {
         SELECT h.date, h.count, h.min_bpm, h.resting_bpm FROM hr_daily h JOIN device d ON d.id = h.device_id
         WHERE d.account_id = ?1 AND h.date >= ?2 ORDER BY h.date DESC, h.count DESC LIMIT \(maxDayRows)
         """
-
-    /// `?N` as PostgreSQL's `$N`.
-    static func postgres(_ sql: String) -> String {
-        sql.replacing(/\?(\d+)/) { "$\($0.1)" }
-    }
 
     /// The newest first, one per date: the first row of each date (most readings).
     static func onePerDate(_ rows: [HeartRateDay]) -> [HeartRateDay] {

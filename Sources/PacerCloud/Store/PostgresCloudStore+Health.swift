@@ -5,7 +5,7 @@ import PostgresNIO
 extension PostgresCloudStore {
     /// `sql` (`HealthSQL`, with `?N`) and its values in order.
     private static func query(_ sql: String, _ bind: (inout PostgresBindings) -> Void) -> PostgresQuery {
-        var query = PostgresQuery(unsafeSQL: HealthSQL.postgres(sql))
+        var query = PostgresQuery(unsafeSQL: numbered(sql))
         bind(&query.binds)
         return query
     }

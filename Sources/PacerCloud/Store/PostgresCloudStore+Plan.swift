@@ -100,20 +100,6 @@ extension PostgresCloudStore {
         }
     }
 
-    /// SQLite's "?" placeholders as PostgreSQL's "$1", "$2", … (for a statement both share).
-    private static func numbered(_ sql: String) -> String {
-        var out = "", index = 0
-        for character in sql {
-            if character == "?" {
-                index += 1
-                out += "$\(index)"
-            } else {
-                out.append(character)
-            }
-        }
-        return out
-    }
-
     public func unmarkPlanDone(accountID: String, sessionID: String, date: String) async throws -> Bool {
         let rows = try await client.query(
             "DELETE FROM plan_done WHERE session_id = \(sessionID) AND date = \(date) AND account_id = \(accountID) RETURNING session_id",

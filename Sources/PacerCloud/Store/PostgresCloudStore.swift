@@ -300,7 +300,7 @@ public final class PostgresCloudStore: CloudStore, Service {
                 deleted[table] = try await Self.count(connection.query(query, logger: logger))
             }
             for statement in Schema.accountMonitoringDeletes {
-                var query = PostgresQuery(unsafeSQL: statement.replacing("?1", with: "$1"))
+                var query = PostgresQuery(unsafeSQL: Self.numbered(statement))
                 query.binds.append(id)
                 try await connection.query(query, logger: logger)
             }
@@ -819,6 +819,11 @@ public final class PostgresCloudStore: CloudStore, Service {
         var rows: [String: Int] = [:]
         for table in StoreCounts.allTables { rows[table] = try await count(table) }
         return StoreCounts.tabulate { rows[$0] ?? 0 }
+    }
+
+    /// A statement both stores share, written with SQLite's `?N`, as PostgreSQL's `$N`.
+    static func numbered(_ sql: String) -> String {
+        sql.replacing(/\?(\d+)/) { "$\($0.1)" }
     }
 
     static func first<T: PostgresDecodable & Sendable>(_ rows: PostgresRowSequence, as type: T.Type) async throws -> T? {

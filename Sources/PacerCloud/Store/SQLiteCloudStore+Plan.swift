@@ -85,7 +85,7 @@ extension SQLiteCloudStore {
 
     /// A run's mark replaces a hand mark; nothing replaces a run's.
     static let markDone = """
-        INSERT INTO plan_done (session_id, date, account_id, occurrence_id, run_device_id, run_id, done_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO plan_done (session_id, date, account_id, occurrence_id, run_device_id, run_id, done_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
         ON CONFLICT (session_id, date) DO UPDATE SET run_device_id = excluded.run_device_id, run_id = excluded.run_id, done_ms = excluded.done_ms
         WHERE plan_done.run_id IS NULL AND excluded.run_id IS NOT NULL
         """

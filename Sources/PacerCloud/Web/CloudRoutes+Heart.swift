@@ -63,7 +63,13 @@ extension CloudRoutes {
     /// The account's own setting, else the newest `max_hr_bpm` its devices sent, else the default.
     func zoneMaximum(_ account: Account) async throws -> (Int, ZoneMaximumSource) {
         if let own = account.maxHeartRate { return (own, .account) }
-        let sent = try await deviceStates(account).compactMap { entry in entry.state.max_hr_bpm.map { (bpm: $0, receivedMs: entry.receivedMs) } }
+        return Self.zoneMaximum(account, states: try await deviceStates(account))
+    }
+
+    /// The same, from device heartbeats already read.
+    static func zoneMaximum(_ account: Account, states: [(state: DeviceState, receivedMs: Int64)]) -> (Int, ZoneMaximumSource) {
+        if let own = account.maxHeartRate { return (own, .account) }
+        let sent = states.compactMap { entry in entry.state.max_hr_bpm.map { (bpm: $0, receivedMs: entry.receivedMs) } }
         if let newest = sent.max(by: { $0.receivedMs < $1.receivedMs }) { return (newest.bpm, .device) }
         return (HeartRateZones.defaultMaximum, .standard)
     }
@@ -85,7 +91,9 @@ extension CloudRoutes {
         let calendar = RunnerCalendar(account.timezone)
         let now = wallClock()
         let uncounted = try await countNewRuns(account)
-        let (maxHR, maxSource) = try await zoneMaximum(account)
+        // Both the zones' maximum and the newest reading come from the devices' heartbeats: read once.
+        let states = try await deviceStates(account)
+        let (maxHR, maxSource) = Self.zoneMaximum(account, states: states)
         let thisWeek = calendar.periodStartMs(now, .week)
         let fromMs = calendar.adding(weeks: -(Self.heartWeeks - 1), to: thisWeek)
         let runs = try await store.runHeartRates(accountID: account.id, fromMs: fromMs, limit: Self.heartRunLimit)
@@ -125,7 +133,7 @@ extension CloudRoutes {
         if let resting = days.first(where: { $0.restingBpm != nil }), let bpm = resting.restingBpm {
             values["resting"] = "\(bpm) bpm" + (resting.date == today ? " today" : " on " + dayLabel(resting.date))
         }
-        if let newest = try await deviceStates(account).compactMap({ $0.state.heart_rate }).compactMap({ reading in
+        if let newest = states.compactMap({ $0.state.heart_rate }).compactMap({ reading in
             WireTime.milliseconds(reading.time).map { (bpm: reading.bpm, ms: $0) }
         }).max(by: { $0.ms < $1.ms }) {
             values["newest"] = "\(newest.bpm) bpm, " + Self.age(milliseconds: now - newest.ms)

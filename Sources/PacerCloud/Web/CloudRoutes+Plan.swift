@@ -40,7 +40,8 @@ extension CloudRoutes {
         return session
     }
 
-    private func today(_ account: Account) -> Int { PlanDates.day(atMs: wallClock(), timezone: account.timezone) }
+    /// Today in the account's time zone, as a plan day.
+    func today(_ account: Account) -> Int { PlanDates.day(atMs: wallClock(), timezone: account.timezone) }
 
     // MARK: the calendar
 
@@ -218,7 +219,7 @@ extension CloudRoutes {
     func followedOccurrence(_ account: Account, occurrenceID: String, startMs: Int64) async throws -> PlanOccurrence? {
         let runDay = PlanDates.day(atMs: startMs, timezone: account.timezone)
         if let found = try await store.planOccurrence(accountID: account.id, id: occurrenceID, near: runDay) { return found }
-        let today = PlanDates.day(atMs: wallClock(), timezone: account.timezone)
+        let today = today(account)
         guard abs(today - runDay) > PlanDates.lookupDays else { return nil }
         return try await store.planOccurrence(accountID: account.id, id: occurrenceID, near: today)
     }

@@ -164,6 +164,7 @@ extension CloudRoutes {
 
         // Totals per week, month and year, newest first.
         var periods: [[String: Any]] = []
+        var totalsByUnit: [RunnerCalendar.Unit: [Int64: (distance: Double, seconds: Double, runs: Int)]] = [:]
         for (title, unit, shown) in [("Weeks", RunnerCalendar.Unit.week, 12), ("Months", .month, 12), ("Years", .year, 50)] {
             var totals: [Int64: (distance: Double, seconds: Double, runs: Int)] = [:]
             for run in runs {
@@ -171,6 +172,7 @@ extension CloudRoutes {
                 let total = totals[start] ?? (0, 0, 0)
                 totals[start] = (total.distance + run.distanceM, total.seconds + run.movingS, total.runs + 1)
             }
+            totalsByUnit[unit] = totals
             let rows: [[String: Any]] = totals.keys.sorted(by: >).prefix(shown).map { start in
                 let total = totals[start]!
                 return ["label": calendar.periodLabel(start, unit), "distance": RunnerFormat.distance(total.distance),
@@ -184,7 +186,8 @@ extension CloudRoutes {
         let goals: [[String: Any]] = try await store.goals(accountID: account.id).map { goal in
             let unit: RunnerCalendar.Unit = goal.period == .week ? .week : .month
             let start = calendar.periodStartMs(now, unit)
-            let done = runs.filter { calendar.periodStartMs($0.startMs, unit) == start }.reduce(0) { $0 + $1.distanceM }
+            // The period tables' sums: the same runs added in the same order.
+            let done = totalsByUnit[unit]?[start]?.distance ?? 0
             let percent = goal.distanceM > 0 ? Int((100 * done / goal.distanceM).rounded(.down)) : 0
             return ["id": goal.id, "label": goal.period == .week ? "This week" : "This month", "done": RunnerFormat.distance(done),
                     "target": RunnerFormat.distance(goal.distanceM), "percent": String(percent), "bar": String(min(percent, 100)),

@@ -80,9 +80,7 @@ struct PlanForm {
         } catch {
             throw Refusal(message: Self.formField(error.field, rows: steps.rows) + " (\(error.field)): \(error.problem)")
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let json = String(decoding: (try? encoder.encode(steps.steps)) ?? Data("[]".utf8), as: UTF8.self)
+        let json = (try? JSONInput.canonical(steps.steps)) ?? "[]"
         return PlanSession(id: id, accountID: accountID, name: cleaned, stepsJSON: json, startDate: date, weekdays: weekdays, weeks: weekCount)
     }
 

@@ -274,10 +274,11 @@ enum WebPage: String, CaseIterable, Sendable {
 /// scripts (the run page) allows only this server's files (`/assets`, never inline script), with
 /// their stylesheets, and images from `images` (the map's tile server).
 enum SecurityHeaders {
-    static func html(style: String, formAction: String, scripts: Bool = false, images: [String] = []) -> HTTPFields {
+    static func html(style: String, formAction: String, scripts: Bool = false, images: [String] = [], connect: String? = nil) -> HTTPFields {
         let styleHash = Data(SHA256.hash(data: Data(style.utf8))).base64EncodedString()
         let script = scripts ? "script-src 'self'; style-src 'self' " : "style-src "
         let policy = "default-src 'none'; \(script)'sha256-\(styleHash)'; img-src \(images.isEmpty ? "'none'" : images.joined(separator: " ")); "
+            + (connect.map { "connect-src \($0); " } ?? "")
             + "base-uri 'none'; form-action \(formAction); frame-ancestors 'none'"
         var fields: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
         fields[.contentSecurityPolicy] = policy

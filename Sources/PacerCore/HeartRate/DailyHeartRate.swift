@@ -68,7 +68,10 @@ public struct DailyHeartRate: Sendable, Equatable, Codable {
 
     /// The days whose summary the cloud does not have yet, oldest first; at most `limit`, the newest.
     public func unsent(limit: Int) -> [Summary] {
-        Array(days.map(\.summary).filter { summary in days.first { $0.date == summary.date }?.accepted != summary }.suffix(limit))
+        Array(days.compactMap { day in
+            let summary = day.summary
+            return summary == day.accepted ? nil : summary
+        }.suffix(limit))
     }
 
     /// The cloud took these summaries: they are sent again only once they change.
