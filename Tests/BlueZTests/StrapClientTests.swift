@@ -18,6 +18,8 @@ struct StrapClientTests {
         defer { simulator.close() }
         let fixture = StrapClientFixture(simulator: simulator, straps: [Self.strap])
         try await fixture.wait("connection") { StrapClientFixture.connectedCount($0) == 1 }
+        // The client reads the battery level after it reports the connection.
+        _ = try? await fixture.wait("the battery level") { $0.contains(.battery(StrapAddress(Self.strap)!, percent: 72)) }
         #expect(fixture.events.contains(.battery(StrapAddress(Self.strap)!, percent: 72)))
         try await simulator.run { try $0.startStream(address: Self.strap, rateHz: 4, bpm: [140, 141, 142]) }
         try await Task.sleep(for: .seconds(60))
