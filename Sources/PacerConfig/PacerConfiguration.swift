@@ -229,11 +229,17 @@ public struct PacerConfiguration: Sendable, Equatable {
             case "sos.sensor_fault_s":
                 config.sos.rules.faultAfterSeconds = try reader.number(in: 2...120, "seconds from 2 to 120")
             case "sos.stale_s":
-                config.sos.rules.staleAfterSeconds = try reader.number(in: 10...600, "seconds from 10 to 600")
+                config.sos.rules.staleAfterSeconds = try reader.number(in: 2...60, "seconds from 2 to 60")
+            case "sos.collapse_window_s":
+                config.sos.rules.collapseWindowSeconds = try reader.number(in: 5...120, "seconds from 5 to 120")
+            case "sos.collapse_evidence_share":
+                config.sos.rules.evidenceShare = try reader.number(
+                    in: 0.15...0.6, "a share of the recent heart rate from 0.15 to 0.6 (0.33: a fall of a third is strong evidence)")
             case "sos.no_signal_no_motion_s":
                 config.sos.rules.noSignalNoMotionSeconds = try reader.number(in: 10...600, "seconds from 10 to 600")
-            case "sos.ask_timeout_s":
-                config.sos.rules.askTimeoutSeconds = try reader.number(in: 10...120, "seconds from 10 to 120")
+            case "sos.collapse_ask_s", "sos.ask_timeout_s":
+                // ask_timeout_s is the key's name before round 3; its old values above 30 are refused.
+                config.sos.rules.collapseAskSeconds = try reader.number(in: 5...30, "seconds from 5 to 30")
             case "sos.follow_up_every_s":
                 let what = "seconds from 10 to 3600, or 0 for no follow-ups"
                 let seconds = try reader.number(in: 0...3600, what)

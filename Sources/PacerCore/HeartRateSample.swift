@@ -7,12 +7,16 @@ public struct HeartRateSample: Sendable, Equatable {
     public var rrIntervalsMs: [Double]
     /// nil when the strap does not support contact detection.
     public var contact: Bool?
+    /// Which strap sent it (its address), where more than one may: the SOS rules never mix two
+    /// straps' readings in one judgement. nil: the one strap.
+    public var strap: String?
 
-    public init(time: Timestamp, bpm: Int, rrIntervalsMs: [Double] = [], contact: Bool? = nil) {
+    public init(time: Timestamp, bpm: Int, rrIntervalsMs: [Double] = [], contact: Bool? = nil, strap: String? = nil) {
         self.time = time
         self.bpm = bpm
         self.rrIntervalsMs = rrIntervalsMs
         self.contact = contact
+        self.strap = strap
     }
 
     /// Above this a reading is an artefact, not a heart (the fastest recorded human rates are

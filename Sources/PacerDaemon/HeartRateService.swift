@@ -28,7 +28,9 @@ struct HeartRateService: Service {
                 // The SOS lane hears each measurement from the bus thread itself, in one hand-off;
                 // the pipeline (recording, status) through the client's events.
                 let strap = HeartRateStrapClient(configuration: configuration, openBus: { () throws(BusError) in try BusConnection.system() },
-                                                 onNotification: { _, value, receivedNs in sos.put(.heartRate(bytes: value, receivedNs: receivedNs)) })
+                                                 onNotification: { address, value, receivedNs in
+                                                     sos.put(.heartRate(bytes: value, receivedNs: receivedNs, strap: "\(address)"))
+                                                 })
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await strap.run() }
                     for await event in strap.events {

@@ -277,9 +277,6 @@ final class RunSessionExecutor {
         switch handOff {
         case .run(let run): .run(run.map { LaneRun(id: $0.id, uuid: $0.uuid, paused: $0.paused) })
         case .position(let position, let offset): .position(position, wallMinusMonotonicMs: offset)
-        case .motion(let moving, let atNs): .motion(moving: moving, atNs: atNs)
-        case .gpsLost(let atNs): .gpsLost(atNs: atNs)
-        case .gpsRegained: .gpsRegained
         case .deviceBattery(let percent): .deviceBattery(percent)
         case .answer: .answer
         }

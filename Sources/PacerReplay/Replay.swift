@@ -23,8 +23,6 @@ public struct ReplaySession: Sendable {
         tracker = RunTracker(configuration: configuration)
         self.coach = coach
         self.watcher = watcher
-        // A replay is one run, recording from its first input.
-        self.watcher?.runState(recording: true, paused: false)
         report = ReplayReport(stats: inputs.stats)
         report.samples.reserveCapacity(inputs.gpsEpochLines)
     }
@@ -43,7 +41,7 @@ public struct ReplaySession: Sendable {
         if watcher != nil {
             // Monitoring starts with the replay's first timed input.
             if let time = item.time { watcher!.start(at: time) }
-            report.record(watcher!.observe(item, events: events))
+            report.record(watcher!.observe(item))
         }
         return events
     }

@@ -83,7 +83,8 @@ public enum ReplayLoader {
                 guard (0...300).contains(record.bpm) else {
                     throw ReplayError(.malformedLine, "\(heartRatePath):\(number): bpm \(record.bpm) is out of range 0-300")
                 }
-                heartRate.append(HeartRateSample(time: time, bpm: record.bpm, rrIntervalsMs: record.rr_ms ?? [], contact: record.contact))
+                heartRate.append(HeartRateSample(time: time, bpm: record.bpm, rrIntervalsMs: record.rr_ms ?? [], contact: record.contact,
+                                                 strap: record.strap))
             }
         }
         stats.heartRateSamples = heartRate.count
@@ -123,5 +124,7 @@ private struct HeartRateRecord: Decodable {
     var time: String
     var bpm: Int
     var rr_ms: [Double]?
+    /// Optional: which strap, where two send (a switch to a second strap).
+    var strap: String?
     var contact: Bool?
 }

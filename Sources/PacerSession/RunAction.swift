@@ -35,13 +35,10 @@ public enum RunAction: Sendable {
 /// What the SOS lane is told (the daemon turns these into the lane's inputs). Times are
 /// CLOCK_MONOTONIC: the lane's watcher runs on it.
 public enum SOSHandOff: Sendable, Equatable {
-    /// The run being recorded (nil: none): "man down" is judged only while one records unpaused.
+    /// The run being recorded (nil: none), for the alerts it names.
     case run(SessionRun?)
-    /// The newest usable fix, its time on the monotonic clock.
+    /// Every usable fix, run or not, its time on the monotonic clock: position and body motion.
     case position(AlertPosition, wallMinusMonotonicMs: Int64)
-    case motion(moving: Bool, atNs: UInt64)
-    case gpsLost(atNs: UInt64)
-    case gpsRegained
     case deviceBattery(Int)
     /// A button press answered "Are you OK?".
     case answer

@@ -171,7 +171,7 @@ public struct RunSession: Sendable {
         effects.append(.record(step))
     }
 
-    /// "Man down" is judged only while a run records and is not paused by hand.
+    /// The lane names the run in its alerts; it watches whether or not one records.
     private mutating func tellSOSTheRun() {
         let current = active.flatMap { progress in progress.uuid.map { SessionRun(id: progress.runID, uuid: $0, paused: progress.isPaused) } }
         guard current != lastSOSRun else { return }
@@ -239,23 +239,6 @@ public struct RunSession: Sendable {
         case .failure(let refusal):
             run = .idle
             leaveInterrupted(runID, SessionNote(.error, "run", "cannot continue run \(runID) (\(refusal)); it stays interrupted", runID: runID))
-        }
-    }
-
-    /// Motion and GPS loss, their run times moved onto the monotonic clock by the fix's offset.
-    private mutating func tellSOS(_ events: [TrackerEvent], fixTime: Timestamp?, receivedNs: UInt64) {
-        func ns(_ time: Timestamp) -> UInt64 {
-            guard let fixTime else { return receivedNs }
-            let back = max(0, fixTime.milliseconds - time.milliseconds)
-            return receivedNs &- min(receivedNs, UInt64(back) * 1_000_000)
-        }
-        for event in events {
-            switch event {
-            case .motion(let moving, let time): actions.append(.toSOS(.motion(moving: moving, atNs: ns(time))))
-            case .gpsLost(let time): actions.append(.toSOS(.gpsLost(atNs: ns(time))))
-            case .gpsRegained: actions.append(.toSOS(.gpsRegained))
-            default: break
-            }
         }
     }
 
@@ -516,9 +499,8 @@ public struct RunSession: Sendable {
         }
         for cue in outcome.cues { actions.append(.say(cue, atNs: triggerNs)) }
         switch (step, outcome.result) {
-        case (.gpsLine(_, let fix, let receivedNs), .success(let events)):
+        case (.gpsLine, .success(let events)):
             report(events)
-            if fix != nil { tellSOS(events, fixTime: fix?.time, receivedNs: receivedNs) }
             record(.commit(force: false))
         case (.heartRate, .success(let events)):
             report(events)
@@ -536,8 +518,8 @@ public struct RunSession: Sendable {
             }
             note(SessionNote(.info, "run", "\(control.rawValue) by the runner", runID: outcome.progress.runID))
             answerOwedReply()
-        case (.advance(let time), .success(let events)):
-            tellSOS(events, fixTime: time, receivedNs: nowNs)
+        case (.advance, .success):
+            break
         case (.commit, .success):
             storeRecovered()
         case (.commit, .failure(let refusal)), (.advance, .failure(let refusal)), (.coach, .failure(let refusal)):

@@ -161,24 +161,19 @@ struct LaneCore {
     private mutating func handle(_ input: LaneInput) {
         let nowNs = now.monotonicNs
         switch input {
-        case .heartRate(let bytes, let receivedNs):
+        case .heartRate(let bytes, let receivedNs, let strap):
             // Decoded here as well as in the pipeline: the lane must not wait for it.
             guard case .success(let measurement) = sensor.notification(bytes, at: Self.time(receivedNs)) else { break }
-            ingest(measurement.sample(at: Self.time(receivedNs)), receivedNs: receivedNs)
+            var sample = measurement.sample(at: Self.time(receivedNs))
+            sample.strap = strap
+            ingest(sample, receivedNs: receivedNs)
         case .sample(let sample, let receivedNs):
             ingest(sample, receivedNs: receivedNs)
         case .position(let position, let offset):
             watcher.observe(position: position)
             if let offset { wallMinusMonotonicMs = offset }
-        case .motion(let moving, let atNs):
-            watcher.observe(moving: moving, at: Self.time(atNs))
-        case .gpsLost(let atNs):
-            watcher.gpsLost(at: Self.time(atNs))
-        case .gpsRegained:
-            watcher.gpsRegained()
         case .run(let newRun):
             run = newRun
-            watcher.runState(recording: newRun != nil, paused: newRun?.paused ?? false)
         case .deviceBattery(let percent):
             deviceBattery = percent
         case .buttonKey(let key):

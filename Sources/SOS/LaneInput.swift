@@ -4,17 +4,16 @@ import PacerCore
 /// Everything the SOS lane reacts to. Times are CLOCK_MONOTONIC: the lane's watcher runs on it,
 /// so a run's clock (which starts at the first fix) is never needed to raise an alert.
 public enum LaneInput: Sendable {
-    /// A strap notification's bytes as received, with CLOCK_MONOTONIC at receipt.
-    case heartRate(bytes: [UInt8], receivedNs: UInt64)
+    /// A strap notification's bytes as received, with CLOCK_MONOTONIC at receipt, and the strap
+    /// that sent it (two straps' readings are never judged together).
+    case heartRate(bytes: [UInt8], receivedNs: UInt64, strap: String? = nil)
     /// A decoded sample whose time is already on the monotonic clock (tools/bench-sos).
     case sample(HeartRateSample, receivedNs: UInt64)
-    /// The newest usable fix, its time on the monotonic clock; `wallMinusMonotonicMs` turns
-    /// monotonic times into GPS (wall) time for messages.
+    /// Every usable fix, run or not, its time on the monotonic clock: the alerts' position and
+    /// the body's motion. `wallMinusMonotonicMs` turns monotonic times into GPS (wall) time for
+    /// messages.
     case position(AlertPosition, wallMinusMonotonicMs: Int64?)
-    case motion(moving: Bool, atNs: UInt64)
-    case gpsLost(atNs: UInt64)
-    case gpsRegained
-    /// A run started, paused, resumed or stopped.
+    /// A run started, paused, resumed or stopped: alerts name it (monitoring goes on without one).
     case run(LaneRun?)
     case deviceBattery(Int?)
     /// A key of the run button went down or up (evdev, CLOCK_MONOTONIC): the lane tells a very

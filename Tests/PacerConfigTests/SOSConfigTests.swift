@@ -79,8 +79,11 @@ import Testing
             confirm_samples = 4
             rearm_s = 45
             sensor_fault_s = 8
-            stale_s = 90
+            stale_s = 8
             no_signal_no_motion_s = 75
+            collapse_window_s = 20
+            collapse_ask_s = 15
+            collapse_evidence_share = 0.4
             follow_up_every_s = 120
             follow_up_for_min = 20
             contacts = ["+393471234567", "+14155550123"]
@@ -109,8 +112,11 @@ import Testing
         #expect(sos.rules.confirmSamples == 4)
         #expect(sos.rules.rearmSeconds == 45)
         #expect(sos.rules.faultAfterSeconds == 8)
-        #expect(sos.rules.staleAfterSeconds == 90)
+        #expect(sos.rules.staleAfterSeconds == 8)
         #expect(sos.rules.noSignalNoMotionSeconds == 75)
+        #expect(sos.rules.collapseWindowSeconds == 20)
+        #expect(sos.rules.collapseAskSeconds == 15)
+        #expect(sos.rules.evidenceShare == 0.4)
         #expect(sos.rules.followUpEverySeconds == 120)
         #expect(sos.rules.followUpForSeconds == 1200)
         #expect(sos.contacts == ["+393471234567", "+14155550123"])
@@ -212,7 +218,12 @@ import Testing
         BadCase(text: "[sos]\nhr_low_bpm = 90\n", line: 2, key: "sos.hr_low_bpm", problem: "from 20 to 80, got 90"),
         BadCase(text: "[sos]\nrearm_s = 1\n", line: 2, key: "sos.rearm_s", problem: "from 5 to 3600"),
         BadCase(text: "[sos]\nsensor_fault_s = 1\n", line: 2, key: "sos.sensor_fault_s", problem: "from 2 to 120"),
-        BadCase(text: "[sos]\nstale_s = 5\n", line: 2, key: "sos.stale_s", problem: "from 10 to 600"),
+        BadCase(text: "[sos]\nstale_s = 1\n", line: 2, key: "sos.stale_s", problem: "from 2 to 60"),
+        BadCase(text: "[sos]\ncollapse_ask_s = 3\n", line: 2, key: "sos.collapse_ask_s", problem: "from 5 to 30"),
+        BadCase(text: "[sos]\n\ncollapse_ask_s = \"10\"\n", line: 3, key: "sos.collapse_ask_s", problem: "got a string"),
+        BadCase(text: "[sos]\nask_timeout_s = 60\n", line: 2, key: "sos.ask_timeout_s", problem: "from 5 to 30"),
+        BadCase(text: "[sos]\ncollapse_window_s = 121\n", line: 2, key: "sos.collapse_window_s", problem: "got 121"),
+        BadCase(text: "[sos]\ncollapse_evidence_share = 0.9\n", line: 2, key: "sos.collapse_evidence_share", problem: "from 0.15 to 0.6"),
         BadCase(text: "[sos]\nno_signal_no_motion_s = 601\n", line: 2, key: "sos.no_signal_no_motion_s", problem: "got 601"),
         BadCase(text: "[sos]\nfollow_up_every_s = 5\n", line: 2, key: "sos.follow_up_every_s", problem: "or 0 for no follow-ups, got 5"),
         BadCase(text: "[sos]\nfollow_up_for_min = 2000\n", line: 2, key: "sos.follow_up_for_min", problem: "minutes from 0 to 1440"),

@@ -13,8 +13,16 @@ import Testing
 
     static func t(_ seconds: Double) -> Timestamp { Timestamp(milliseconds: 1_000_000 + Int64(seconds * 1000)) }
 
-    static func sample(_ seconds: Double, _ bpm: Int, contact: Bool? = true, rr: [Double] = [800]) -> HeartRateSample {
-        HeartRateSample(time: t(seconds), bpm: bpm, rrIntervalsMs: rr, contact: contact)
+    /// RR intervals that go with the rate and vary a little, as a heart's do (identical ones
+    /// are a strap repeating itself).
+    static func sample(_ seconds: Double, _ bpm: Int, contact: Bool? = true, rr: [Double]? = nil) -> HeartRateSample {
+        let intervals = rr ?? (bpm > 0 ? [(60_000 / Double(bpm)).rounded() + Double(Int(seconds) % 5)] : [])
+        return HeartRateSample(time: t(seconds), bpm: bpm, rrIntervalsMs: intervals, contact: contact)
+    }
+
+    /// A fix at `seconds`: the body moving north at `speed` m/s (Doppler), from `latitude`.
+    static func fix(_ seconds: Double, latitude: Double = 45, speed: Double) -> AlertPosition {
+        AlertPosition(latitude: latitude, longitude: 9, time: t(seconds), accuracyMeters: 5, dopplerSpeed: speed)
     }
 
     /// Feeds 1 Hz samples from `start`; returns every event with the second it came at.
@@ -131,7 +139,8 @@ import Testing
         var w = VitalsWatcher(rules: Self.rules())
         var events: [SafetyEvent] = []
         for s in 0..<70 { events += w.ingest(Self.sample(Double(s), 133, rr: [])) }
-        #expect(events == [.warning(SensorWarning(fault: .stale, time: Self.t(60), since: Self.t(0)))])
+        // A strap that never sends RR intervals: three times `stale_s` (5 s).
+        #expect(events == [.warning(SensorWarning(fault: .stale, time: Self.t(15), since: Self.t(0)))])
         // The same value with RR intervals is a heart, not a stuck strap.
         var live = VitalsWatcher(rules: Self.rules())
         var none: [SafetyEvent] = []
@@ -139,23 +148,32 @@ import Testing
         #expect(none.isEmpty)
     }
 
-    /// Signal and motion lost together during a run: after 60 s the runner is asked "Are you
-    /// OK?", and nobody answering for 30 s is "man down".
+    /// The body stops while the signal is lost (a valid rate, no fall): "Are you OK?" at once,
+    /// and nobody answering for `collapseAskSeconds` raises `no_signal_no_motion`.
+    static func stopsAndFallsSilent(_ w: inout VitalsWatcher, stopAt: Double = 10, until end: Double = 60) -> [(Double, SafetyEvent)] {
+        var events: [(Double, SafetyEvent)] = []
+        var latitude = 45.0
+        for s in stride(from: 0.0, through: end, by: 1) {
+            let speed = s < stopAt ? 3.0 : 0
+            latitude += speed / 111_000
+            w.observe(position: Self.fix(s, latitude: latitude, speed: speed))
+            events += w.advance(to: Self.t(s)).map { (s, $0) }
+            if s < 10 { events += w.ingest(Self.sample(s, 150)).map { (s, $0) } }
+        }
+        return events
+    }
+
     @Test func noSignalAndNoMotionTogetherIsAnAlertAfterAnUnansweredQuestion() {
         var w = VitalsWatcher(rules: Self.rules())
-        w.runState(recording: true, paused: false)
-        _ = Self.feed(&w, Array(repeating: 150, count: 10))   // last valid at 9
-        w.observe(moving: false, at: Self.t(10))
-        var events: [(Double, SafetyEvent)] = []
-        for s in 10...110 { events += w.advance(to: Self.t(Double(s))).map { (Double(s), $0) } }
+        let events = Self.stopsAndFallsSilent(&w)   // last valid at 9, silent from 10, stopped at 10
         let asked = events.filter { if case .askAreYouOK = $0.1 { true } else { false } }
-        #expect(asked.map(\.0) == [70])
-        #expect(asked.first?.1 == .askAreYouOK(since: Self.t(10), at: Self.t(70), deadline: Self.t(100)))
+        #expect(asked.map(\.0) == [14], "silent 4.5 s after the last notification: asked at once")
+        #expect(asked.first?.1 == .askAreYouOK(since: Self.t(10), at: Self.t(14), deadline: Self.t(24)))
         let raised = Self.alerts(events)
         #expect(raised.count == 1)
         #expect(raised.first?.1.kind == .noSignalNoMotion)
         #expect(raised.first?.1.firstOutOfRange == Self.t(10))
-        #expect(raised.first?.0 == 100)
+        #expect(raised.first?.0 == 24)
     }
 
     /// The button (or `pacerctl sos cancel`) answers the question: no alert, and no second
@@ -163,15 +181,14 @@ import Testing
     @Test func anAnsweredQuestionRaisesNothing() {
         for useCancel in [false, true] {
             var w = VitalsWatcher(rules: Self.rules())
-            w.runState(recording: true, paused: false)
-            _ = Self.feed(&w, Array(repeating: 150, count: 10))
-            w.observe(moving: false, at: Self.t(10))
-            var events: [SafetyEvent] = []
-            for s in 10...80 { events += w.advance(to: Self.t(Double(s))) }
-            #expect(w.pendingAskDeadline == Self.t(100))
-            let answer = useCancel ? w.cancel(at: Self.t(81)) : w.answerAsk(at: Self.t(81))
-            #expect(answer == [.askOver(at: Self.t(81), answered: true)])
-            for s in 82...400 { events += w.advance(to: Self.t(Double(s))) }
+            var events = Self.stopsAndFallsSilent(&w, until: 16).map(\.1)
+            #expect(w.pendingAskDeadline == Self.t(24))
+            let answer = useCancel ? w.cancel(at: Self.t(17)) : w.answerAsk(at: Self.t(17))
+            #expect(answer == [.askOver(at: Self.t(17), answered: true)])
+            for s in 18...400 {
+                w.observe(position: Self.fix(Double(s), speed: 0))
+                events += w.advance(to: Self.t(Double(s)))
+            }
             #expect(events.count { if case .alert = $0 { true } else { false } } == 0)
             #expect(events.count { if case .askAreYouOK = $0 { true } else { false } } == 1)
         }
@@ -180,56 +197,56 @@ import Testing
     /// The signal coming back withdraws the question.
     @Test func theSignalComingBackWithdrawsTheQuestion() {
         var w = VitalsWatcher(rules: Self.rules())
-        w.runState(recording: true, paused: false)
-        _ = Self.feed(&w, Array(repeating: 150, count: 10))
-        w.observe(moving: false, at: Self.t(10))
-        for s in 10...75 { _ = w.advance(to: Self.t(Double(s))) }
-        let back = w.ingest(Self.sample(76, 90))
-        #expect(back.contains(.askOver(at: Self.t(76), answered: false)))
+        _ = Self.stopsAndFallsSilent(&w, until: 16)
+        let back = w.ingest(Self.sample(17, 90))
+        #expect(back.contains(.askOver(at: Self.t(17), answered: false)))
         var later: [SafetyEvent] = []
-        for s in 77...200 { later += w.ingest(Self.sample(Double(s), 90)) }
+        for s in 18...200 {
+            w.observe(position: Self.fix(Double(s), speed: 0))
+            later += w.ingest(Self.sample(Double(s), 90))
+        }
         #expect(later.isEmpty)
     }
 
-    @Test func manDownNeedsARecordingUnpausedRunAndACoincidence() {
-        func raised(recording: Bool, paused: Bool, stopAt: Double) -> Int {
+    /// A strap that went silent long before the runner stopped is a missing sensor, not a
+    /// collapse: the runner kept moving meanwhile.
+    @Test func aCollapseNeedsTheSignalAndTheMotionToStopTogether() {
+        func raised(stopAt: Double) -> Int {
             var w = VitalsWatcher(rules: Self.rules())
-            w.runState(recording: recording, paused: paused)
-            _ = Self.feed(&w, Array(repeating: 150, count: 10))
-            w.observe(moving: false, at: Self.t(stopAt))
-            var count = 0
-            for s in stride(from: 10.0, through: stopAt + 120, by: 1) {
-                count += w.advance(to: Self.t(s)).count { if case .alert = $0 { true } else { false } }
-            }
-            return count
+            return Self.alerts(Self.stopsAndFallsSilent(&w, stopAt: stopAt, until: stopAt + 120)).count
         }
-        #expect(raised(recording: true, paused: false, stopAt: 30) == 1)
-        #expect(raised(recording: false, paused: false, stopAt: 30) == 0)
-        #expect(raised(recording: true, paused: true, stopAt: 30) == 0)
-        // The strap went silent long before the runner stopped: a missing sensor, not an incident.
-        #expect(raised(recording: true, paused: false, stopAt: 300) == 0)
+        #expect(raised(stopAt: 10) == 1)
+        #expect(raised(stopAt: 35) == 1, "the stop 25 s after the signal: within the 30 s window")
+        #expect(raised(stopAt: 300) == 0)
     }
 
-    /// A runner who never moved off (the tracker starts stopped and says nothing until moving)
-    /// is still from the run's first position.
-    @Test func aRunnerWhoNeverMovedIsStillFromTheFirstPosition() {
+    /// Standing from the first fix on, the strap falls silent with no evidence: the fallback asks
+    /// after `noSignalNoMotionSeconds`, then raises when nobody answers.
+    @Test func someoneStandingIsAskedAfterTheFallbackTime() {
         var w = VitalsWatcher(rules: Self.rules())
-        w.runState(recording: true, paused: false)
-        w.observe(position: AlertPosition(latitude: 45, longitude: 9, time: Self.t(0)))
-        _ = Self.feed(&w, Array(repeating: 80, count: 20))   // last valid at 19
         var raised: [VitalsAlert] = []
-        for s in 20...120 { raised += w.advance(to: Self.t(Double(s))).compactMap { if case .alert(let a) = $0 { a } else { nil } } }
+        var asked: [Timestamp] = []
+        for s in 0...250 {
+            w.observe(position: Self.fix(Double(s), speed: 0))
+            var events = w.advance(to: Self.t(Double(s)))
+            if s < 100 { events += w.ingest(Self.sample(Double(s), 80)) }
+            raised += events.compactMap { if case .alert(let a) = $0 { a } else { nil } }
+            asked += events.compactMap { if case .askAreYouOK(_, let at, _) = $0 { at } else { nil } }
+        }
+        #expect(asked == [Self.t(160)], "silent from 100, asked 60 s later")
         #expect(raised.map(\.kind) == [.noSignalNoMotion])
-        #expect(raised.first?.firstOutOfRange == Self.t(19))
-        #expect(raised.first?.raisedAt == Self.t(109), "asked at 79, unanswered for 30 s")
+        #expect(raised.first?.firstOutOfRange == Self.t(100))
+        #expect(raised.first?.raisedAt == Self.t(170))
     }
 
-    @Test func aValidHeartRateOrMovementPreventsManDown() {
+    @Test func aValidHeartRateOrMovementPreventsACollapse() {
         var w = VitalsWatcher(rules: Self.rules())
-        w.runState(recording: true, paused: false)
-        w.observe(moving: false, at: Self.t(0))
-        let events = Self.feed(&w, Array(repeating: 70, count: 200))
-        #expect(Self.alerts(events).isEmpty)
+        var events: [SafetyEvent] = []
+        for s in 0..<200 {
+            w.observe(position: Self.fix(Double(s), speed: 0))
+            events += w.ingest(Self.sample(Double(s), 70))
+        }
+        #expect(events.isEmpty)
     }
 
     @Test func followUpsComeEveryPeriodWhileOpenAndStopWhenCancelled() {

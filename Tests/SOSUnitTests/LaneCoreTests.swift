@@ -583,21 +583,25 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         #expect(try statusReply(lane.handle(.statusNow)).openAlerts.isEmpty)
     }
 
-    /// While a run records, no signal and no movement: "Are you OK?", which a press answers.
+    /// The signal and the movement stop together (run or not): "Are you OK?", which a press answers.
     @Test func areYouOKIsAskedAndAnswered() throws {
-        var settings = Self.hookOnlyMonitoring
-        settings.rules.noSignalNoMotionSeconds = 10
-        var lane = CoreDriver(settings: settings)
+        var lane = CoreDriver(settings: Self.hookOnlyMonitoring)
         _ = lane.handle(.run(LaneRun(id: 1, uuid: "run-1", paused: false)))
         _ = lane.handle(.deviceBattery(80))
-        _ = lane.handle(.motion(moving: true, atNs: lane.t))
-        for _ in 0..<5 {
+        func fix(speed: Double, latitude: Double) -> LaneInput {
+            .position(AlertPosition(latitude: latitude, longitude: 9, time: Timestamp(milliseconds: Int64(lane.t / 1_000_000)),
+                                    accuracyMeters: 5, dopplerSpeed: speed), wallMinusMonotonicMs: nil)
+        }
+        for i in 0..<5 {
             lane.t += Self.second
+            _ = lane.handle(fix(speed: 2.5, latitude: 45 + Double(i) * 0.00002))
             _ = lane.handle(.heartRate(bytes: [0x16, 120, 0x00, 0x03], receivedNs: lane.t))
         }
         // The runner stops and the strap goes quiet at once.
-        _ = lane.handle(.motion(moving: false, atNs: lane.t))
-        _ = lane.handle(.gpsLost(atNs: lane.t))
+        for _ in 0..<6 {
+            lane.t += Self.second
+            _ = lane.handle(fix(speed: 0, latitude: 45.0001))
+        }
         let asked = lane.tick(until: lane.t + 15 * Self.second)
         #expect(asked.contains { if case .asking(true) = $0 { true } else { false } })
         #expect(said(asked).contains { $0.hasPrefix("Are you OK?") }, "\(said(asked))")
@@ -605,7 +609,6 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         #expect(answered.contains { if case .asking(false) = $0 { true } else { false } })
         #expect(said(answered) == [AlertText.spokenAskAnswered])
         #expect(logs(answered).contains { $0.contains("answered; no help called") })
-        _ = lane.handle(.gpsRegained)
         #expect(try lane.raise().actions.contains { if case .commitAlert(let record, _, _, _) = $0 { record.runUUID == "run-1" } else { false } })
     }
 

@@ -6,12 +6,16 @@ public struct AlertPosition: Sendable, Equatable {
     public var time: Timestamp
     /// gpsd's horizontal error estimate, metres, when it gave one.
     public var accuracyMeters: Double?
+    /// The receiver's Doppler speed over ground, m/s, when it measured one (gpsd reports a course
+    /// with it; without one its speed is derived from positions): the SOS rules' body motion.
+    public var dopplerSpeed: Double?
 
-    public init(latitude: Double, longitude: Double, time: Timestamp, accuracyMeters: Double? = nil) {
+    public init(latitude: Double, longitude: Double, time: Timestamp, accuracyMeters: Double? = nil, dopplerSpeed: Double? = nil) {
         self.latitude = latitude
         self.longitude = longitude
         self.time = time
         self.accuracyMeters = accuracyMeters
+        self.dopplerSpeed = dopplerSpeed
     }
 
     /// The position of a usable fix (2D or 3D, with a time and coordinates), else nil.
@@ -20,6 +24,7 @@ public struct AlertPosition: Sendable, Equatable {
               let time = fix.time, let latitude = fix.latitude, let longitude = fix.longitude,
               latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180
         else { return nil }
-        self.init(latitude: latitude, longitude: longitude, time: time, accuracyMeters: fix.eph)
+        let doppler = fix.track != nil ? fix.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } : nil
+        self.init(latitude: latitude, longitude: longitude, time: time, accuracyMeters: fix.eph, dopplerSpeed: doppler)
     }
 }

@@ -143,6 +143,7 @@ public enum AlertText {
         case .stale: "Emergency monitoring paused: the strap repeats the same reading."
         case .noStrap: "Emergency monitoring has no heart-rate strap."
         case .insufficient: "Emergency monitoring is unreliable: too few heart-rate readings."
+        case .abnormal: "Check your heart-rate strap."
         }
     }
 

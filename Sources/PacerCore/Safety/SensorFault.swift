@@ -12,4 +12,7 @@ public enum SensorFault: String, Sendable, Equatable, Hashable, CaseIterable {
     /// Notifications arrive, but too few valid ones (a slow strap, contact that flickers) to
     /// confirm a breach within the 5 s deadline.
     case insufficient = "hr_insufficient"
+    /// The heart signal turned abnormal (no contact, silent, 0 bpm, frozen, above 250 bpm,
+    /// chaotic) while the runner keeps moving: a strap fault, never an emergency.
+    case abnormal = "hr_signal_abnormal"
 }

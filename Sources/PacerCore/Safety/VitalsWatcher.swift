@@ -1,81 +1,78 @@
-/// The SOS rules: heart-rate samples, positions, motion and time in; alerts, warnings and
-/// follow-ups out. Pure: the daemon's SOS lane and `pacerctl replay` feed it alike.
+/// The SOS rules: heart-rate samples, positions and time in; alerts, warnings and follow-ups
+/// out. Pure: the daemon's SOS lane and `pacerctl replay` feed it alike, in a run or not, paused
+/// or not (R-SOS-1: monitoring is continuous while it is enabled).
 ///
 /// Time is whatever clock the samples carry (the run's timeline in replay, the monotonic clock in
 /// the daemon); `advance(to:)` tells it time passed without a sample, which is how it notices a
-/// strap that went silent.
+/// strap that went silent or a body that stopped.
 ///
-/// The rules (thresholds in `SOSRules`):
+/// It judges the heart signal and the body's motion together (thresholds in `SOSRules`):
+/// - **The signal, per strap** (`StrapSignal`; two straps are never mixed): live; abnormal when
+///   the strap reports no contact or 0 bpm for `lossConfirmSeconds`, falls silent for 4.5 of its
+///   intervals (2-4.5 s), repeats itself (`stale_s`), reads above 250 bpm or chaotically; or
+///   absent. The signal is live while any strap is.
+/// - **The motion**, from the fixes alone (`BodyMotion`): at pace, slowing, stopped, or unknown
+///   (no fix for 5 s).
 /// - **Breach** (`hr_high`, `hr_low`): confirmed by `confirmSamples` out-of-range samples in the
 ///   window, the majority and the newest out of range; or by an episode of at least two samples,
-///   all out of range, the first and the newest at least `minimumBreachSeconds` apart. Only samples since the strap was last heard again count ("fresh
-///   history"), so readings from before a reconnect never confirm a new breach.
-/// - **Signal lost** (`hr_signal_lost`): no contact, 0 bpm, or no notification for
-///   `silenceSeconds`; lost once no valid reading came for `lossConfirmSeconds` from the first
-///   invalid or missing sample. It is an alert only when, in the `evidenceWindowSeconds` before
-///   the loss, there was strong evidence: a breach confirmed then (its alert raised and not
-///   cancelled), or a fall of `evidenceFallBpm` on median-of-3 filtered
-///   values, so that one artefact is never a fall. A strap taken off without such evidence is a
-///   sensor warning, and, while a run records and the runner stands still, a question.
-/// - **"Are you OK?"** (`no_signal_no_motion`): while a run records, no valid live signal and no
-///   movement began together (within `noSignalNoMotionSeconds` of each other) and lasted
-///   `noSignalNoMotionSeconds`: the runner is asked, and the alert goes out unless answered
-///   within `askTimeoutSeconds`. Outside a run there is no motion to judge: a warning only.
+///   all out of range, the first and the newest at least `minimumBreachSeconds` apart. Whatever
+///   the motion, with no question: within 5 s. Only one strap's samples of one stretch count, so
+///   readings from before a strap was off for `sensor_fault_s` never confirm a new breach (one
+///   flickering notification keeps the history), and none is confirmed while a strap is chaotic.
+/// - **Collapse**: an abnormal signal while the body is not moving.
+///   - Moving (at pace or slowing): never an alert. The runner hears once per episode "check
+///     your heart-rate strap" (warning `hr_signal_abnormal`).
+///   - Stopped before, or within `collapseAfterSeconds` (15 s) after, the signal turned abnormal,
+///     with strong evidence before it turned (a fall of `evidenceShare` of the wearer's own rate within
+///     `evidenceWindowSeconds`, a confirmed breach in that time, or a chaotic or above-250
+///     stretch): `hr_signal_lost`, at once. A body that stops later than that kept moving with
+///     the abnormal signal: a strap fault, whatever came before.
+///   - Stopped up to `collapseWindowSeconds` (60 s) before the signal turned abnormal, or up to
+///     `collapseAfterSeconds` (15 s) after: "Are you OK?" at once; unanswered after
+///     `collapseAskSeconds`, `no_signal_no_motion`. (A heart that fails fells a body within
+///     seconds; a signal can fail any time after a person stopped.)
+///   - Stopped long before (standing, sitting): the question at once if the heart slowed by
+///     `weakFallShare` just before (`StrapSignal.showsSlowing`), else after
+///     `noSignalNoMotionSeconds` of abnormal signal, as long as the stop began no later than
+///     that after the signal turned.
+///   - Unknown (no fix): the body cannot be seen, so even strong evidence only asks.
+///   The button, `pacerctl sos cancel`, the signal coming back or moving again answers it.
 /// - **Resolution**: a breach resolves once valid readings are back inside [low, high] for
-///   `rearmSeconds`; a lost signal or man down only once the runner moves again with a valid,
-///   live signal, or cancels.
-/// - **Honest coverage**: stale readings (the same value without RR intervals for `stale_s`) are
-///   no signal for man down and never evidence; readings above 250 bpm are neither valid nor a
-///   loss; `hr_insufficient` is warned when the valid samples that arrive could not confirm a
-///   breach within `confirmationBudgetSeconds`; `hr_no_strap` when none was heard since start.
+///   `rearmSeconds`; a collapse once the runner moves again with a live signal.
+/// - **A cancel never blinds**: a cancelled alert stays cancelled, but a new breach (after the
+///   value was back in range) or a new collapse (after the signal came back or the runner moved)
+///   raises again.
+/// - **Honest coverage**: `hr_no_data`, `hr_no_contact`, `hr_stale` warn when the strap says
+///   nothing of the heart for `sensor_fault_s`; `hr_insufficient` when the valid samples could not
+///   confirm a breach within `confirmationBudgetSeconds`; `hr_no_strap` when none was heard.
 public struct VitalsWatcher: Sendable {
     public private(set) var rules: SOSRules
 
-    /// A valid sample, with the stretch of uninterrupted signal it belongs to.
-    private struct Seen: Sendable {
-        var sample: HeartRateSample
-        /// Bumped whenever the signal was lost in between: samples of an older stretch are not
-        /// fresh history.
-        var stretch: Int
-        var stale: Bool
-        var time: Timestamp { sample.time }
-    }
+    private var straps: [String: StrapSignal] = [:]
+    /// The strap heard most recently: its readings are the ones alerts carry.
+    private var activeStrap = ""
+    private var motion = BodyMotion()
+    private var position: AlertPosition?
 
-    /// Valid samples of the last `trendWindowSeconds` (at least the confirmation window).
-    private var recent: [Seen] = []
-    private var stretch = 0
-    private var breaches: [AlertKind: Breach] = [:]
+    /// The breach episode under way, per strap.
+    private var breaches: [String: [AlertKind: Breach]] = [:]
+    /// Open alerts, not cancelled.
     private var open: [AlertKind: OpenAlert] = [:]
+    /// Breach kinds whose alert was cancelled while the breach went on: quiet until it ends.
+    private var quietBreaches: Set<AlertKind> = []
+    /// When a breach was last confirmed, per strap: evidence for a collapse soon after.
+    private var breachConfirmed: [String: Timestamp] = [:]
+    private var collapse = Collapse.watching
+    /// The abnormal episode being judged: since when, on which strap, and whether it was ever
+    /// arrhythmic (chaotic or above 250).
+    private var episode: Episode?
     private var raised = 0
 
     private var watchingSince: Timestamp?
     /// Since when coverage can be judged: the first notification, or the end of the last fault
     /// that already said the watcher was blind.
     private var coverageSince: Timestamp?
-    private var lastNotification: Timestamp?
-    /// Times of the last few notifications, for the strap's usual interval.
-    private var notificationTimes: [Timestamp] = []
-    private var lastValid: HeartRateSample?
-    /// The last valid reading that was not a stale repeat: the live signal, for man down.
-    private var lastLive: Timestamp?
-    private var contactLostSince: Timestamp?
-    private var repeatedSince: Timestamp?
     private var faults: [SensorFault: Timestamp] = [:]
-    /// When the last breach was confirmed (its alert raised): evidence for a loss soon after.
-    private var lastBreachConfirmation: Timestamp?
-    private var loss: Loss?
-    private var ask: Ask?
-
-    private var position: AlertPosition?
-    /// The tracker said the runner stopped (auto-pause) at this time; nil while moving.
-    private var stoppedSince: Timestamp?
-    /// The GPS fix was lost at this time; nil while there is one.
-    private var gpsLostSince: Timestamp?
-    private var recording = false
-    private var paused = false
-    /// A run starts with the runner standing (the tracker's first state): still from the first
-    /// position on, until the tracker says moving.
-    private var awaitingFirstPosition = false
 
     public init(rules: SOSRules) {
         self.rules = rules
@@ -88,13 +85,21 @@ public struct VitalsWatcher: Sendable {
 
     /// The alerts raised and not yet resolved or cancelled, oldest first.
     public var openAlerts: [VitalsAlert] {
-        open.values.filter { !$0.cancelled }.map(\.alert).sorted { $0.number < $1.number }
+        open.values.map(\.alert).sorted { $0.number < $1.number }
     }
 
     public var activeFaults: [SensorFault] { SensorFault.allCases.filter { faults[$0] != nil } }
 
     /// The "Are you OK?" question waiting for an answer: its deadline.
-    public var pendingAskDeadline: Timestamp? { ask?.answered == false ? ask?.deadline : nil }
+    public var pendingAskDeadline: Timestamp? {
+        if case .asking(let ask) = collapse { ask.deadline } else { nil }
+    }
+
+    /// The heart signal now (the live one where any strap is live), for status.
+    public func signal(at now: Timestamp) -> HeartSignal { overallSignal(at: now).signal }
+
+    /// The body's motion now, for status.
+    public func motion(at now: Timestamp) -> Motion { motion.state(at: now) }
 
     // MARK: Inputs
 
@@ -103,145 +108,62 @@ public struct VitalsWatcher: Sendable {
         if watchingSince == nil { watchingSince = time }
     }
 
-    /// One notification from the strap.
+    /// One notification from a strap.
     public mutating func ingest(_ sample: HeartRateSample) -> [SafetyEvent] {
         guard rules.enabled else { return [] }
         let t = sample.time
         var events = advance(to: t)
-        lastNotification = t
+        let id = sample.strap ?? ""
         if coverageSince == nil { coverageSince = t }
-        notificationTimes.append(t)
-        if notificationTimes.count > 9 { notificationTimes.removeFirst(notificationTimes.count - 9) }
         events += clear(.noData, at: t)
         events += clear(.noStrap, at: t)
 
-        if sample.isSignalLoss {
-            if contactLostSince == nil { contactLostSince = t }
-            repeatedSince = nil
-            events += clear(.stale, at: t)
-            if loss == nil { loss = Loss(since: t, byContact: true) }
-            events += judgeLoss(at: t)
-            events += raiseFaultIfDue(.noContact, since: contactLostSince!, at: t)
-            return events
-        }
-        guard sample.isValid else { return events }   // an artefact above 250 bpm: neither
+        var strap = straps[id] ?? StrapSignal()
+        if !strap.ingest(sample, rules: rules) { breaches[id] = nil }
+        straps[id] = strap
+        activeStrap = id
+        forgetSwappedStraps(at: t)
 
-        contactLostSince = nil
-        events += clear(.noContact, at: t)
-        if let ended = loss {
-            loss = nil
-            // Heard again after losing contact, or after a silence long enough to be a reconnect:
-            // what came before is not fresh history for a new breach. (Two or three lost
-            // notifications on a lossy link are neither.)
-            if ended.byContact || t.seconds(since: ended.since) >= rules.faultAfterSeconds {
-                stretch += 1
-                breaches = [:]
+        if sample.isSignalLoss, let since = strap.invalidSince?.time {
+            events += raiseFaultIfDue(.noContact, since: since, at: t)
+        } else if sample.isValid {
+            events += clear(.noContact, at: t)
+            events += frozenFault(strap, at: t)
+            // A frozen strap says nothing of the heart; a chaotic one's episode is timed, but a
+            // breach is not confirmed on it (the collapse rules judge it).
+            if strap.recent.last.map({ !$0.frozen }) ?? false {
+                for kind in [AlertKind.hrHigh, .hrLow] {
+                    events += judge(sample, kind: kind, strap: strap, id: id, mayConfirm: strap.chaoticSince == nil)
+                }
             }
+            events += judgeInsufficient(strap, at: t)
         }
-        events += checkStale(sample)
-        let stale = faults[.stale] != nil
-        lastValid = sample
-        if !stale { lastLive = t }
-        recent.append(Seen(sample: sample, stretch: stretch, stale: stale))
-        let horizon = max(SOSRules.trendWindowSeconds, rules.confirmWindowSeconds, SOSRules.evidenceWindowSeconds + 2,
-                          SOSRules.insufficientWindowSeconds)
-        if let drop = recent.firstIndex(where: { t.seconds(since: $0.time) <= horizon }), drop > 0 {
-            recent.removeFirst(drop)
-        }
-
-        // A frozen strap says nothing about the heart: no breach is judged on it.
-        if !stale {
-            for kind in [AlertKind.hrHigh, .hrLow] {
-                events += judge(sample, kind: kind)
-            }
-        }
-        events += judgeInsufficient(at: t)
-        if !stale { events += signalIsBack(at: t) }
+        events += judgeCollapse(at: t)
         return events
     }
 
-    /// A usable GPS fix: the position alerts carry. Motion comes from `observe(moving:at:)`.
+    /// A usable GPS fix: the position alerts carry, and the body's motion.
     public mutating func observe(position newPosition: AlertPosition) {
         position = newPosition
-        if awaitingFirstPosition {
-            awaitingFirstPosition = false
-            if stoppedSince == nil { stoppedSince = newPosition.time }
-        }
+        motion.observe(BodyMotion.Fix(time: newPosition.time,
+                                      coordinate: Coordinate(latitude: newPosition.latitude, longitude: newPosition.longitude),
+                                      dopplerSpeed: newPosition.dopplerSpeed))
     }
 
-    /// The tracker's motion decisions: moving, or stopped (auto-paused) since `time`.
-    public mutating func observe(moving: Bool, at time: Timestamp) {
-        awaitingFirstPosition = false
-        if moving { stoppedSince = nil } else if stoppedSince == nil { stoppedSince = time }
-    }
-
-    /// The GPS fix was lost: there is no evidence of movement until it is back.
-    public mutating func gpsLost(at time: Timestamp) {
-        if gpsLostSince == nil { gpsLostSince = time }
-    }
-
-    public mutating func gpsRegained() {
-        gpsLostSince = nil
-    }
-
-    /// Since when nothing shows the runner moving: stopped, or no GPS to tell.
-    private var stillSince: Timestamp? {
-        switch (stoppedSince, gpsLostSince) {
-        case (let a?, let b?): min(a, b)
-        case (let a?, nil): a
-        case (nil, let b?): b
-        case (nil, nil): nil
-        }
-    }
-
-    /// The runner is seen moving (a recording run whose tracker says so).
-    private var isMoving: Bool { recording && !awaitingFirstPosition && stillSince == nil }
-
-    /// The tracker's decisions for one input: motion and GPS loss (fixes give `observe(position:)`).
-    public mutating func observe(_ events: [TrackerEvent]) {
-        for event in events {
-            switch event {
-            case .motion(let moving, let time): observe(moving: moving, at: time)
-            case .gpsLost(let time): gpsLost(at: time)
-            case .gpsRegained: gpsRegained()
-            default: break
-            }
-        }
-    }
-
-    /// Whether a run is recording and whether the runner paused it: "man down" is only judged
-    /// while a run records and is not paused by hand.
-    public mutating func runState(recording isRecording: Bool, paused isPaused: Bool) {
-        if isRecording, !recording { awaitingFirstPosition = true }
-        recording = isRecording
-        paused = isPaused
-        if !isRecording {
-            stoppedSince = nil
-            gpsLostSince = nil
-            awaitingFirstPosition = false
-        }
-    }
-
-    /// Time passed (a fix, a tick): sensor silence, a lost signal, "man down" and follow-ups are
-    /// judged here.
+    /// Time passed (a fix, a tick): sensor silence, a collapse and follow-ups are judged here.
     public mutating func advance(to now: Timestamp) -> [SafetyEvent] {
         // A manual alert is followed up even with vital monitoring off.
         guard rules.enabled else { return followUps(at: now) }
         var events: [SafetyEvent] = []
-        if let last = lastNotification {
+        if let last = straps.values.compactMap(\.lastNotification).max() {
             events += raiseFaultIfDue(.noData, since: last, at: now)
-            if loss == nil, now.seconds(since: last) >= SOSRules.silenceSeconds {
-                // Lost from the notification that should have come next.
-                loss = Loss(since: last.adding(seconds: usualInterval), byContact: false)
-            }
         } else if let watchingSince {
             events += raiseFaultIfDue(.noStrap, since: watchingSince, at: now, after: SOSRules.noStrapGraceSeconds)
         }
-        if let contactLostSince {
-            events += raiseFaultIfDue(.noContact, since: contactLostSince, at: now)
+        if let since = straps[activeStrap]?.invalidSince?.time {
+            events += raiseFaultIfDue(.noContact, since: since, at: now)
         }
-        events += judgeLoss(at: now)
-        events += judgeNoSignalNoMotion(at: now)
+        events += judgeCollapse(at: now)
         events += followUps(at: now)
         return events
     }
@@ -250,7 +172,7 @@ public struct VitalsWatcher: Sendable {
     /// not vital monitoring is enabled (a person asking for help is never refused). A manual
     /// alert already open is not raised twice.
     public mutating func raiseManual(at time: Timestamp) -> [SafetyEvent] {
-        if let existing = open[.manual], !existing.cancelled { return [] }
+        if open[.manual] != nil { return [] }
         return [raise(.manual, firstOutOfRange: time, at: time)]
     }
 
@@ -266,32 +188,34 @@ public struct VitalsWatcher: Sendable {
         var entry = OpenAlert(alert: alert, nextFollowUp: now.adding(seconds: rules.followUpEverySeconds))
         entry.followUps = followUps
         open[kind] = entry
+        if kind.isCollapse { collapse = .alerted }
     }
 
     /// The runner answered "Are you OK?" (the button). Nothing happens when nothing was asked.
     public mutating func answerAsk(at time: Timestamp) -> [SafetyEvent] {
-        guard var pending = ask, !pending.answered else { return [] }
-        pending.answered = true
-        ask = pending
+        guard case .asking = collapse else { return [] }
+        collapse = .quiet
         return [.askOver(at: time, answered: true)]
     }
 
     /// `pacerctl sos cancel`: every open alert is called off, and a pending "Are you OK?" is
-    /// answered. A medical breach that goes on does not raise again until its value has been back
-    /// in range (re-armed) — the runner said so.
+    /// answered. The watcher stays armed: a breach that goes on stays quiet until its value has
+    /// been back in range, a collapse until the signal came back or the runner moved; anything
+    /// new raises again.
     public mutating func cancel(at time: Timestamp) -> [SafetyEvent] {
         var events = answerAsk(at: time)
         for kind in AlertKind.allCases {
-            guard var entry = open[kind], !entry.cancelled else { continue }
-            entry.cancelled = true
+            guard let entry = open.removeValue(forKey: kind) else { continue }
             events.append(.cancelled(number: entry.alert.number, kind: kind, at: time))
-            if kind == .manual { open[kind] = nil } else { open[kind] = entry }
+            if kind == .hrHigh || kind == .hrLow, breaches.values.contains(where: { $0[kind] != nil }) { quietBreaches.insert(kind) }
+            if kind.isCollapse { collapse = .quiet }
         }
-        lastBreachConfirmation = nil
+        // A false alarm is no evidence for what comes next.
+        breachConfirmed = [:]
         return events
     }
 
-    // MARK: Breaches
+    // MARK: State
 
     private struct Breach: Sendable {
         /// The first out-of-range sample of the current episode.
@@ -300,27 +224,37 @@ public struct VitalsWatcher: Sendable {
 
     private struct OpenAlert: Sendable {
         var alert: VitalsAlert
-        var cancelled = false
         /// Valid samples have been in range since then.
         var inRangeSince: Timestamp?
         var followUps = 0
         var nextFollowUp: Timestamp
     }
 
-    /// A lost signal: since the first invalid or missing sample.
-    private struct Loss: Sendable {
-        var since: Timestamp
-        /// The strap said so (no contact, 0 bpm), rather than falling silent.
-        var byContact: Bool
-        /// Judged (alert or not) once it lasted `lossConfirmSeconds`.
-        var judged = false
-    }
-
     private struct Ask: Sendable {
+        /// When the signal turned abnormal.
         var since: Timestamp
         var deadline: Timestamp
-        var answered = false
     }
+
+    /// Where the collapse judgement is.
+    private enum Collapse: Sendable {
+        case watching
+        /// "Are you OK?" is out.
+        case asking(Ask)
+        /// A collapse alert is open.
+        case alerted
+        /// Answered or cancelled: quiet until the signal comes back or the runner moves.
+        case quiet
+    }
+
+    private struct Episode: Sendable {
+        var since: Timestamp
+        var strap: String
+        var arrhythmic: Bool
+        var warned = false
+    }
+
+    // MARK: Breaches
 
     private func isBeyond(_ bpm: Int, _ kind: AlertKind) -> Bool {
         kind == .hrHigh ? bpm > rules.highBpm : bpm < rules.lowBpm
@@ -330,29 +264,31 @@ public struct VitalsWatcher: Sendable {
         bpm >= rules.lowBpm && bpm <= rules.highBpm
     }
 
-    private mutating func judge(_ sample: HeartRateSample, kind: AlertKind) -> [SafetyEvent] {
+    private mutating func judge(_ sample: HeartRateSample, kind: AlertKind, strap: StrapSignal, id: String, mayConfirm: Bool) -> [SafetyEvent] {
         let t = sample.time
         let beyond = isBeyond(sample.bpm, kind)
-        let window = recent.filter { $0.stretch == stretch && !$0.stale && t.seconds(since: $0.time) <= rules.confirmWindowSeconds }
+        let fresh = strap.recent.filter { $0.stretch == strap.stretch && !$0.frozen }
+        let window = fresh.filter { t.seconds(since: $0.time) <= rules.confirmWindowSeconds }
         let beyondCount = window.count { isBeyond($0.sample.bpm, kind) }
         if beyond {
-            if breaches[kind] == nil { breaches[kind] = Breach(since: t) }
+            if breaches[id, default: [:]][kind] == nil { breaches[id, default: [:]][kind] = Breach(since: t) }
         } else if beyondCount == 0 {
-            // A whole window back in range: the episode (or the artefact) is over.
-            breaches[kind] = nil
+            // A whole window back in range: the episode (or the artefact) is over, and a
+            // cancelled one's kind is armed again.
+            breaches[id]?[kind] = nil
+            quietBreaches.remove(kind)
         }
 
         var events = rearm(kind, inRange: isInRange(sample.bpm), at: t)
-        guard beyond, open[kind] == nil, let breach = breaches[kind] else { return events }
+        guard beyond, mayConfirm, open[kind] == nil, !quietBreaches.contains(kind), let breach = breaches[id]?[kind] else { return events }
         let bySamples = beyondCount >= rules.confirmSamples && beyondCount * 2 > window.count
         // The samples since the last one in range, all out of range: the first and the newest at
         // least `minimumBreachSeconds` apart (older in-range samples in the window do not outvote it).
-        let fresh = recent.filter { $0.stretch == stretch && !$0.stale }
         let run = fresh.reversed().prefix { isBeyond($0.sample.bpm, kind) }
         let byDuration = run.count >= 2 && t.seconds(since: run.last!.time) >= SOSRules.minimumBreachSeconds
         guard bySamples || byDuration else { return events }
         events.append(raise(kind, firstOutOfRange: breach.since, at: t))
-        lastBreachConfirmation = t
+        breachConfirmed[id] = t
         return events
     }
 
@@ -374,104 +310,143 @@ public struct VitalsWatcher: Sendable {
 
     private mutating func close(_ kind: AlertKind, at t: Timestamp) -> [SafetyEvent] {
         guard let entry = open.removeValue(forKey: kind) else { return [] }
-        breaches[kind] = nil
-        // A cancelled alert was already called off; it only re-arms, quietly.
-        if entry.cancelled { return [] }
-        return [.resolved(number: entry.alert.number, kind: kind, at: t, heartRate: lastValid?.bpm)]
+        for id in breaches.keys { breaches[id]?[kind] = nil }
+        return [.resolved(number: entry.alert.number, kind: kind, at: t, heartRate: straps[activeStrap]?.lastValid?.bpm)]
     }
 
-    /// A valid, live reading: a question about a lost signal is over, and a lost-signal or man
-    /// down alert resolves once the runner is also seen moving.
-    private mutating func signalIsBack(at t: Timestamp) -> [SafetyEvent] {
-        var events: [SafetyEvent] = []
-        if let pending = ask {
-            ask = nil
-            if !pending.answered { events.append(.askOver(at: t, answered: false)) }
+    // MARK: Collapse
+
+    /// The signal of all straps together: live where any is live, else the newest strap's.
+    private func overallSignal(at now: Timestamp) -> (signal: HeartSignal, strap: String) {
+        var newest: (signal: HeartSignal, strap: String) = (.absent, activeStrap)
+        for (id, strap) in straps {
+            let signal = strap.signal(at: now)
+            if case .live = signal { return (signal, id) }
+            if id == activeStrap { newest = (signal, id) }
         }
-        guard isMoving else { return events }
-        events += close(.hrSignalLost, at: t)
-        events += close(.noSignalNoMotion, at: t)
+        return newest
+    }
+
+    /// A strap not heard for a while, while another one is, was swapped out: forgotten.
+    private mutating func forgetSwappedStraps(at now: Timestamp) {
+        guard straps.count > 1 else { return }
+        straps = straps.filter { id, strap in
+            id == activeStrap || (strap.lastNotification.map { now.seconds(since: $0) < SOSRules.strapSwappedSeconds } ?? false)
+        }
+        breaches = breaches.filter { straps[$0.key] != nil }
+    }
+
+    private mutating func judgeCollapse(at now: Timestamp) -> [SafetyEvent] {
+        let (signal, strapID) = overallSignal(at: now)
+        let body = motion.state(at: now)
+        var events: [SafetyEvent] = []
+        guard case .abnormal(let reason, let since) = signal else {
+            // Live again (or no strap at all): the episode is over.
+            if episode != nil, case .live = signal { events += clear(.abnormal, at: now) }
+            episode = nil
+            return events + heartOrBodyBack(body: body, live: { if case .live = signal { true } else { false } }(), at: now)
+        }
+        if episode == nil || episode!.strap != strapID || since < episode!.since {
+            episode = Episode(since: since, strap: strapID, arrhythmic: reason.isArrhythmic)
+        }
+        if reason.isArrhythmic { episode!.arrhythmic = true }
+        let onset = episode!.since
+
+        if body.isMoving {
+            events += heartOrBodyBack(body: body, live: false, at: now)
+            if !episode!.warned {
+                episode!.warned = true
+                faults[.abnormal] = onset
+                events.append(.warning(SensorWarning(fault: .abnormal, time: now, since: onset, reason: reason)))
+            }
+            return events
+        }
+        switch collapse {
+        case .alerted, .quiet:
+            return events
+        case .asking(let ask):
+            // The body seen stopped while asking, with strong evidence: no need to wait.
+            if now >= ask.deadline || (body == .stopped && hasStrongEvidence(before: onset, strap: strapID)) {
+                collapse = .alerted
+                let kind: AlertKind = hasStrongEvidence(before: onset, strap: strapID) ? .hrSignalLost : .noSignalNoMotion
+                events.append(raise(kind, firstOutOfRange: onset, at: now))
+            }
+            return events
+        case .watching:
+            break
+        }
+        let strong = hasStrongEvidence(before: onset, strap: strapID)
+        switch body {
+        case .stopped:
+            // A body that stops long after the signal turned kept going meanwhile: no collapse
+            // then, however the signal looked before (a slipping strap reads half the rate).
+            let stoppedAt = motion.stoppedSince ?? onset
+            if strong, stoppedAt.seconds(since: onset) <= SOSRules.collapseAfterSeconds {
+                collapse = .alerted
+                return events + [raise(.hrSignalLost, firstOutOfRange: onset, at: now)]
+            }
+            // Together: the body stopped up to `collapseWindowSeconds` before the signal turned
+            // (standing, then the heart fails) or up to `collapseAfterSeconds` after it.
+            let gap = stoppedAt.seconds(since: onset)
+            let together = gap <= SOSRules.collapseAfterSeconds && -gap <= rules.collapseWindowSeconds
+            let slowing = gap <= SOSRules.collapseAfterSeconds && (straps[strapID]?.showsSlowing(before: onset) ?? false)
+            let fallback = gap <= rules.noSignalNoMotionSeconds
+                && now.seconds(since: max(onset, stoppedAt)) >= rules.noSignalNoMotionSeconds
+            if together || slowing || fallback {
+                events += ask(since: onset, at: now)
+            }
+        case .unknown:
+            if strong { events += ask(since: onset, at: now) }
+        case .atPace, .slowing:
+            break
+        }
         return events
     }
 
-    // MARK: Lost signal
-
-    /// The strap's usual interval between notifications (median of the last few), 1 s until known.
-    private var usualInterval: Double {
-        guard notificationTimes.count >= 3 else { return 1 }
-        let gaps = zip(notificationTimes.dropFirst(), notificationTimes).map { $0.seconds(since: $1) }.sorted()
-        return min(max(gaps[gaps.count / 2], 0.1), SOSRules.silenceSeconds)
+    private mutating func ask(since: Timestamp, at now: Timestamp) -> [SafetyEvent] {
+        let deadline = now.adding(seconds: rules.collapseAskSeconds)
+        collapse = .asking(Ask(since: since, deadline: deadline))
+        return [.askAreYouOK(since: since, at: now, deadline: deadline)]
     }
 
-    private mutating func judgeLoss(at now: Timestamp) -> [SafetyEvent] {
-        guard var current = loss, !current.judged, now.seconds(since: current.since) >= SOSRules.lossConfirmSeconds else { return [] }
-        current.judged = true
-        loss = current
-        guard open[.hrSignalLost] == nil, hasStrongEvidence(before: current.since) else { return [] }
-        return [raise(.hrSignalLost, firstOutOfRange: current.since, at: now)]
-    }
-
-    /// A breach confirmed, or a fall of `evidenceFallBpm` on median-of-3 values, within the
-    /// `evidenceWindowSeconds` before `lossTime`. Stale readings are never evidence. A breach
-    /// confirmed long before (a low heart rate going on for minutes) is already an open alert
-    /// whose follow-ups tell of the silence: the loss adds no new alert.
-    private func hasStrongEvidence(before lossTime: Timestamp) -> Bool {
-        let window = SOSRules.evidenceWindowSeconds
-        if let confirmed = lastBreachConfirmation, lossTime.seconds(since: confirmed) <= window { return true }
-        // The filter's first values reach a little before the window, so its start is filtered too.
-        let samples = recent.filter { !$0.stale && $0.time < lossTime && lossTime.seconds(since: $0.time) <= window + 2 }
-        guard samples.count >= 3 else { return false }
-        var filtered: [Int] = []
-        for i in 2..<samples.count where lossTime.seconds(since: samples[i].time) <= window {
-            let three = [samples[i - 2].sample.bpm, samples[i - 1].sample.bpm, samples[i].sample.bpm].sorted()
-            filtered.append(three[1])
-        }
-        guard var highest = filtered.first else { return false }
-        for value in filtered.dropFirst() {
-            if highest - value >= SOSRules.evidenceFallBpm { return true }
-            highest = max(highest, value)
-        }
-        return false
-    }
-
-    // MARK: Man down
-
-    /// "Man down": the signal and the movement stopped together. A strap that went silent long
-    /// before the runner stopped is a missing sensor, not an incident (the warning said so), and
-    /// asking then would cry wolf at every later stop. The runner is asked first; the alert goes
-    /// out when nobody answers.
-    private mutating func judgeNoSignalNoMotion(at now: Timestamp) -> [SafetyEvent] {
-        guard recording, !paused, open[.noSignalNoMotion] == nil, open[.hrSignalLost] == nil,
-              let lastLive, let stillSince,
-              now.seconds(since: lastLive) >= rules.faultAfterSeconds,
-              stillSince.seconds(since: lastLive) <= rules.noSignalNoMotionSeconds
-        else {
-            // Moving again (or the run ended): the question is withdrawn.
-            if let pending = ask, !(recording && !paused && stillSince != nil) {
-                ask = nil
-                if !pending.answered { return [.askOver(at: now, answered: false)] }
-            }
+    /// The signal is live or the body moves: a question is withdrawn, a quiet watcher is armed
+    /// again, and an open collapse resolves once both are back.
+    private mutating func heartOrBodyBack(body: Motion, live: Bool, at now: Timestamp) -> [SafetyEvent] {
+        guard live || body.isMoving else { return [] }
+        switch collapse {
+        case .asking:
+            collapse = .watching
+            return [.askOver(at: now, answered: false)]
+        case .quiet:
+            collapse = .watching
+            return []
+        case .alerted:
+            guard live, body.isMoving else { return [] }
+            collapse = .watching
+            return close(.hrSignalLost, at: now) + close(.noSignalNoMotion, at: now)
+        case .watching:
             return []
         }
-        // Both at once: from the later of the two.
-        let since = max(lastLive, stillSince)
-        guard now.seconds(since: since) >= rules.noSignalNoMotionSeconds else { return [] }
-        guard let pending = ask else {
-            let deadline = now.adding(seconds: rules.askTimeoutSeconds)
-            ask = Ask(since: since, deadline: deadline)
-            return [.askAreYouOK(since: since, at: now, deadline: deadline)]
-        }
-        guard !pending.answered, now >= pending.deadline else { return [] }
-        ask = nil
-        return [raise(.noSignalNoMotion, firstOutOfRange: pending.since, at: now)]
     }
+
+    /// A breach confirmed (and not cancelled) within `evidenceWindowSeconds` before `onset`, an
+    /// arrhythmic episode, or a fall of `evidenceShare` of the rate on that strap.
+    private func hasStrongEvidence(before onset: Timestamp, strap id: String) -> Bool {
+        if episode?.arrhythmic == true { return true }
+        if let confirmed = breachConfirmed[id], onset.seconds(since: confirmed) <= SOSRules.evidenceWindowSeconds { return true }
+        return straps[id]?.showsFailingHeart(before: onset, rules: rules) ?? false
+    }
+
+    // MARK: Alerts
 
     private mutating func raise(_ kind: AlertKind, firstOutOfRange: Timestamp, at t: Timestamp) -> SafetyEvent {
         raised += 1
-        let trendSamples = recent.lazy.filter { !$0.stale && t.seconds(since: $0.time) <= SOSRules.trendWindowSeconds }.map(\.sample)
+        let strap = straps[activeStrap]
+        let trendSamples = (strap?.recent ?? []).lazy
+            .filter { !$0.frozen && t.seconds(since: $0.time) <= SOSRules.trendWindowSeconds }.map(\.sample)
         let alert = VitalsAlert(
             number: raised, kind: kind, firstOutOfRange: firstOutOfRange, raisedAt: t,
-            heartRate: lastValid?.bpm, heartRateTime: lastValid?.time,
+            heartRate: strap?.lastValid?.bpm, heartRateTime: strap?.lastValid?.time,
             trend: HeartRateTrend(Array(trendSamples)),
             position: position)
         open[kind] = OpenAlert(alert: alert, nextFollowUp: t.adding(seconds: rules.followUpEverySeconds))
@@ -482,7 +457,7 @@ public struct VitalsWatcher: Sendable {
         guard rules.followUpEverySeconds > 0, !open.isEmpty else { return [] }
         var events: [SafetyEvent] = []
         for kind in AlertKind.allCases {
-            guard var entry = open[kind], !entry.cancelled, now >= entry.nextFollowUp,
+            guard var entry = open[kind], now >= entry.nextFollowUp,
                   entry.nextFollowUp.seconds(since: entry.alert.raisedAt) <= rules.followUpForSeconds
             else { continue }
             entry.followUps += 1
@@ -490,7 +465,7 @@ public struct VitalsWatcher: Sendable {
             while entry.nextFollowUp <= now { entry.nextFollowUp = entry.nextFollowUp.adding(seconds: rules.followUpEverySeconds) }
             open[kind] = entry
             events.append(.followUp(number: entry.alert.number, kind: kind, sequence: entry.followUps, at: now,
-                                    heartRate: lastValid?.bpm, position: position))
+                                    heartRate: straps[activeStrap]?.lastValid?.bpm, position: position))
         }
         return events
     }
@@ -505,41 +480,31 @@ public struct VitalsWatcher: Sendable {
 
     private mutating func clear(_ fault: SensorFault, at now: Timestamp) -> [SafetyEvent] {
         guard let since = faults.removeValue(forKey: fault) else { return [] }
-        if fault != .insufficient { coverageSince = now }
+        if fault != .insufficient && fault != .abnormal { coverageSince = now }
         return [.warningCleared(SensorWarning(fault: fault, time: now, since: since))]
     }
 
-    private mutating func checkStale(_ sample: HeartRateSample) -> [SafetyEvent] {
-        guard sample.rrIntervalsMs.isEmpty, let previous = lastValid, previous.bpm == sample.bpm,
-              previous.rrIntervalsMs.isEmpty
-        else {
-            repeatedSince = nil
-            return clear(.stale, at: sample.time)
-        }
-        if repeatedSince == nil { repeatedSince = previous.time }
-        guard faults[.stale] == nil, sample.time.seconds(since: repeatedSince!) >= rules.staleAfterSeconds else { return [] }
-        let since = repeatedSince!
+    /// `hr_stale`: the strap repeats itself.
+    private mutating func frozenFault(_ strap: StrapSignal, at t: Timestamp) -> [SafetyEvent] {
+        guard let since = strap.frozenSince else { return clear(.stale, at: t) }
+        guard faults[.stale] == nil else { return [] }
         faults[.stale] = since
-        // The repeats since it began were never live: no evidence, no signal.
-        if let lastLive, lastLive > since { self.lastLive = since }
-        for i in recent.indices where recent[i].time >= since { recent[i].stale = true }
-        return [.warning(SensorWarning(fault: .stale, time: sample.time, since: since))]
+        return [.warning(SensorWarning(fault: .stale, time: t, since: since))]
     }
 
     /// `hr_insufficient`: notifications arrive, yet the valid ones of the last
     /// `insufficientWindowSeconds` (since the last fault that said so itself ended) would mostly
-    /// not confirm a breach within the budget. For each
-    /// valid sample as the first out of range, is there a later one of the same stretch that
-    /// confirms (by count or by duration) within `confirmationBudgetSeconds`? Raised when fewer
-    /// than half could, cleared when three quarters could. Not judged while another fault already
-    /// says the watcher is blind.
-    private mutating func judgeInsufficient(at now: Timestamp) -> [SafetyEvent] {
+    /// not confirm a breach within the budget. For each valid sample as the first out of range,
+    /// is there a later one of the same stretch that confirms (by count or by duration) within
+    /// `confirmationBudgetSeconds`? Raised when fewer than half could, cleared when three quarters
+    /// could. Not judged while another fault already says the watcher is blind.
+    private mutating func judgeInsufficient(_ strap: StrapSignal, at now: Timestamp) -> [SafetyEvent] {
         let windowSeconds = SOSRules.insufficientWindowSeconds
         let budget = SOSRules.confirmationBudgetSeconds
         guard let coverageSince, now.seconds(since: coverageSince) >= windowSeconds else { return [] }
         let others: [SensorFault] = [.noData, .noContact, .stale, .noStrap]
         if others.contains(where: { faults[$0] != nil }) { return [] }
-        let samples = recent.filter { $0.time >= coverageSince && now.seconds(since: $0.time) <= windowSeconds }
+        let samples = strap.recent.filter { $0.time >= coverageSince && now.seconds(since: $0.time) <= windowSeconds }
         var starts = 0
         var confirmable = 0
         for (i, first) in samples.enumerated() where now.seconds(since: first.time) >= budget {
@@ -564,4 +529,9 @@ public struct VitalsWatcher: Sendable {
         if faults[.insufficient] != nil, share >= 0.75 { return clear(.insufficient, at: now) }
         return []
     }
+}
+
+extension AlertKind {
+    /// Raised by the collapse rules (signal and motion), not by a threshold.
+    var isCollapse: Bool { self == .hrSignalLost || self == .noSignalNoMotion }
 }
