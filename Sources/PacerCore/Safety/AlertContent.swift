@@ -32,11 +32,17 @@ public struct AlertContent: Sendable, Equatable {
     public var batteryPercent: Int?
     /// A follow-up sent because pacerd restarted while the alert was open: it says so.
     public var deviceRestarted = false
+    /// Who wears the device (`[profile] name`), as configured; nil: not set. Cleaned and made
+    /// GSM-7 where it is written (`WearerName`).
+    public var wearer: String?
+    /// The wearer's time zone (`[profile] timezone`, else the system's), in which the text's
+    /// times are written: an SMS's reader may be anywhere. Nil: UTC, and the text says "UTC".
+    public var zone: ZoneOffsets?
 
     public init(message: Message, kind: AlertKind, time: Timestamp, firstOutOfRange: Timestamp? = nil, heartRate: Int? = nil,
                 trend: HeartRateTrend.Direction? = nil, threshold: Int? = nil, latitude: Double? = nil, longitude: Double? = nil,
                 positionAgeSeconds: Double? = nil, accuracyMeters: Double? = nil, device: String, runID: Int64? = nil,
-                batteryPercent: Int? = nil, heartRateTime: Timestamp? = nil) {
+                batteryPercent: Int? = nil, heartRateTime: Timestamp? = nil, wearer: String? = nil, zone: ZoneOffsets? = nil) {
         self.message = message
         self.kind = kind
         self.time = time
@@ -52,6 +58,8 @@ public struct AlertContent: Sendable, Equatable {
         self.device = device
         self.runID = runID
         self.batteryPercent = batteryPercent
+        self.wearer = wearer
+        self.zone = zone
     }
 
     public var hasPosition: Bool { latitude != nil && longitude != nil }

@@ -4,12 +4,21 @@ public enum AlertText {
     /// The map link's default: OpenStreetMap, short, opens in any phone's browser.
     public static let defaultMapLink = "https://osm.org/?mlat={lat}&mlon={lon}"
 
-    /// One SMS of at most 160 GSM-7 characters. What matters most comes first and stays: what
-    /// happened, the time, the map link; the position's accuracy and age, the run, the device
-    /// and the battery are dropped, in that order from the end, when it would not fit.
+    /// The wearer's name in an SMS: at most this many GSM-7 characters.
+    public static let smsWearerLimit = 20
+
+    /// One SMS of at most 160 GSM-7 characters. What matters most comes first and stays: who
+    /// (the wearer's name), what happened, the time, the map link; the position's accuracy and
+    /// age, the run, the device and the battery are dropped, in that order from the end, when it
+    /// would not fit. The time is the wearer's ("20:37 (just now)", `AlertClock`): the reader's
+    /// zone is not known, and the age makes the clock plain in any zone.
     public static func sms(_ content: AlertContent, mapLink: String = defaultMapLink) -> String {
-        let head = headline(content)
-        let clock = " " + utcClock(content.time) + "."
+        let wearer = content.wearer.flatMap { WearerName.gsm7($0, limit: smsWearerLimit) }
+        let head = headline(content, wearer: wearer)
+        // Without the heart rate's age, the restart note and "after a steep change": what is
+        // said when the whole headline would push the map link out.
+        let brief = headline(content, wearer: wearer, brief: true)
+        let clock = " at " + AlertClock.text(content.time, now: content.time, zone: content.zone) + "."
         var link = ""
         var quality = ""
         if let lat = content.latitude, let lon = content.longitude,
@@ -26,64 +35,57 @@ public enum AlertText {
         let run = content.runID.map { " run \($0)" } ?? ""
         let battery = content.batteryPercent.map { " batt \($0)%" } ?? ""
 
-        // Longest first; the first that fits is sent. The head and clock always fit (< 100).
+        // Longest first; the first that fits is sent. The brief head and clock always fit (< 110).
         let candidates = [
             head + clock + link + quality + device + run + battery,
             head + clock + link + quality + device + run,
             head + clock + link + quality + device,
             head + clock + link + quality,
             head + clock + link,
-            head + clock,
+            brief + clock + link,
+            brief + clock,
         ]
         let text = candidates.first { GSM7.fitsOneMessage($0) } ?? String(candidates.last!.prefix(GSM7.maximumSeptets))
         // Anything unexpected (a map link template with non-GSM-7 characters) is made safe.
         return GSM7.isBasic(text) ? text : GSM7.sanitized(text, limit: GSM7.maximumSeptets)
     }
 
-    /// "SOS: HIGH heart rate 215 bpm, rising." and its kin. A follow-up says how old its heart
-    /// rate is: "215 bpm at 07:38:20", or "no heart rate since 07:38" when there is none recent.
-    static func headline(_ content: AlertContent) -> String {
+    /// "SOS from Anna: HIGH heart rate 215 bpm, rising." and its kin ("SOS: ..." without a name).
+    /// A follow-up says how old its heart rate is: "215 bpm at 20:38 (40 s ago)", or "no heart
+    /// rate since 20:33 (5 min ago)" when there is none recent (ages from the message's time).
+    /// `brief`: without the heart rate's age, the restart note and "after a steep change".
+    static func headline(_ content: AlertContent, wearer: String?, brief: Bool = false) -> String {
         var bpm = content.heartRate.map { " \($0) bpm" } ?? ""
-        if content.message == .followUp, let measured = content.heartRateTime {
-            let clock = Array(measured.iso8601)
-            let hhmmss = clock.count >= 19 ? String(clock[11...18]) : measured.iso8601
-            bpm = content.heartRate == nil ? ", no heart rate since " + hhmmss.prefix(5) : bpm + " at " + hhmmss
+        if !brief, content.message == .followUp, let measured = content.heartRateTime {
+            let when = AlertClock.text(measured, now: content.time, zone: content.zone)
+            bpm = content.heartRate == nil ? ", no heart rate since " + when : bpm + " at " + when
         }
         let trend = content.trend.map { ", \($0.rawValue)" } ?? ""
+        let from = wearer.map { " from " + $0 } ?? ""
         switch content.message {
         case .alert, .followUp:
-            let prefix = content.message == .alert ? "SOS" : content.deviceRestarted ? "SOS update, device restarted" : "SOS update"
+            let prefix = content.message == .alert ? "SOS" + from
+                : content.deviceRestarted && !brief ? "SOS update" + from + ", device restarted" : "SOS update" + from
             switch content.kind {
             case .hrHigh: return "\(prefix): HIGH heart rate\(bpm)\(trend)" + (content.threshold.map { " (limit \($0))" } ?? "")
             case .hrLow: return "\(prefix): LOW heart rate\(bpm)\(trend)" + (content.threshold.map { " (limit \($0))" } ?? "")
             case .hrSignalLost:
-                return "\(prefix): heart-rate signal LOST after a steep change" + (content.message == .followUp ? heartAside(bpm) : bpm.isEmpty ? "" : ", last\(bpm)")
+                return "\(prefix): heart-rate signal LOST" + (brief ? "" : " after a steep change") + (content.message == .followUp ? heartAside(bpm) : bpm.isEmpty ? "" : ", last\(bpm)")
             case .noSignalNoMotion:
-                return "\(prefix): no heart-rate signal and no movement" + (content.message == .followUp && content.heartRateTime != nil ? heartAside(bpm) : "")
+                return "\(prefix): no heart-rate signal and no movement" + (content.message == .followUp && content.heartRateTime != nil && !brief ? heartAside(bpm) : "")
             case .manual: return "\(prefix): the runner asked for help" + (content.message == .followUp ? heartAside(bpm) : "")
-            case .test: return "TEST only, please ignore: Pacer SOS check"
+            case .test: return "TEST only, please ignore: Pacer SOS check" + from
             }
         case .resolved:
-            return "SOS over: heart rate back in range\(bpm)"
+            return "SOS over" + (wearer.map { " for " + $0 } ?? "") + ": heart rate back in range\(bpm)"
         case .cancelled:
-            return "FALSE ALARM, I am OK: SOS cancelled by the runner"
+            return wearer.map { "FALSE ALARM, \($0) is OK: SOS cancelled by the runner" } ?? "FALSE ALARM, I am OK: SOS cancelled by the runner"
         }
     }
 
-    /// ", heart rate 150 bpm at 07:38:20" or ", no heart rate since 07:38" after a headline.
+    /// ", heart rate 150 bpm at 20:38 (40 s ago)" or ", no heart rate since 20:33 (5 min ago)" after a headline.
     private static func heartAside(_ bpm: String) -> String {
         bpm.isEmpty || bpm.hasPrefix(",") ? bpm : ", heart rate\(bpm)"
-    }
-
-    /// "07:37:20 UTC 10 May" (the contact may be in another time zone; UTC says so).
-    static func utcClock(_ time: Timestamp) -> String {
-        let iso = time.iso8601  // 2026-05-10T07:37:20Z or with milliseconds
-        let chars = Array(iso)
-        guard chars.count >= 19 else { return iso }
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        let month = Int(String(chars[5...6])).flatMap { (1...12).contains($0) ? months[$0 - 1] : nil } ?? String(chars[5...6])
-        let day = Int(String(chars[8...9])).map(String.init) ?? String(chars[8...9])
-        return String(chars[11...18]) + " UTC " + day + " " + month
     }
 
     static func ageText(_ seconds: Double) -> String {
@@ -119,11 +121,12 @@ public enum AlertText {
         }
     }
 
-    /// What is said into the alert's voice call (`[sos] call`), again and again: who calls, what
-    /// happened, where. Words, not a link: "latitude 45.46427, longitude 9.18951".
+    /// What is said into the alert's voice call (`[sos] call`), again and again: who calls, for
+    /// whom, what happened, when, where. Words, not a link: "latitude 45.46427, longitude 9.18951".
     public static func spokenCall(_ content: AlertContent) -> String {
-        var text = "This is an automatic emergency call from the Pacer running device \(content.device). "
-            + headline(content).replacing("SOS: ", with: "") + ", at " + utcClock(content.time) + "."
+        let wearer = content.wearer.flatMap(WearerName.cleaned).map { ", worn by \($0)" } ?? ""
+        var text = "This is an automatic emergency call from the Pacer running device \(content.device)\(wearer). "
+            + headline(content, wearer: nil).replacing("SOS: ", with: "") + ", at " + AlertClock.text(content.time, now: content.time, zone: content.zone) + "."
         if let lat = content.latitude, let lon = content.longitude,
            let latText = FixedDecimal.format(lat, decimals: 5), let lonText = FixedDecimal.format(lon, decimals: 5) {
             text += " Last position: latitude \(latText), longitude \(lonText)"
