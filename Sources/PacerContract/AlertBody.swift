@@ -56,10 +56,14 @@ public struct AlertBody: Codable, Equatable, Sendable {
     public var position: Position?
     public var battery_percent: Int?
     public var sms: String?
+    /// Who wears the device (`[profile] name`): plain text of at most `WearerName.maxLength`
+    /// (64) Unicode scalars. Optional: devices before it send none, and the cloud prefers the
+    /// account's display name where the device is linked to an account.
+    public var wearer: String?
 
     public init(alert_id: String, sequence: Int, type: String, test: Bool, kind: String, time: String, raised_at: String?,
                 first_out_of_range: String?, device: String?, run_id: String?, heart_rate: HeartRate?, position: Position?,
-                battery_percent: Int?, sms: String?) {
+                battery_percent: Int?, sms: String?, wearer: String? = nil) {
         self.alert_id = alert_id
         self.sequence = sequence
         self.type = type
@@ -74,6 +78,7 @@ public struct AlertBody: Codable, Equatable, Sendable {
         self.position = position
         self.battery_percent = battery_percent
         self.sms = sms
+        self.wearer = wearer
     }
 
     /// `^[a-z][a-z0-9_]{0,39}$`.

@@ -20,7 +20,7 @@ import Testing
         device: "pacer-01", run_id: "5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d",
         heart_rate: .init(bpm: 196, trend: "rising", trend_bpm_per_min: 4.5, min_30s: 180, max_30s: 197, threshold_bpm: 190),
         position: .init(lat: -33.8688197, lon: 151.2092955, time: t0.adding(seconds: -3).iso8601, age_s: 3.2, accuracy_m: 4.5),
-        battery_percent: 71, sms: "SOS TEST: heart rate 196 bpm")
+        battery_percent: 71, sms: "SOS TEST: heart rate 196 bpm", wearer: "Anna Rossi")
     static let minimalAlert = AlertBody(
         alert_id: "0f8e4c1a-93b2-4d6e-8a7f-1c2d3e4f5a6b", sequence: 0, type: "alert", test: false, kind: "manual", time: t0.iso8601,
         raised_at: nil, first_out_of_range: nil, device: nil, run_id: nil, heart_rate: nil, position: nil, battery_percent: nil, sms: nil)
@@ -134,6 +134,8 @@ import Testing
         let invalid: [[String: Any]] = [
             ["schema": "AlertMessage", "why": "a kind with a capital and a space", "value": try Self.withField(Self.fullAlert, "kind", "Hr high")],
             ["schema": "AlertMessage", "why": "alert_id null", "value": try Self.withField(Self.minimalAlert, "alert_id", NSNull())],
+            ["schema": "AlertMessage", "why": "a wearer's name of 65 characters",
+             "value": try Self.withField(Self.fullAlert, "wearer", String(repeating: "a", count: WearerName.maxLength + 1))],
             ["schema": "Position", "why": "latitude 91", "value": try Self.withField(Self.fullPosition, "lat", 91)],
             ["schema": "Position", "why": "a time without a zone", "value": try Self.withField(Self.fullPosition, "time", "2026-05-10T07:30:00")],
             ["schema": "DeviceLink", "why": "a name with a slash", "value": try Self.withField(Self.fullLink, "name", "../etc")],

@@ -1,4 +1,5 @@
 import PacerContract
+import PacerCore
 
 /// What the server checks of an SOS message (PacerContract.AlertBody) before it stores it as received.
 extension AlertBody {
@@ -23,6 +24,7 @@ extension AlertBody {
         try DeviceInput.text(device, "device", maxLength: 256)
         try DeviceInput.text(run_id, "run_id", maxLength: 64)
         try DeviceInput.text(sms, "sms")
+        try DeviceInput.text(wearer, "wearer", maxLength: WearerName.maxLength)
         if let heart_rate {
             try DeviceInput.integer(heart_rate.bpm, "heart_rate.bpm", WireLimits.heartRate)
             try DeviceInput.text(heart_rate.trend, "heart_rate.trend", maxLength: 64)
