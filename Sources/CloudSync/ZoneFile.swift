@@ -17,4 +17,16 @@ public enum ZoneFile {
         loaded.withLock { $0[name] = zone }
         return zone
     }
+
+    /// The system's own zone (`/etc/localtime`), nil when it cannot be read.
+    public static func system(path: String = "/etc/localtime") -> ZoneOffsets? {
+        (try? SyncFile(path: path, mode: 0o600).read()).flatMap { ZoneOffsets(tzif: $0) }
+    }
+
+    /// The wearer's zone for alert texts: `[profile] timezone` when it names an installed zone,
+    /// else the system's; nil (UTC, said as such) when neither can be read.
+    public static func wearer(named name: String?) -> ZoneOffsets? {
+        if let name, let zone = offsets(named: name) { return zone }
+        return system()
+    }
 }

@@ -29,8 +29,11 @@ public struct PacerConfiguration: Sendable, Equatable {
     public var age = 35
     /// nil: estimated from the age (Tanaka: 208 − 0.7 × age).
     public var maxHeartRateSetting: Int?
-    /// Time zone for weekly/monthly/yearly totals and goals (nil: the system's).
+    /// Time zone for weekly/monthly/yearly totals and goals, and of the times in SOS texts (nil:
+    /// the system's).
     public var timeZone: String?
+    /// The wearer's name (`[profile] name`), which every SOS message gives first; nil: not set.
+    public var wearerName: String?
 
     /// Buttons: evdev device (nil: no buttons) and the key codes that act as the run button.
     public var buttonDevice: String?
@@ -128,6 +131,17 @@ public struct PacerConfiguration: Sendable, Equatable {
                 let bpm = try reader.integer(in: 0...240, "beats per minute from 100 to 240, or 0 to estimate it from the age")
                 guard bpm == 0 || bpm >= 100 else { throw reader.fail("expected beats per minute from 100 to 240, or 0 to estimate it from the age, got \(bpm)") }
                 config.maxHeartRateSetting = bpm == 0 ? nil : bpm
+            case "profile.name":
+                let name = try reader.string("a name in quotes, e.g. \"Anna Rossi\", or \"\" for none", allowEmpty: true)
+                if let hidden = WearerName.firstHidden(name) {
+                    let code = String(hidden.value, radix: 16, uppercase: true)
+                    throw reader.fail("expected a name of plain characters, got one with an invisible or control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code))")
+                }
+                let cleaned = WearerName.cleaned(name)
+                guard name.unicodeScalars.count <= WearerName.maxLength else {
+                    throw reader.fail("expected a name of at most \(WearerName.maxLength) characters, got \(name.unicodeScalars.count)")
+                }
+                config.wearerName = cleaned
             case "profile.timezone":
                 let zone = try reader.string("a zone name in quotes, e.g. \"Europe/Rome\", or \"\" for the system's", allowEmpty: true)
                 config.timeZone = zone.isEmpty ? nil : zone

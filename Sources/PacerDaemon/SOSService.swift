@@ -1,3 +1,4 @@
+import CloudSync
 import PacerConfig
 import PacerSession
 import ServiceLifecycle
@@ -35,7 +36,9 @@ extension LaneSettings {
                   deviceName: sos.deviceName ?? Self.hostName(),
                   attemptTimeoutSeconds: sos.attemptTimeoutSeconds,
                   retryMaxSeconds: sos.retryMaxSeconds,
-                  buttons: RunSession.gestures(configuration))
+                  buttons: RunSession.gestures(configuration),
+                  wearerName: configuration.wearerName,
+                  wearerZone: ZoneFile.wearer(named: configuration.timeZone))
     }
 
     static func hostName() -> String {

@@ -1,3 +1,4 @@
+import PacerContract
 import Threads
 
 #if canImport(Glibc)
@@ -6,7 +7,8 @@ import Glibc
 
 /// `[sos] hook`: a local command run for every message, with its JSON on standard input and the
 /// essentials in the environment (PACER_ALERT_ID, PACER_ALERT_KIND, PACER_ALERT_TYPE,
-/// PACER_ALERT_SEQUENCE, PACER_ALERT_TEST, PACER_ALERT_SMS). Exit status 0 acknowledges; a
+/// PACER_ALERT_SEQUENCE, PACER_ALERT_TEST, PACER_ALERT_SMS, and PACER_ALERT_WEARER when the
+/// message names the wearer). Exit status 0 acknowledges; a
 /// command still running at the timeout is killed and the attempt failed.
 public struct HookChannel: AlertChannel {
     public let name = AlertChannelName.hook
@@ -68,6 +70,8 @@ public struct HookChannel: AlertChannel {
             "PACER_ALERT_ID=\(delivery.alertUUID)", "PACER_ALERT_KIND=\(delivery.kind)", "PACER_ALERT_TYPE=\(delivery.type)",
             "PACER_ALERT_SEQUENCE=\(delivery.sequence)", "PACER_ALERT_TEST=\(delivery.test ? 1 : 0)", "PACER_ALERT_SMS=\(delivery.sms)",
         ]
+        // Who wears the device, when the message names them (`[profile] name`).
+        if let wearer = AlertBody.wearer(inJSON: delivery.body) { environment.append("PACER_ALERT_WEARER=\(wearer)") }
         // A hook that exits without reading its input must not SIGPIPE pacerd: blocked on this
         // (the hook's own) thread, the write below fails with EPIPE instead. The child gets a
         // clean mask and default SIGPIPE, as any command expects.

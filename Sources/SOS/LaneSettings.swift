@@ -13,6 +13,12 @@ public struct LaneSettings: Sendable, Equatable {
     public var call: String?
     public var mapLink: String
     public var deviceName: String
+    /// Who wears the device (`[profile] name`); nil: not set. Every message names them
+    /// (`AlertContent.wearer`, the JSON's `wearer`).
+    public var wearerName: String?
+    /// The wearer's time zone (`[profile] timezone`, else the system's), in which the texts write
+    /// their times (`AlertContent.zone`); nil: UTC, said as such.
+    public var wearerZone: ZoneOffsets?
     public var attemptTimeoutSeconds: Double
     public var retryMaxSeconds: Double
     /// `[buttons]` timings: the lane raises on a very long press of its own reading.
@@ -20,7 +26,7 @@ public struct LaneSettings: Sendable, Equatable {
 
     public init(rules: SOSRules, contacts: [String] = [], alertsURL: String? = nil, hook: [String] = [], call: String? = nil, mapLink: String = AlertText.defaultMapLink,
                 deviceName: String, attemptTimeoutSeconds: Double = 30, retryMaxSeconds: Double = 60,
-                buttons: ButtonGestureConfiguration = ButtonGestureConfiguration()) {
+                buttons: ButtonGestureConfiguration = ButtonGestureConfiguration(), wearerName: String? = nil, wearerZone: ZoneOffsets? = nil) {
         self.rules = rules
         self.contacts = contacts
         self.alertsURL = alertsURL
@@ -31,6 +37,8 @@ public struct LaneSettings: Sendable, Equatable {
         self.attemptTimeoutSeconds = attemptTimeoutSeconds
         self.retryMaxSeconds = retryMaxSeconds
         self.buttons = buttons
+        self.wearerName = wearerName
+        self.wearerZone = wearerZone
     }
 
     var outbox: Outbox.Settings {

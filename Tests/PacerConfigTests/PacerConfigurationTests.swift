@@ -108,7 +108,7 @@ import Testing
             return key.contains(" ") || key.isEmpty ? nil : key
         })
         for key in ["system", "split_distance_m", "resume_above_mps", "pause_below_mps", "gps_lost_after_s", "host", "port",
-                    "path", "keep_raw_days", "socket", "group", "age", "max_hr_bpm", "timezone", "device", "keys",
+                    "path", "keep_raw_days", "socket", "group", "age", "max_hr_bpm", "timezone", "name", "device", "keys",
                     "long_press_s", "very_long_press_s", "auto_start", "auto_start_speed_mps", "auto_start_after_s",
                     "strap", "backup_strap", "adapter",
                     "enabled", "output", "wav_dir", "alsa_device", "voice", "rate_wpm", "volume", "mute", "summary_every_km",
@@ -116,6 +116,26 @@ import Testing
                     "correction_window_s", "step_grace_s", "correction_gap_s", "pace_tolerance", "hr_tolerance_bpm", "off_target_s",
                     "battery"] {
             #expect(documented.contains(key), "\(key) is not documented in config/pacer.toml")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theWearersNameIsPlainText() throws {
+        #expect(try PacerConfiguration.parse("[profile]\nname = \"  Anna   Rossi \"\n", file: "pacer.toml").wearerName == "Anna Rossi")
+        #expect(try PacerConfiguration.parse("[profile]\nname = \"\"\n", file: "pacer.toml").wearerName == nil)
+        #expect(try PacerConfiguration.parse("[profile]\nname = \"Zoë Ørsted-Łukasz\"\n", file: "pacer.toml").wearerName == "Zoë Ørsted-Łukasz")
+        for (value, problem) in [
+            ("\"Anna\u{202E}evil\"", "pacer.toml:2: profile.name: expected a name of plain characters, got one with an invisible or control character (U+202E)"),
+            ("\"Anna\\tRossi\"", "pacer.toml:2: profile.name: expected a name of plain characters, got one with an invisible or control character (U+0009)"),
+            ("\"Anna\u{200B}Rossi\"", "(U+200B)"),
+            ("\"" + String(repeating: "a", count: 65) + "\"", "pacer.toml:2: profile.name: expected a name of at most 64 characters, got 65"),
+            ("12", "pacer.toml:2: profile.name: expected a name in quotes"),
+        ] {
+            #expect(throws: ConfigError.self) { try PacerConfiguration.parse("[profile]\nname = \(value)\n", file: "pacer.toml") }
+            do {
+                _ = try PacerConfiguration.parse("[profile]\nname = \(value)\n", file: "pacer.toml")
+            } catch {
+                #expect(error.description.contains(problem), "\(error.description)")
+            }
         }
     }
 
