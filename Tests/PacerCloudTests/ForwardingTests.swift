@@ -38,7 +38,7 @@ struct ForwardingTests {
             let mails = try await offPool { smtp.waitForMessages(count: 2, timeout: .seconds(15)) }
             #expect(mails.count == 2)
             #expect(mails.allSatisfy { $0.recipients == ["relative@example.org"] && $0.mailFrom == "sos@example.org" })
-            #expect(mails.contains { $0.data.contains("Subject: SOS (pacer-7): high heart rate") && $0.data.contains(page) })
+            #expect(mails.contains { $0.data.contains("Subject: SOS from pacer-7: high heart rate") && $0.data.contains(page) })
             #expect(mails.contains { $0.data.contains("false alarm") })
 
             // Everything delivered (the mark is written once the sink answered: waited for, not

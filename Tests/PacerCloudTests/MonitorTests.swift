@@ -329,11 +329,13 @@ struct MonitorTests {
         #expect(none.headers[.contentSecurityPolicy]?.contains("img-src 'self' data:;") == true)
     }
 
-    @Test("ages: seconds, minutes, hours and minutes, and days past two days")
+    @Test("ages: just now, seconds, minutes, hours (and minutes up to 6 h), and days past two days")
     func ages() {
         #expect(AlertPage.age(89_999) == "89 s ago")
         #expect(AlertPage.age(90 * 60_000 - 1) == "89 min ago")
-        #expect(AlertPage.age(47 * 3_600_000 + 59 * 60_000) == "47 h 59 min ago")
+        // One format with every alert's (AlertClock): hours and minutes up to 6 h, then hours.
+        #expect(AlertPage.age(5 * 3_600_000 + 59 * 60_000) == "5 h 59 min ago")
+        #expect(AlertPage.age(47 * 3_600_000 + 59 * 60_000) == "47 h ago")
         #expect(AlertPage.age(48 * 3_600_000) == "2 days ago")
         #expect(AlertPage.age(200 * 86_400_000 + 5_000) == "200 days ago")
     }

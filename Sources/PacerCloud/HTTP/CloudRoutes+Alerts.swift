@@ -18,32 +18,37 @@ extension CloudRoutes {
         }
         let base = linkBase
         let json = String(decoding: body, as: UTF8.self)
+        let receivedMs = WallClock.nowMilliseconds()
+        // The wearer: the account's display name where the device belongs to one, else the name
+        // the device sent; times in the reader's zone where known, else the wearer's.
+        var runner: Account?
+        if let accountID = device.accountID { runner = try await store.account(id: accountID) }
+        let words = AlertWords(device: device.name, account: runner, messages: [message])
         var forward: [ForwardTarget] = []
         if let webhook = device.webhook {
             let deviceName = device.name
             forward.append(ForwardTarget(channel: "webhook", target: webhook) { secret in
-                Forwarding.webhookPayload(device: deviceName, page: base + "/a/" + secret, messageJSON: json)
+                Forwarding.webhookPayload(device: deviceName, words: words, page: base + "/a/" + secret, message: message, messageJSON: json, nowMs: receivedMs)
             })
         }
         if let email = device.email, let mail = configuration.mail {
-            let deviceName = device.name
             forward.append(ForwardTarget(channel: "email", target: email) { secret in
-                Forwarding.emailPayload(from: mail.from, to: email, device: deviceName, page: base + "/a/" + secret, message: message)
+                Forwarding.emailPayload(from: mail.from, to: email, words: words, page: base + "/a/" + secret, message: message, nowMs: receivedMs)
             })
         }
-        // Each person consented to watch the runner gets the e-mail too.
+        // Each person consented to watch the runner gets the e-mail too, in their own zone.
         if let runner = device.accountID, let mail = configuration.mail {
-            let deviceName = device.name
             for monitor in try await store.monitors(runnerID: runner) where monitor.email != device.email {
-                let email = monitor.email
+                let (email, zone) = (monitor.email, monitor.timezone)
                 forward.append(ForwardTarget(channel: "email", target: email) { secret in
-                    Forwarding.emailPayload(from: mail.from, to: email, device: deviceName, page: base + "/a/" + secret, message: message)
+                    Forwarding.emailPayload(from: mail.from, to: email, words: words, page: base + "/a/" + secret, message: message,
+                                            nowMs: receivedMs, readerZone: zone)
                 })
             }
         }
         let result = try await store.recordAlertMessage(AlertMessageInput(
             device: device.id, alertID: alertID, sequence: message.sequence, type: message.type, kind: message.kind,
-            test: message.test, json: json, receivedMs: WallClock.nowMilliseconds(), newSecret: Tokens.random(bytes: 24),
+            test: message.test, json: json, receivedMs: receivedMs, newSecret: Tokens.random(bytes: 24),
             forward: forward))
         if case .conflict = result {
             throw APIError(.conflict, "conflict", "message \(message.sequence) of alert \(alertID) is stored already with a different body")
@@ -84,8 +89,16 @@ extension CloudRoutes {
             return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(string: AlertPage.notFound())))
         }
         let answers = try await store.alertAnswers(device: alert.device, alertID: alert.alertID)
-        let html = AlertPage.html(alert: alert, messages: messages, answers: answers, nowMs: WallClock.nowMilliseconds())
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+        // Who: the account's display name where the device belongs to one, else what the device
+        // sent; the reader of this public page is not known, so times are in the wearer's zone.
+        let device = try await store.device(id: alert.device)
+        var runner: Account?
+        if let accountID = device?.accountID { runner = try await store.account(id: accountID) }
+        let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }.sorted { $0.sequence < $1.sequence }
+        let words = AlertWords(device: device?.name ?? decoded.first?.device ?? "the device", account: runner, messages: decoded)
+        let html = AlertPage.html(alert: alert, messages: messages, answers: answers, nowMs: WallClock.nowMilliseconds(), words: words,
+                                  map: configuration.map)
+        return Response(status: .ok, headers: AlertPage.pageHeaders(map: configuration.map), body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PacerContract
+import PacerCore
 
 /// What the device-state heartbeat (`PUT /v1/device/state`) tells: each field nil until a
 /// device sends one, and shown as "unknown", never guessed.
@@ -115,7 +116,7 @@ struct Dashboard {
         if let position {
             var shownPosition: [String: Any] = ["lat": String(format: "%.6f", position.lat), "lon": String(format: "%.6f", position.lon)]
             if let accuracy = position.accuracy_m.flatMap(AlertPage.wholeMetres) { shownPosition["accuracy"] = String(accuracy) }
-            shownPosition["age"] = positionMs.map { AlertPage.age(nowMs - $0) } ?? "at the device's time \(position.time)"
+            shownPosition["age"] = positionMs.map { AlertWords.time(ms: $0, nowMs: nowMs, zone: timezone) } ?? "at the device's time \(position.time)"
             values["position"] = shownPosition
             // The current run's trail: none once the device says the run ended (idle).
             var trail: [[[Double]]] = []
@@ -139,7 +140,7 @@ struct Dashboard {
     private func alertValue(_ alert: StoredAlert, device: Device) async throws -> ([String: Any], LivePosition?) {
         let messages = try await store.alert(secret: alert.secret)?.messages ?? []
         let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }.sorted { $0.sequence < $1.sequence }
-        let lines = decoded.map(Self.line)
+        let lines = decoded.map(line)
         let newest = decoded.last { $0.position != nil }.flatMap { message -> LivePosition? in
             guard let position = message.position else { return nil }
             return LivePosition(time: position.time ?? message.time, lat: position.lat, lon: position.lon, accuracy_m: position.accuracy_m,
@@ -160,8 +161,11 @@ struct Dashboard {
         return (value, newest)
     }
 
-    static func line(_ message: AlertBody) -> String {
-        var text = "\(message.time): \(message.type)"
+    /// "20:45 (3 min ago): alert, 201 bpm, at 45.47791, 9.22414", in the monitor's zone.
+    func line(_ message: AlertBody) -> String {
+        let when = AlertBody.placedTime(message.time).map { AlertWords.time(ms: $0, nowMs: nowMs, zone: timezone) }
+            ?? "at the device's time \(message.time)"
+        var text = "\(when): \(message.type.replacingOccurrences(of: "_", with: " "))"
         if let bpm = message.heart_rate?.bpm { text += ", \(bpm) bpm" }
         if let position = message.position { text += String(format: ", at %.5f, %.5f", position.lat, position.lon) }
         if let battery = message.battery_percent { text += ", battery \(battery) %" }
@@ -197,7 +201,7 @@ struct Dashboard {
     private func facts(_ state: DeviceStateView) -> [[String: String]] {
         let unknown = "unknown"
         var heartRate = unknown
-        if let bpm = state.heartRateBPM { heartRate = "\(bpm) bpm" + (state.heartRateAgeSeconds.map { ", \($0) s ago" } ?? "") }
+        if let bpm = state.heartRateBPM { heartRate = "\(bpm) bpm" + (state.heartRateAgeSeconds.map { ", " + AlertClock.age(milliseconds: $0 * 1000) } ?? "") }
         return [
             ["label": "Heart rate", "value": heartRate],
             ["label": "Device battery", "value": state.batteryPercent.map { "\($0) %" } ?? unknown],

@@ -40,6 +40,7 @@ final class Assets: Sendable {
         "pacer/run.js": file(Data(RunScript.source.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/plan.js": file(Data(PlanTemplates.script.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/heart.js": file(Data(RunScript.heart.utf8), contentType: "text/javascript; charset=utf-8"),
+        "pacer/alert.js": file(Data(RunScript.alert.utf8), contentType: "text/javascript; charset=utf-8"),
     ]
 
     func response(package: String, file name: String, request: Request) throws -> Response {

@@ -94,4 +94,64 @@ enum RunScript {
           });
         })();
         """#
+
+    /// The alert page's script (/assets/pacer/alert.js): the alert's last positions on the run
+    /// page's Leaflet map (tiles as the run page's, none in the "none" mode), older ones small and
+    /// joined by a line, the newest large with its time and age. The page reloads itself every
+    /// 10 s: a view the reader moved or zoomed is kept across reloads (sessionStorage, this tab
+    /// only). Then sets `document.body.dataset.complete = "1"`, as the run page does.
+    static let alert = #"""
+        (function () {
+          'use strict';
+          var data = JSON.parse(document.getElementById('alert-data').textContent);
+          var element = document.getElementById('map');
+          function text(value) {
+            var span = document.createElement('span');
+            span.textContent = value;
+            return span.innerHTML;
+          }
+          var map = L.map(element, { zoomSnap: 0.25 });
+          if (element.dataset.tiles) {
+            L.tileLayer(element.dataset.tiles, { maxZoom: 19, attribution: text(element.dataset.attribution || '') }).addTo(map);
+          }
+          var points = data.positions;
+          var newest = points[points.length - 1];
+          if (points.length > 1) {
+            L.polyline(points, { color: '#b00', weight: 3, opacity: 0.6, dashArray: '6 6' }).addTo(map);
+          }
+          points.slice(0, -1).forEach(function (point, i) {
+            L.circleMarker(point, { radius: 4, color: '#fff', weight: 1, fillColor: '#b00', fillOpacity: 0.6 })
+              .bindTooltip(text(data.times[i])).addTo(map);
+          });
+          var last = L.circleMarker(newest, { radius: 10, color: '#fff', weight: 3, fillColor: '#b00', fillOpacity: 1 })
+            .bindTooltip('Newest position, ' + text(data.times[data.times.length - 1]), { permanent: true, direction: 'auto' })
+            .addTo(map);
+          var key = 'pacer-alert-view:' + location.pathname;
+          var kept = null;
+          try { kept = JSON.parse(sessionStorage.getItem(key) || 'null'); } catch (e) { kept = null; }
+          if (kept && typeof kept.zoom === 'number') {
+            map.setView([kept.lat, kept.lon], kept.zoom);
+          } else if (points.length > 1) {
+            map.fitBounds(L.latLngBounds(points), { padding: [48, 48], maxZoom: 17 });
+          } else {
+            map.setView(newest, 16);
+          }
+          // Only a view the reader chose (a drag, a pinch, the wheel, the zoom buttons) is kept;
+          // until then each reload shows every position.
+          var touched = false;
+          ['mousedown', 'touchstart', 'wheel', 'keydown'].forEach(function (name) {
+            element.addEventListener(name, function () { touched = true; }, { passive: true });
+          });
+          map.on('moveend', function () {
+            if (!touched) { return; }
+            var centre = map.getCenter();
+            try { sessionStorage.setItem(key, JSON.stringify({ lat: centre.lat, lon: centre.lng, zoom: map.getZoom() })); } catch (e) { }
+          });
+          window.pacerMap = { map: map, newest: last };
+          requestAnimationFrame(function () {
+            window.pacerCompleteMs = performance.now();
+            document.body.dataset.complete = '1';
+          });
+        })();
+        """#
 }
