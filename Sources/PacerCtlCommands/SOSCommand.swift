@@ -113,6 +113,10 @@ enum SOSText {
         } else {
             lines.append("heart rate: none received")
         }
+        if let signal = status["signal"]?.stringValue, let motion = status["motion"]?.stringValue {
+            lines.append("heart signal: \(signal.replacing("_", with: " ")); body: \(motion.replacing("_", with: " "))"
+                         + (status["asking"]?.boolValue == true ? "; asking \"Are you OK?\"" : ""))
+        }
         let faults = status["faults"]?.arrayValue?.compactMap(\.stringValue) ?? []
         if !faults.isEmpty { lines.append("sensor faults: " + faults.joined(separator: ", ")) }
         let channels = status["channels"]?.arrayValue?.compactMap(\.stringValue) ?? []

@@ -828,7 +828,8 @@ struct LaneCore {
                      firstOutOfRange: firstOutOfRange.map { Timestamp(milliseconds: wallMs($0)) }, heartRate: heartRate,
                      trend: trend?.direction, threshold: settings.rules.threshold(for: kind), latitude: position?.latitude,
                      longitude: position?.longitude, positionAgeSeconds: position.map { time.seconds(since: $0.time) },
-                     accuracyMeters: position?.accuracyMeters, device: settings.deviceName, runID: run?.id, batteryPercent: deviceBattery)
+                     accuracyMeters: position?.accuracyMeters, device: settings.deviceName, runID: run?.id, batteryPercent: deviceBattery,
+                     wearer: settings.wearerName, zone: settings.wearerZone)
     }
 
     /// A follow-up says when its heart rate was measured: the newest valid reading and its time,
@@ -852,7 +853,7 @@ struct LaneCore {
         return AlertBody(alert_id: uuid, sequence: sequence, type: content.message.rawValue, test: test, kind: content.kind.rawValue,
                          time: content.time.iso8601, raised_at: content.time.iso8601, first_out_of_range: content.firstOutOfRange?.iso8601,
                          device: settings.deviceName, run_id: run?.uuid, heart_rate: heart, position: where_,
-                         battery_percent: deviceBattery, sms: sms).json()
+                         battery_percent: deviceBattery, sms: sms, wearer: settings.wearerName).json()
     }
 
     // MARK: Journal and status
@@ -904,12 +905,19 @@ struct LaneCore {
     }
 
     private func status() -> LaneStatus {
-        LaneStatus(monitoring: settings.rules.enabled, lastHeartRate: lastHeartRate?.bpm,
-                   lastHeartRateAgeSeconds: lastHeartRate.map { Double(now.monotonicNs &- $0.ns) / 1e9 },
-                   faults: watcher.activeFaults.map(\.rawValue),
-                   openAlerts: openAlertUUIDs,
-                   channels: settings.targets.map { "\($0.channel.rawValue):\($0.target)" }, recent: [], storeProblem: nil,
-                   serverRejects: serverRejects, call: newestCall)
+        let at = Self.time(now.monotonicNs)
+        let signal = switch watcher.signal(at: at) {
+        case .absent: "absent"
+        case .live: "live"
+        case .abnormal(let reason, _): reason.rawValue
+        }
+        return LaneStatus(monitoring: settings.rules.enabled, lastHeartRate: lastHeartRate?.bpm,
+                          lastHeartRateAgeSeconds: lastHeartRate.map { Double(now.monotonicNs &- $0.ns) / 1e9 },
+                          faults: watcher.activeFaults.map(\.rawValue),
+                          openAlerts: openAlertUUIDs,
+                          channels: settings.targets.map { "\($0.channel.rawValue):\($0.target)" }, recent: [], storeProblem: nil,
+                          serverRejects: serverRejects, call: newestCall, signal: signal, motion: watcher.motion(at: at).rawValue,
+                          asking: watcher.pendingAskDeadline != nil)
     }
 
     // MARK: Clocks

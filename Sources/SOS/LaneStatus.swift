@@ -15,6 +15,13 @@ public struct LaneStatus: Sendable {
     public var serverRejects: Int?
     /// The newest alert's voice call (`[sos] call`), nil: none placed since pacerd started.
     public var call: LaneCallStatus? = nil
+    /// The heart signal as the SOS rules see it: "live", "absent", or an abnormal reason
+    /// (`AbnormalSignal`, e.g. "silent", "frozen").
+    public var signal = "absent"
+    /// The body's motion from the fixes: "at_pace", "slowing", "stopped", "unknown".
+    public var motion = "unknown"
+    /// "Are you OK?" waits for an answer.
+    public var asking = false
 
     /// "server rejects alerts: 401", or nil.
     public var serverProblem: String? { serverRejects.map(LaneHealth.serverProblem) }

@@ -192,7 +192,8 @@ import Testing
             var w = VitalsWatcher(rules: V.rules())
             var events: [SafetyEvent] = []
             for s in 0..<60 {
-                if let bpm = pattern(s) { events += bpm == 0 ? w.ingest(Self.lost(Double(s))) : w.ingest(V.sample(Double(s), bpm)) }
+                // Intervals that vary from reading to reading, as a heart's do.
+                if let bpm = pattern(s) { events += bpm == 0 ? w.ingest(Self.lost(Double(s))) : w.ingest(V.sample(Double(s), bpm, rr: [400 + Double(s % 13)])) }
                 else { events += w.advance(to: V.t(Double(s))) }
             }
             return events.compactMap { if case .warning(let warning) = $0 { warning.fault } else { nil } }

@@ -80,8 +80,8 @@ import Testing
         let trace = Self.run(&w, 0...100, speed: { $0 < 40 ? 3.5 : 0 }, heart: { s in
             s < 40 ? .bpm(170) : s < 80 ? .bpm(170 - Int((s - 40) * 35 / 40)) : .noContact
         })
-        #expect(trace.alerts.first.map { $0.1.kind } != .hrSignalLost)
-        #expect(trace.asks.isEmpty, "the stop at 40 and the signal at 80 are 40 s apart: no collapse")
+        #expect(trace.asks.count == 1, "stopped 40 s before the signal turned: within collapse_window_s, asked")
+        #expect(trace.alerts.allSatisfy { $0.1.kind == .noSignalNoMotion && $0.0 >= trace.asks[0] + 10 }, "never at once")
     }
 
     /// The strap repeats its last value and RR after the heart stopped.
@@ -92,7 +92,8 @@ import Testing
         })
         #expect(trace.alerts.count == 1)
         #expect(trace.alerts.first.map { $0.0 - 101 <= 15 } == true, "\(trace.alerts.map(\.0))")
-        #expect(w.signal(at: T.t(150)) == .abnormal(.frozen, since: T.t(99)))
+        // The first repeat of the value and the intervals (at 101) is of the reading at 100.
+        #expect(w.signal(at: T.t(150)) == .abnormal(.frozen, since: T.t(100)))
     }
 
     /// Ventricular fibrillation read as 255-300 bpm: abnormal (never ignored), arrhythmic (strong
@@ -111,7 +112,7 @@ import Testing
     /// Chaotic readings (values that jump as no rhythm does) with losses, the body stopping.
     @Test func chaoticReadingsAreStrongEvidence() {
         var w = VitalsWatcher(rules: T.rules())
-        let values = [160, 240, 150, 290, 170, 230, 155, 280]
+        let values = [210, 160, 285, 190, 250, 170, 300, 230, 155, 265]
         let trace = Self.run(&w, 0...150, speed: { $0 < 104 ? 3.0 : 0 }, heart: { s in
             s < 100 ? .bpm(150) : Int(s) % 4 == 3 ? .silent : .bpm(values[Int(s) % values.count])
         })
@@ -141,7 +142,7 @@ import Testing
             guard s >= 100 else { return .bpm(150) }
             switch fault {
             case "slip": return s < 160 ? .bpm(75) : .noContact
-            case "brownout": return Int(s) % 3 == 0 ? .silent : Int(s) % 3 == 1 ? .zeroWithContact : .bpm(40 + Int(s) % 200)
+            case "brownout": return Int(s) % 3 == 0 ? .silent : Int(s) % 3 == 1 ? .zeroWithContact : .bpm([45, 180, 20, 230, 95, 140][Int(s) % 6])
             case "flicker": return Int(s) % 4 == 0 ? .noContact : .bpm(150)
             default: return .silent
             }
@@ -150,7 +151,7 @@ import Testing
         #expect(trace.asks.isEmpty)
         let abnormal = trace.warnings.filter { $0.1.fault == .abnormal }
         #expect(abnormal.count <= 1, "said once: \(abnormal.map(\.0))")
-        if fault != "flicker" { #expect(abnormal.count == 1) }
+        if fault == "slip" || fault == "silent" { #expect(abnormal.count == 1) }
     }
 
     /// The end of a tachycardia (alerted), then a 5 s radio gap while running: nothing more.

@@ -565,7 +565,8 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         var lane = CoreDriver(settings: Self.hookOnlyMonitoring)
         func beat(_ bpm: UInt8) -> [LaneAction] {
             lane.t += Self.second
-            return lane.withStore(lane.handle(.heartRate(bytes: [0x16, bpm, 0x00, 0x03], receivedNs: lane.t)))
+            // An RR interval that varies, as a heart's does (the same one over and over is a frozen strap).
+            return lane.withStore(lane.handle(.heartRate(bytes: [0x16, bpm, UInt8(truncatingIfNeeded: lane.t / Self.second), 0x03], receivedNs: lane.t)))
         }
         for _ in 0..<5 { #expect(beat(140).isEmpty) }
         var raised: [LaneAction] = []
@@ -595,16 +596,20 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         for i in 0..<5 {
             lane.t += Self.second
             _ = lane.handle(fix(speed: 2.5, latitude: 45 + Double(i) * 0.00002))
-            _ = lane.handle(.heartRate(bytes: [0x16, 120, 0x00, 0x03], receivedNs: lane.t))
+            _ = lane.handle(.heartRate(bytes: [0x16, 120, UInt8(i), 0x03], receivedNs: lane.t))
         }
         // The runner stops and the strap goes quiet at once.
         for _ in 0..<6 {
             lane.t += Self.second
             _ = lane.handle(fix(speed: 0, latitude: 45.0001))
         }
-        let asked = lane.tick(until: lane.t + 15 * Self.second)
+        // Silent 4.5 s after the last notification, and the body still: asked at once (the
+        // countdown, 10 s, is not over).
+        let asked = lane.tick(until: lane.t + 3 * Self.second)
         #expect(asked.contains { if case .asking(true) = $0 { true } else { false } })
         #expect(said(asked).contains { $0.hasPrefix("Are you OK?") }, "\(said(asked))")
+        let status = try statusReply(lane.handle(.statusNow))
+        #expect((status.signal, status.motion, status.asking) == ("silent", "stopped", true))
         let answered = lane.handle(.answer)
         #expect(answered.contains { if case .asking(false) = $0 { true } else { false } })
         #expect(said(answered) == [AlertText.spokenAskAnswered])

@@ -31,7 +31,7 @@ final class LaneHarness: Sendable {
             return clock
         }
         let received = MonotonicTime.nanoseconds()
-        lane.put(.sample(HeartRateSample(time: Timestamp(milliseconds: ms), bpm: bpm, rrIntervalsMs: [60_000 / Double(bpm)], contact: true),
+        lane.put(.sample(HeartRateSample(time: Timestamp(milliseconds: ms), bpm: bpm, rrIntervalsMs: [60_000 / Double(bpm) + Double(ms / 1000 % 7)], contact: true),
                          receivedNs: received))
         return received
     }

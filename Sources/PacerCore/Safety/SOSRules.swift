@@ -37,7 +37,7 @@ public struct SOSRules: Sendable, Equatable {
     /// Strong evidence of a failing heart, before its signal turned abnormal: a fall of this share
     /// of the wearer's own recent rate (on median-of-3 filtered values, within
     /// `evidenceWindowSeconds`). With it, a collapse raises the alert at once, with no question.
-    public var evidenceShare = 1.0 / 3.0
+    public var evidenceShare = 0.33
     /// The fallback when the body had stopped long before the signal turned abnormal (a person
     /// standing or sitting): abnormal signal and no movement for this long, then the question.
     public var noSignalNoMotionSeconds = 60.0

@@ -63,6 +63,8 @@ struct StrapSignal: Sendable {
     private(set) var lastChaotic: Timestamp?
     /// This strap sends RR intervals: one without them now is repeating itself.
     private var sendsRR = false
+    /// The newest valid reading that was not incoherent.
+    private var lastCoherent: Int?
     /// The newest RR intervals this strap sent.
     private var lastIntervals: [Double] = []
     /// One filtered value every `levelEverySeconds`, for the wearer's own level.
@@ -96,8 +98,9 @@ struct StrapSignal: Sendable {
         }
         if let lost = invalidSince {
             invalidSince = nil
-            // One flickering notification keeps the history; a strap off for a while does not.
-            if t.seconds(since: lost.time) >= rules.faultAfterSeconds { keepsHistory = false }
+            // One flickering notification keeps the history; a strap off long enough to count
+            // as lost (it may sit elsewhere now) does not.
+            if t.seconds(since: lost.time) >= SOSRules.lossConfirmSeconds { keepsHistory = false }
         }
         if !keepsHistory {
             stretch += 1
@@ -110,6 +113,7 @@ struct StrapSignal: Sendable {
             return keepsHistory
         }
         let incoherent = isIncoherent(sample)
+        if !incoherent { lastCoherent = sample.bpm }
         noteCoherence(at: t, incoherent: incoherent, implausible: false)
         if !sample.rrIntervalsMs.isEmpty { sendsRR = true }
         checkFrozen(sample, rules: rules)
@@ -236,12 +240,15 @@ struct StrapSignal: Sendable {
     /// (a heart speeds up or slows down by a few beats per minute a second), or an RR interval
     /// outside `plausibleRRMs` (above 250 or below 15 bpm). Irregular intervals alone are not:
     /// atrial fibrillation and ectopic beats are rhythms a heart produces.
+    ///
+    /// A reading near the previous one, or back near the last coherent one, is coherent: a rate
+    /// that steps up (a tachycardia's onset) jumps once, and a lone artefact once, not twice.
     private func isIncoherent(_ sample: HeartRateSample) -> Bool {
-        if let previous = lastValid, sample.time.seconds(since: previous.time) <= 2,
-           abs(sample.bpm - previous.bpm) > SOSRules.chaoticJumpBpm {
-            return true
-        }
-        return sample.rrIntervalsMs.contains { !SOSRules.plausibleRRMs.contains($0) }
+        if sample.rrIntervalsMs.contains(where: { !SOSRules.plausibleRRMs.contains($0) }) { return true }
+        guard let previous = lastValid, sample.time.seconds(since: previous.time) <= 2 else { return false }
+        let nearPrevious = abs(sample.bpm - previous.bpm) <= SOSRules.chaoticJumpBpm
+        let nearCoherent = lastCoherent.map { abs(sample.bpm - $0) <= SOSRules.chaoticJumpBpm } ?? false
+        return !nearPrevious && !nearCoherent
     }
 
     private mutating func noteCoherence(at t: Timestamp, incoherent: Bool, implausible: Bool) {
