@@ -93,10 +93,9 @@ public struct SOSRules: Sendable, Equatable {
     /// or more of the notifications, within `chaoticWindowSeconds`.
     public static let chaoticWindowSeconds = 5.0
     public static let chaoticReadings = 3
-    /// Two readings up to two seconds apart that differ by more than this are incoherent, as is
-    /// an RR interval outside `plausibleRRMs` (above 250 or below 15 bpm).
+    /// Two readings up to two seconds apart that differ by more than this are incoherent (unless
+    /// the second is back near the last coherent one).
     public static let chaoticJumpBpm = 30
-    public static let plausibleRRMs = 240.0...4000.0
     /// A strap not heard for this long, while another one is, has been swapped out.
     public static let strapSwappedSeconds = 30.0
     /// After monitoring starts, a strap has this long to be heard before the warning that none is.

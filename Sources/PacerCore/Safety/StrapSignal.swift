@@ -237,14 +237,12 @@ struct StrapSignal: Sendable {
     // MARK: Coherence
 
     /// A jump of more than `chaoticJumpBpm` from the previous valid reading within two seconds
-    /// (a heart speeds up or slows down by a few beats per minute a second), or an RR interval
-    /// outside `plausibleRRMs` (above 250 or below 15 bpm). Irregular intervals alone are not:
-    /// atrial fibrillation and ectopic beats are rhythms a heart produces.
-    ///
-    /// A reading near the previous one, or back near the last coherent one, is coherent: a rate
-    /// that steps up (a tachycardia's onset) jumps once, and a lone artefact once, not twice.
+    /// (a heart speeds up or slows down by a few beats per minute a second). A reading near the
+    /// previous one, or back near the last coherent one, is coherent: a rate that steps up (a
+    /// tachycardia's onset) jumps once, and a lone artefact once, not twice. Irregular RR
+    /// intervals are not judged: atrial fibrillation and ectopic beats are rhythms a heart makes,
+    /// and some straps carry other data in that field.
     private func isIncoherent(_ sample: HeartRateSample) -> Bool {
-        if sample.rrIntervalsMs.contains(where: { !SOSRules.plausibleRRMs.contains($0) }) { return true }
         guard let previous = lastValid, sample.time.seconds(since: previous.time) <= 2 else { return false }
         let nearPrevious = abs(sample.bpm - previous.bpm) <= SOSRules.chaoticJumpBpm
         let nearCoherent = lastCoherent.map { abs(sample.bpm - $0) <= SOSRules.chaoticJumpBpm } ?? false
