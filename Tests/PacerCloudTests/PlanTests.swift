@@ -461,3 +461,24 @@ struct PlanTests {
         }
     }
 }
+
+/// #31: numbers in the plan form are parsed without unchecked arithmetic: any text gives a value
+/// or nil, never a trap (one signed-in post of "9223372036854775807:00" killed the process).
+@Suite(.timeLimit(.minutes(1))) struct PlanFormNumberTests {
+    @Test(arguments: ["9223372036854775807:00", "9223372036854775807:00:00", "99999999999999999999:00", "9223372036854775807", "1e308", "-1:00", "1:60"])
+    func durationsNeverTrap(text: String) {
+        let seconds = PlanForm.duration(text)
+        #expect(seconds.map { $0.isFinite } ?? true)
+    }
+
+    @Test(arguments: ["9223372036854775807:00", "153722867280912931:00", "1000:00", "-1:00", "5:60"])
+    func pacesBeyondAnyRunnerAreRefused(text: String) {
+        #expect(PlanForm.paceSeconds(text) == nil)
+    }
+
+    @Test func ordinaryValuesStillRead() {
+        #expect(PlanForm.duration("1:05:00") == 3900)
+        #expect(PlanForm.paceSeconds("5:30") == 330)
+        #expect(PlanForm.paceSeconds("999:59") == 59_999)
+    }
+}

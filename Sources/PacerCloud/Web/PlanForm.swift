@@ -184,19 +184,28 @@ struct PlanForm {
 
     /// "10" (minutes), "90 s", "1:30", "1:05:00" → seconds.
     static func duration(_ text: String) -> Double? {
+        // "1e308" minutes is a finite number of minutes but not of seconds.
+        parsedDuration(text).flatMap { $0.isFinite ? $0 : nil }
+    }
+
+    private static func parsedDuration(_ text: String) -> Double? {
         let compact = text.lowercased().replacingOccurrences(of: " ", with: "")
         if compact.hasSuffix("s"), let seconds = Double(compact.dropLast()), seconds.isFinite { return seconds }
         if compact.hasSuffix("min"), let minutes = Double(compact.dropLast(3)), minutes.isFinite { return minutes * 60 }
         if !compact.contains(":") { return Double(compact).flatMap { $0.isFinite ? $0 * 60 : nil } }
         let parts = compact.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
         guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil && $0! >= 0 }), parts.dropFirst().allSatisfy({ $0! < 60 }) else { return nil }
-        return Double(parts.reduce(0) { $0 * 60 + $1! })
+        // In Double: "9223372036854775807:00" would overflow Int (a trap); the step's limits
+        // refuse it afterwards with the field's name.
+        return parts.reduce(0.0) { $0 * 60 + Double($1!) }
     }
 
     /// "3:10" → 190.
     static func paceSeconds(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let minutes = Int(parts[0]), let seconds = Int(parts[1]), minutes >= 0, (0..<60).contains(seconds),
+        // Minutes are capped before the arithmetic: no pace is slower than 999 min/km, and a larger
+        // number would overflow Int (a trap).
+        guard parts.count == 2, let minutes = Int(parts[0]), let seconds = Int(parts[1]), (0...999).contains(minutes), (0..<60).contains(seconds),
               parts[1].count == 2 else { return nil }
         return minutes * 60 + seconds
     }
