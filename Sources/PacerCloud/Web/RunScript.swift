@@ -3,10 +3,9 @@
 /// `document.body.dataset.complete = "1"`, the flag the browser flows and tools/bench-web wait for
 /// (`window.pacerCompleteMs` says when, from navigation start).
 enum RunScript {
-    static let source = #"""
-        (function () {
-          'use strict';
-          var data = JSON.parse(document.getElementById('run-data').textContent);
+    /// The map both pages draw on: the Leaflet map in `#map`, with the configured tiles (none in
+    /// the "none" mode), and `text()`, which escapes what goes into a tooltip.
+    private static let mapSetup = #"""
           var element = document.getElementById('map');
           function text(value) {
             var span = document.createElement('span');
@@ -14,13 +13,20 @@ enum RunScript {
             return span.innerHTML;
           }
           var map = L.map(element, { zoomSnap: 0.25 });
+          if (element.dataset.tiles) {
+            L.tileLayer(element.dataset.tiles, { maxZoom: 19, attribution: text(element.dataset.attribution || '') }).addTo(map);
+          }
+        """#
+
+    static let source = #"""
+        (function () {
+          'use strict';
+          var data = JSON.parse(document.getElementById('run-data').textContent);
+        \#(mapSetup)
           if (data.track.length > 1) {
             map.fitBounds(L.latLngBounds(data.track), { padding: [16, 16] });
           } else {
             map.setView(data.track[0] || [0, 0], data.track.length ? 16 : 2);
-          }
-          if (element.dataset.tiles) {
-            L.tileLayer(element.dataset.tiles, { maxZoom: 19, attribution: text(element.dataset.attribution || '') }).addTo(map);
           }
           var track = L.polyline(data.track, { color: '#d2312d', weight: 4, opacity: 0.9 }).addTo(map);
           data.kmMarks.forEach(function (mark) {
@@ -104,16 +110,7 @@ enum RunScript {
         (function () {
           'use strict';
           var data = JSON.parse(document.getElementById('alert-data').textContent);
-          var element = document.getElementById('map');
-          function text(value) {
-            var span = document.createElement('span');
-            span.textContent = value;
-            return span.innerHTML;
-          }
-          var map = L.map(element, { zoomSnap: 0.25 });
-          if (element.dataset.tiles) {
-            L.tileLayer(element.dataset.tiles, { maxZoom: 19, attribution: text(element.dataset.attribution || '') }).addTo(map);
-          }
+        \#(mapSetup)
           var points = data.positions;
           var newest = points[points.length - 1];
           if (points.length > 1) {
