@@ -248,7 +248,7 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.sos.rules.collapseWindowSeconds = try reader.number(in: 5...120, "seconds from 5 to 120")
             case "sos.collapse_evidence_share":
                 config.sos.rules.evidenceShare = try reader.number(
-                    in: 0.15...0.6, "a share of the recent heart rate from 0.15 to 0.6 (0.33: a fall of a third is strong evidence)")
+                    in: 0.15...0.6, "a share of the recent heart rate from 0.15 to 0.6 (0.3: a fall of 30 % is strong evidence)")
             case "sos.no_signal_no_motion_s":
                 config.sos.rules.noSignalNoMotionSeconds = try reader.number(in: 10...600, "seconds from 10 to 600")
             case "sos.collapse_ask_s", "sos.ask_timeout_s":

@@ -37,7 +37,7 @@ public struct SOSRules: Sendable, Equatable {
     /// Strong evidence of a failing heart, before its signal turned abnormal: a fall of this share
     /// of the wearer's own recent rate (on median-of-3 filtered values, within
     /// `evidenceWindowSeconds`). With it, a collapse raises the alert at once, with no question.
-    public var evidenceShare = 0.33
+    public var evidenceShare = 0.3
     /// The fallback when the body had stopped long before the signal turned abnormal (a person
     /// standing or sitting): abnormal signal and no movement for this long, then the question.
     public var noSignalNoMotionSeconds = 60.0
@@ -58,7 +58,7 @@ public struct SOSRules: Sendable, Equatable {
     // The collapse rules, in VitalsWatcher's words.
     /// The strong evidence must lie within this many seconds before the signal turned abnormal:
     /// long enough for a fall that takes half a minute, short enough that the recovery after a
-    /// run (some 20-30 % in the first minute) is not a fall of a third.
+    /// run (some 15-25 % in that time) is not a fall of 30 %.
     public static let evidenceWindowSeconds = 40.0
     /// A steep fall: this share of the rate within `steepFallSeconds` (filtered values).
     public static let steepFallShare = 0.2

@@ -155,7 +155,7 @@ struct StrapSignal: Sendable {
     /// Whether the readings before `time` showed a failing heart (frozen readings never do):
     /// - a chaotic or above-250 stretch within `evidenceWindowSeconds`;
     /// - a fall of `evidenceShare` of the rate on median-of-3 filtered values within
-    ///   `evidenceWindowSeconds` (a third: 66 to 44, 150 to 100; the recovery after a run is
+    ///   `evidenceWindowSeconds` (0.3: 62 to 43, 150 to 105; the recovery after a run is
     ///   some 15-25 % in that time);
     /// - a steep fall: `steepFallShare` within `steepFallSeconds` (50 to 40 in 4 s; no recovery is
     ///   that fast);
