@@ -5,12 +5,13 @@ public enum AlertKind: String, Sendable, Equatable, Hashable, CaseIterable {
     case hrHigh = "hr_high"
     /// Heart rate below `hr_low_bpm`, sustained.
     case hrLow = "hr_low"
-    /// The heart-rate signal was lost (no contact, 0 bpm or no notification) right after strong
-    /// evidence of a failing heart: a confirmed breach, or a steep fall. How a chest strap
-    /// reports cardiac arrest (VitalsWatcher documents the rule).
+    /// The heart-rate signal turned abnormal (lost, silent, 0 bpm, frozen, above 250, chaotic)
+    /// while the body stopped, after strong evidence of a failing heart: a fall, a confirmed
+    /// breach, an arrhythmic stretch. How a chest strap reports cardiac arrest (VitalsWatcher
+    /// documents the rule).
     case hrSignalLost = "hr_signal_lost"
-    /// While a run records: the heart-rate signal is lost and the runner does not move, and
-    /// nobody answered "Are you OK?".
+    /// The heart-rate signal turned abnormal and the body stopped, in a run or not, and nobody
+    /// answered "Are you OK?".
     case noSignalNoMotion = "no_signal_no_motion"
     /// A very long button press or `pacerctl sos raise`.
     case manual

@@ -10,8 +10,8 @@ public enum SafetyEvent: Sendable, Equatable {
     case resolved(number: Int, kind: AlertKind, at: Timestamp, heartRate: Int?)
     /// Cancelled by the runner ("false alarm, I am OK").
     case cancelled(number: Int, kind: AlertKind, at: Timestamp)
-    /// "Are you OK?": the signal and the movement stopped together while a run records. Speak it;
-    /// unanswered by `deadline`, the watcher raises `no_signal_no_motion` (the issue since `since`).
+    /// "Are you OK?": the heart signal turned abnormal (since `since`) and the body stopped. Speak
+    /// it; unanswered by `deadline`, the watcher raises the alert.
     case askAreYouOK(since: Timestamp, at: Timestamp, deadline: Timestamp)
     /// The question is over: answered by the runner (`answered`), or the signal or the movement
     /// came back.

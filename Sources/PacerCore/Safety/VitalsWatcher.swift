@@ -92,7 +92,7 @@ public struct VitalsWatcher: Sendable {
 
     /// The "Are you OK?" question waiting for an answer: its deadline.
     public var pendingAskDeadline: Timestamp? {
-        if case .asking(let ask) = collapse { ask.deadline } else { nil }
+        if case .asking(let deadline) = collapse { deadline } else { nil }
     }
 
     /// The heart signal now (the live one where any strap is live), for status.
@@ -230,17 +230,11 @@ public struct VitalsWatcher: Sendable {
         var nextFollowUp: Timestamp
     }
 
-    private struct Ask: Sendable {
-        /// When the signal turned abnormal.
-        var since: Timestamp
-        var deadline: Timestamp
-    }
-
     /// Where the collapse judgement is.
     private enum Collapse: Sendable {
         case watching
-        /// "Are you OK?" is out.
-        case asking(Ask)
+        /// "Are you OK?" is out, unanswered the alert goes out at the deadline.
+        case asking(deadline: Timestamp)
         /// A collapse alert is open.
         case alerted
         /// Answered or cancelled: quiet until the signal comes back or the runner moves.
@@ -364,9 +358,9 @@ public struct VitalsWatcher: Sendable {
         switch collapse {
         case .alerted, .quiet:
             return events
-        case .asking(let ask):
+        case .asking(let deadline):
             // The body seen stopped while asking, with strong evidence: no need to wait.
-            if now >= ask.deadline || (body == .stopped && hasStrongEvidence(before: onset, strap: strapID)) {
+            if now >= deadline || (body == .stopped && hasStrongEvidence(before: onset, strap: strapID)) {
                 collapse = .alerted
                 let kind: AlertKind = hasStrongEvidence(before: onset, strap: strapID) ? .hrSignalLost : .noSignalNoMotion
                 events.append(raise(kind, firstOutOfRange: onset, at: now))
@@ -405,7 +399,7 @@ public struct VitalsWatcher: Sendable {
 
     private mutating func ask(since: Timestamp, at now: Timestamp) -> [SafetyEvent] {
         let deadline = now.adding(seconds: rules.collapseAskSeconds)
-        collapse = .asking(Ask(since: since, deadline: deadline))
+        collapse = .asking(deadline: deadline)
         return [.askAreYouOK(since: since, at: now, deadline: deadline)]
     }
 
