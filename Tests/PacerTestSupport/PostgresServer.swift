@@ -83,9 +83,12 @@ public final class PostgresServer: Sendable {
         process.blockingTerminate()
     }
 
-    /// Creates a database (for one test of a shared server).
+    /// Creates a database (for one test of a shared server). The wait is generous: in the start
+    /// burst of the whole suite dozens of tests create theirs at once (each a copy of the template
+    /// and a checkpoint), and a fresh clone's run here saw 17 of them pass 30 s.
     public func createDatabase(_ name: String) throws(ChildProcessError) {
-        try BlockingCommand.run(Self.binDirectory + "/createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name]).check()
+        try BlockingCommand.run(Self.binDirectory + "/createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name],
+                                timeout: .seconds(180)).check()
     }
 
     /// What the server wrote to its log.
