@@ -38,7 +38,9 @@ public final class SpokenLoop: Sendable {
             for await event in speaker.events {
                 switch event {
                 case .started: continue
-                case .spoken: state.withLock { $0.timesSaid += 1 }
+                // One that ends as `stop()` comes is not counted: the count a caller reads
+                // right after stopping is final (the speaker may report it spoken a moment later).
+                case .spoken: state.withLock { if !$0.stopped { $0.timesSaid += 1 } }
                 case .interrupted, .dropped, .failed: break
                 }
                 guard !isStopped else { return }
