@@ -7,7 +7,7 @@ import Testing
 
 /// The strap client against the simulated bluetoothd on a private dbus-daemon. Notifications
 /// carry a sequence number in their RR field, so each test counts gaps, not totals.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct StrapClientTests {
     static let strap = "C8:4F:0E:12:34:56"
     static let backup = "C8:4F:0E:12:34:57"

@@ -7,7 +7,7 @@ import Threads
 
 /// The reader against a FIFO standing in for /dev/input/eventN (no uinput in the test container):
 /// the test writes packed input_event records into it.
-@Suite struct EvdevButtonReaderTests {
+@Suite(.timeLimit(.minutes(10))) struct EvdevButtonReaderTests {
     private typealias R = InputEventRecords
 
     private func reader(_ path: String, firstRetry: Duration = .milliseconds(10), maximumRetry: Duration = .milliseconds(50)) -> EvdevButtonReader {

@@ -1,7 +1,7 @@
 import Testing
 @testable import Buttons
 
-@Suite struct InputEventDecoderTests {
+@Suite(.timeLimit(.minutes(10))) struct InputEventDecoderTests {
     private typealias R = InputEventRecords
 
     private func decode(_ decoder: inout InputEventDecoder, _ bytes: [UInt8], readTime: Duration = .seconds(7), kernel: Bool = false) -> [ButtonInput] {

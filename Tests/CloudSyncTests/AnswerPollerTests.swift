@@ -6,7 +6,7 @@ import Testing
 
 /// The answers channel's wire side: what the cloud sends becomes what the desk hears, cleaned
 /// again; a kind this pacerd does not know is skipped; the backoff while the cloud is away.
-@Suite struct AnswerPollerTests {
+@Suite(.timeLimit(.minutes(10))) struct AnswerPollerTests {
     static func item(_ kind: String, text: String? = nil, from: String = "Anna") -> AlertAnswerItem {
         AlertAnswerItem(id: 3, alert_id: "a1", from: from, kind: kind, text: text, time: "2026-05-10T07:38:20.000Z")
     }

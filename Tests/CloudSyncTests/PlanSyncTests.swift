@@ -12,7 +12,7 @@ import Testing
 /// (read back by the workout file parser), an unchanged ETag keeps them, an emptied plan removes
 /// them, offline the last plan is used, and a session the device cannot run is skipped with the
 /// field named; "today" in the plan's timezone, exactly at local midnight.
-@Suite struct PlanSyncTests {
+@Suite(.timeLimit(.minutes(10))) struct PlanSyncTests {
     static let intervalsID = "0f8e2b1c-1111-4aaa-8bbb-000000000001"
     static let easyID = "0f8e2b1c-2222-4aaa-8bbb-000000000002"
     static let intervals = PlannedSession(id: intervalsID, date: "2026-05-10", name: "6 by 400 metres", steps: [

@@ -58,7 +58,7 @@ final class ScriptedSpeaker: @unchecked Sendable {
 }
 
 /// The sync thread's loop, one step at a time with times passed in: no network, no thread, no waiting.
-@Suite struct SyncLoopTests {
+@Suite(.timeLimit(.minutes(10))) struct SyncLoopTests {
     static let settings = SyncSettings(url: "http://cloud.test", token: "device-token", client: HTTPClient.Configuration(),
                                        syncEverySeconds: 60, stateEverySeconds: 30, maxHeartRateBpm: 185)
     static let second: UInt64 = 1_000_000_000
@@ -278,7 +278,7 @@ final class ScriptedSpeaker: @unchecked Sendable {
     }
 }
 
-@Suite struct NoticeTextTests {
+@Suite(.timeLimit(.minutes(10))) struct NoticeTextTests {
     @Test("cleaned for speech: one line, single spaces, no markup characters; already clean text is unchanged")
     func clean() {
         #expect(NoticeText.clean("  Rain\r\nat\tfive:\u{0}  <take> a [jacket]_#*  ") == "Rain at five: take a jacket")

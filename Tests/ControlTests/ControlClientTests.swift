@@ -38,7 +38,7 @@ private func clientError(_ body: () throws -> Void) -> ControlClientError? {
     }
 }
 
-@Suite struct ControlClientTests {
+@Suite(.timeLimit(.minutes(10))) struct ControlClientTests {
     @Test func aMissingSocketSaysTheDaemonIsNotRunning() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

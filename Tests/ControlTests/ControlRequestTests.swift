@@ -10,7 +10,7 @@ private func request(_ line: String) throws -> ControlRequest {
     try parse(line).get()
 }
 
-@Suite struct ControlRequestTests {
+@Suite(.timeLimit(.minutes(10))) struct ControlRequestTests {
     @Test func commandIdAndArgumentsAreSeparated() throws {
         let parsed = try request(#"{"id":3,"command":"runs.list","limit":20,"offset":0}"#)
         #expect(parsed.id == 3)

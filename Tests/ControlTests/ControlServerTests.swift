@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite struct ControlServerTests {
+@Suite(.timeLimit(.minutes(10))) struct ControlServerTests {
     @Test func commandsRoundTrip() async throws {
         try await withTestServer { server in
             let path = server.socketPath

@@ -21,7 +21,7 @@ private func foundationValue(_ text: String) throws -> JSONValue {
     return convert(try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
 }
 
-@Suite struct JSONValueTests {
+@Suite(.timeLimit(.minutes(10))) struct JSONValueTests {
     static let documents = [
         #"{"id":1,"command":"status"}"#,
         #"{"id":"a-7","command":"runs.list","limit":20,"offset":0}"#,

@@ -33,22 +33,15 @@ private func connectAsOtherUser(_ setprivArguments: [String], socketPath: String
                 break
         sys.stdout.write(data.decode())
         """
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-    process.arguments = setprivArguments + ["--", "/usr/bin/python3", "-c", script, socketPath]
-    process.environment = ["PATH": "/usr/bin:/bin", "HOME": "/"]
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw PeerTestError(message: "setpriv/python3 exited \(process.terminationStatus): \(errorText)")
+    // Output in files and a deadline (BlockingCommand): a pipe could be inherited by another
+    // test's child and never reach end of file.
+    let result = try BlockingCommand.run(
+        "/usr/bin/setpriv", setprivArguments + ["--", "/usr/bin/python3", "-c", script, socketPath],
+        environment: ["PATH": "/usr/bin:/bin", "HOME": "/"], timeout: .seconds(60))
+    guard result.succeeded else {
+        throw PeerTestError(message: "setpriv/python3: \(result)")
     }
-    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    return result.standardOutput.split(separator: "\n").map(String.init)
 }
 
 private struct PeerTestError: Error, CustomStringConvertible {
@@ -68,7 +61,8 @@ private let toolsPresent =
 /// credential check stands between them and the daemon.
 @Suite(
     .enabled(if: isRoot, "needs root to run a client as another uid (setpriv)"),
-    .enabled(if: toolsPresent, "needs /usr/bin/setpriv (util-linux) and /usr/bin/python3")
+    .enabled(if: toolsPresent, "needs /usr/bin/setpriv (util-linux) and /usr/bin/python3"),
+    .timeLimit(.minutes(10))
 )
 struct PeerCredentialTests {
     static let allowedGroup: UInt32 = 4242
@@ -126,7 +120,7 @@ struct PeerCredentialTests {
     }
 }
 
-@Suite struct PeerPolicyTests {
+@Suite(.timeLimit(.minutes(10))) struct PeerPolicyTests {
     @Test func rootTheDaemonsUserAndTheGroupAreAllowed() {
         let policy = PeerPolicy(daemonUID: 998, group: 997)
         let noGroups: (ControlPeer) -> [UInt32]? = { _ in [] }
@@ -155,7 +149,7 @@ struct PeerCredentialTests {
 
 /// Under pacerd.service (ProtectProc=invisible) /proc/PID of another user is hidden: the group
 /// database must still tell that the peer's user is in the group.
-@Suite struct GroupDatabaseFallbackTests {
+@Suite(.timeLimit(.minutes(10))) struct GroupDatabaseFallbackTests {
     @Test func membershipsComeFromTheGroupDatabase() throws {
         // root (uid 0) is a member of group root (0) in every group database.
         let groups = try #require(SystemGroup.memberships(ofUser: 0, primaryGroup: 0))

@@ -10,7 +10,7 @@ import Testing
 /// simulated ModemManager and to pacer-cloud), its link drops and comes back, gpsd restarts;
 /// the cloud goes away while the run finishes and is back for `pacerctl sync`; then SIGTERM.
 /// Afterwards: what the server holds, what was spoken, what the journal says.
-@Suite(.serialized) struct WholeRunTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct WholeRunTests {
     /// Between the moments that matter, 25 epochs (run seconds) a second: the run's 17 minutes
     /// in about 40 s. The strap's 20 notifications a second keep the heart rate dense on the
     /// run's timeline at that pace (the coach calls it lost after 5 s of run time without).

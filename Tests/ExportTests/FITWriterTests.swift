@@ -6,7 +6,7 @@ import Testing
 /// The FIT writer: the synthetic 3 h 40 min run read back by two independent decoders from PyPI
 /// (garmin-fit-sdk and fitdecode with its CRC check, through tools/verify-fit), and the protocol's
 /// fixed parts checked byte by byte.
-@Suite(.serialized) struct FITWriterTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct FITWriterTests {
     static let verifier = IndependentParserTests.repositoryRoot + "/tools/verify-fit"
 
     static func write(_ synthetic: SyntheticRun) throws -> (bytes: [UInt8], statistics: ExportStatistics) {

@@ -2,7 +2,7 @@ import Testing
 import PacerCore
 @testable import Export
 
-@Suite struct FormattingTests {
+@Suite(.timeLimit(.minutes(10))) struct FormattingTests {
     @Test(arguments: [
         (0.0, 7, "0.0000000"),
         (-0.0, 7, "0.0000000"),

@@ -4,7 +4,7 @@ import PacerCore
 
 /// Whole documents for a small run, byte for byte: structure, element order (as the GPX 1.1
 /// and TCX v2 schemas require it), namespaces, number formats and escaping.
-@Suite struct GoldenTests {
+@Suite(.timeLimit(.minutes(10))) struct GoldenTests {
     static let run = ExportRun(
         name: "Park & <run>", startTime: time("2026-05-10T07:30:00.000Z"), distance: 6.5,
         movingTime: 2, elapsedTime: 2, averageHeartRate: 141.5, maxHeartRate: 143)

@@ -11,7 +11,7 @@ import Export
 ///
 /// Needs python3 with gpxpy and python-tcxparser, which tools/setup installs. Without them these
 /// tests fail (they do not skip): the export is not verified.
-@Suite(.serialized) struct IndependentParserTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct IndependentParserTests {
     static let repositoryRoot: String = {
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)

@@ -4,7 +4,7 @@ import Export
 
 /// A 3 h 40 min run at 1 Hz (13,200 points): the writers hand it out in small chunks as it
 /// comes, and the same input always gives the same bytes.
-@Suite struct StreamingTests {
+@Suite(.timeLimit(.minutes(10))) struct StreamingTests {
     static let synthetic = SyntheticRun()
 
     @Test(arguments: ExportFormat.allCases)

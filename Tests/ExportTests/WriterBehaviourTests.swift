@@ -2,7 +2,7 @@ import Testing
 import PacerCore
 import Export
 
-@Suite struct WriterBehaviourTests {
+@Suite(.timeLimit(.minutes(10))) struct WriterBehaviourTests {
     static let start = time("2026-05-10T07:30:00.000Z")
 
     static func point(_ second: Double, hr: Int? = 150, lat: Double = 45.5, lon: Double = 9.2) -> ExportPoint {

@@ -3,6 +3,7 @@ import PacerCore
 import Testing
 
 /// Hand-written lines: the cases the recorded logs do not show, or show only by luck.
+@Suite(.timeLimit(.minutes(10)))
 struct GPSDecoderTests {
     /// The first fix after city-10k-1's first underpass, with an `eps` added.
     static let fullTPV =

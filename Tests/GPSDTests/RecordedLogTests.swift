@@ -3,7 +3,7 @@ import PacerCore
 import Testing
 
 /// Every recorded gpsd 3.22 log, decoded line by line and checked against its own text.
-@Suite(.enabled(if: SharedData.isAvailable, SharedData.unavailable))
+@Suite(.enabled(if: SharedData.isAvailable, SharedData.unavailable), .timeLimit(.minutes(10)))
 struct RecordedLogTests {
     /// A parameterised test over an empty list would pass without testing anything.
     @Test func theLogsArePresent() {

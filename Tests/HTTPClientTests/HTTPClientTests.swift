@@ -30,7 +30,7 @@ private func seconds(_ duration: Duration) -> Double {
     return Double(seconds) + Double(attoseconds) / 1e18
 }
 
-@Suite struct HTTPClientTests {
+@Suite(.timeLimit(.minutes(10))) struct HTTPClientTests {
     @Test func postsJSONOverHTTPSWithThePrivateCA() async throws {
         let server = try await sink(.init(status: 201, body: #"{"id":"sos-1"}"#))
         let client = HTTPClient(configuration: .init(caFile: server.caFile, userAgent: "pacerd/test"))

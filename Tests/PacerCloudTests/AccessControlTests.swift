@@ -10,7 +10,7 @@ import Testing
 
 /// Rate limits, revoked and removed devices, links and logs, through the API; each tries to
 /// get past the rule it checks.
-@Suite("pacer-cloud: access control")
+@Suite("pacer-cloud: access control", .timeLimit(.minutes(10)))
 struct AccessControlTests {
     static func limits(page: RateLimit? = nil, device: RateLimit? = nil, address: RateLimit? = nil) -> CloudConfiguration {
         CloudConfiguration(rateLimits: RateLimits(alertPagePerAddress: page, uploadPerDevice: device, uploadPerAddress: address))

@@ -10,7 +10,7 @@ import Testing
 /// account, another device's token, an expired session and no credentials each try it on the
 /// owner's things and are refused, or else be declared public by its own policy. A route
 /// added without its case fails `everyRouteIsCovered`. Later routes add their cases here.
-@Suite("pacer-cloud: access harness (every route, four callers)")
+@Suite("pacer-cloud: access harness (every route, four callers)", .timeLimit(.minutes(10)))
 struct AccessHarnessTests {
     /// What the owner has, and the callers that are not the owner.
     struct Fixture: Sendable {

@@ -4,7 +4,7 @@ import PacerCloud
 import PacerTestSupport
 import Testing
 
-@Suite("pacer-cloud: accounts in the store")
+@Suite("pacer-cloud: accounts in the store", .timeLimit(.minutes(10)))
 struct AccountTests {
     /// bcrypt's minimum cost: the tests hash many times, and what is tested is the same at any cost.
     static let cost: UInt8 = 4
@@ -98,7 +98,7 @@ struct AccountTests {
     }
 }
 
-@Suite("pacer-cloud: schema upgrade to accounts")
+@Suite("pacer-cloud: schema upgrade to accounts", .timeLimit(.minutes(10)))
 struct AccountUpgradeTests {
     /// A version 3 database (before accounts): its device table, one device, its version.
     static let version3 = [

@@ -2,7 +2,7 @@ import HummingbirdTesting
 import PacerCloud
 import Testing
 
-@Suite("pacer-cloud: SOS alerts")
+@Suite("pacer-cloud: SOS alerts", .timeLimit(.minutes(10)))
 struct AlertTests {
     /// A message as pacerd's AlertBody writes it.
     static func message(_ alertID: String, _ sequence: Int, type: String = "alert", kind: String = "hr_high", test: Bool = false,

@@ -8,7 +8,7 @@ import Testing
 
 /// The attacks of issue 19 replayed, each against both stores: every one refused with a 4xx
 /// naming the field, or neutralised, and nothing stored by a refusal.
-@Suite("pacer-cloud: attacks from issue 19")
+@Suite("pacer-cloud: attacks from issue 19", .timeLimit(.minutes(10)))
 struct AttackTests {
     static func raw(_ cloud: Cloud, _ method: HTTPRequest.Method, _ uri: String, token: String, _ text: String,
                     type: String = "application/json") async throws -> TestResponse {

@@ -2,7 +2,7 @@ import HummingbirdTesting
 import PacerCloud
 import Testing
 
-@Suite("pacer-cloud: authentication")
+@Suite("pacer-cloud: authentication", .timeLimit(.minutes(10)))
 struct AuthTests {
     @Test("a /v1 route without a token or with a wrong one is 401 with a JSON error", arguments: Backend.allCases)
     func unauthorized(backend: Backend) async throws {

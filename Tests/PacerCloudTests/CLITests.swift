@@ -7,7 +7,7 @@ import PacerTestSupport
 import Testing
 
 /// The built pacer-cloud as an operator runs it, and a live socket for what needs a real peer.
-@Suite("pacer-cloud: command line and live socket")
+@Suite("pacer-cloud: command line and live socket", .timeLimit(.minutes(10)))
 struct CLITests {
     static let binary = DaemonFixture.binary("pacer-cloud")
 

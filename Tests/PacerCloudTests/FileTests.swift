@@ -13,7 +13,7 @@ import Testing
 /// independent readers of tools/verify-export and tools/verify-fit), and runs recorded elsewhere
 /// imported from such files (../shared/data's GPX and TCX within the distances its README
 /// asserts, a FIT file written by fit-tool), malformed files refused with a 4xx that says why.
-@Suite("pacer-cloud: run files (export and import)")
+@Suite("pacer-cloud: run files (export and import)", .timeLimit(.minutes(10)))
 struct FileTests {
     static let repositoryRoot = DaemonFixture.repositoryRoot
     static let data = DaemonFixture.sharedData

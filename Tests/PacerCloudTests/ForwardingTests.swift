@@ -4,7 +4,7 @@ import PacerCloud
 import PacerTestSupport
 import Testing
 
-@Suite("pacer-cloud: alerts forwarded by webhook and e-mail")
+@Suite("pacer-cloud: alerts forwarded by webhook and e-mail", .timeLimit(.minutes(10)))
 struct ForwardingTests {
     @Test("each new message goes to the webhook (retried until 2xx) and by e-mail, once", arguments: Backend.allCases)
     func forwarded(backend: Backend) async throws {

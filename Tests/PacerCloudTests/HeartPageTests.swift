@@ -8,7 +8,7 @@ import Testing
 
 /// Each run's figures (stored once, read by the statistics and heart-rate pages), the
 /// heartbeat's days of heart rate outside runs, and the heart-rate page that shows them.
-@Suite("pacer-cloud: run figures, daily heart rate and the heart-rate page")
+@Suite("pacer-cloud: run figures, daily heart rate and the heart-rate page", .timeLimit(.minutes(10)))
 struct HeartPageTests {
     static func heartbeat(time: String = "2026-05-10T07:30:00.000Z", reading: (bpm: Int, time: String)? = nil, maxHR: Int? = nil,
                           days: [[String: Any]] = []) -> [String: Any] {

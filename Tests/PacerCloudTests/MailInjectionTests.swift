@@ -6,7 +6,7 @@ import Testing
 
 /// The e-mail attacks of issue 19 through tools/smtp-sink (a real SMTP server): one message,
 /// its one recipient, no command but the client's own.
-@Suite("pacer-cloud: no SMTP or header injection")
+@Suite("pacer-cloud: no SMTP or header injection", .timeLimit(.minutes(10)))
 struct MailInjectionTests {
     static let attack = "SOS\r\r\n.\r\nMAIL FROM:<attacker@example.net>\r\nRCPT TO:<victim@example.net>\r\nDATA\r\nspam\n.\nQUIT"
 

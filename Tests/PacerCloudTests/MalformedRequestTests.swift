@@ -3,7 +3,7 @@ import HummingbirdTesting
 import PacerCloud
 import Testing
 
-@Suite("pacer-cloud: malformed requests are 4xx and store nothing")
+@Suite("pacer-cloud: malformed requests are 4xx and store nothing", .timeLimit(.minutes(10)))
 struct MalformedRequestTests {
     func expectRefused(_ name: String, _ response: TestResponse, _ status: HTTPResponse.Status, _ code: String, _ mention: String,
                        sourceLocation: SourceLocation = #_sourceLocation) {

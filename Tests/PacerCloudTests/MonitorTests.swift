@@ -10,7 +10,7 @@ import Testing
 /// Monitoring (issue 22): consent by invitation, the live dashboard over server-sent events
 /// (on one instance and across two on one PostgreSQL), monitors' answers and how a device
 /// reads them, and alerts forwarded to monitors.
-@Suite("pacer-cloud: monitoring (consent, dashboard stream, answers)")
+@Suite("pacer-cloud: monitoring (consent, dashboard stream, answers)", .timeLimit(.minutes(10)))
 struct MonitorTests {
     /// Streams end this long after they open, so a test reads a whole one.
     static func config(lifetime: Duration = .milliseconds(2500), streams: Int = 8) -> CloudConfiguration {

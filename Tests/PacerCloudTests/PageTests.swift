@@ -5,7 +5,7 @@ import HummingbirdTesting
 import PacerCloud
 import Testing
 
-@Suite("pacer-cloud: account pages")
+@Suite("pacer-cloud: account pages", .timeLimit(.minutes(10)))
 struct PageTests {
     @Test("every page: security headers, no script, a phone's viewport, and what was typed escaped", arguments: Backend.allCases)
     func pages(backend: Backend) async throws {

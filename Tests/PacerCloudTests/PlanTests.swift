@@ -10,7 +10,7 @@ import Testing
 /// The training plan: sessions and their occurrences on both stores, the `plan` sync section
 /// (7 days in the account's time zone), the plan pages and their form, and a run that followed
 /// a session marking it done.
-@Suite("pacer-cloud: training plan")
+@Suite("pacer-cloud: training plan", .timeLimit(.minutes(10)))
 struct PlanTests {
     /// 6 × (400 m at 3:10–3:30, 200 m recover), as the web form makes it.
     static let intervals = [PlanStep(type: "repeat", times: 6, steps: [

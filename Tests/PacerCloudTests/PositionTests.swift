@@ -2,7 +2,7 @@ import HummingbirdTesting
 import PacerCloud
 import Testing
 
-@Suite("pacer-cloud: live position")
+@Suite("pacer-cloud: live position", .timeLimit(.minutes(10)))
 struct PositionTests {
     @Test("the newest position is kept; an older one is ignored", arguments: Backend.allCases)
     func newestWins(backend: Backend) async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// TLS to PostgreSQL as the database URL asks, against a private server with ssl=on and a
 /// throwaway CA; the server's own pg_stat_ssl says whether the connection is encrypted.
-@Suite("pacer-cloud: PostgreSQL over TLS")
+@Suite("pacer-cloud: PostgreSQL over TLS", .timeLimit(.minutes(10)))
 struct PostgresTLSTests {
     /// Migrates through `url` and asks the server whether this connection uses TLS.
     static func connectionUsesTLS(_ url: String) async throws -> Bool {

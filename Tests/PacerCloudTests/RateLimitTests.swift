@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 /// The limiter itself: pure, the time stepped by the test, never slept.
-@Suite("pacer-cloud: rate limiter")
+@Suite("pacer-cloud: rate limiter", .timeLimit(.minutes(10)))
 struct RateLimitTests {
     let minute = RateLimit(burst: 60, period: .seconds(60))
 
@@ -88,7 +88,7 @@ struct RateLimitTests {
     }
 }
 
-@Suite("pacer-cloud: the client's address behind a proxy")
+@Suite("pacer-cloud: the client's address behind a proxy", .timeLimit(.minutes(10)))
 struct ClientAddressTests {
     let proxy: Set<String> = ["10.0.0.5"]
 

@@ -3,7 +3,7 @@ import HummingbirdTesting
 import PacerCloud
 import Testing
 
-@Suite("pacer-cloud: runs")
+@Suite("pacer-cloud: runs", .timeLimit(.minutes(10)))
 struct RunTests {
     @Test("the same chunk twice is stored once; another body for that seq is 409", arguments: Backend.allCases)
     func chunkIdempotency(backend: Backend) async throws {

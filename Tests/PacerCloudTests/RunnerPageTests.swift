@@ -9,7 +9,7 @@ import Testing
 
 /// The runner's pages: the runs list, a run's page and its stored view, statistics with records
 /// and goals, the settings they use, and the script files the run page loads.
-@Suite("pacer-cloud: runs, run page, statistics and goals")
+@Suite("pacer-cloud: runs, run page, statistics and goals", .timeLimit(.minutes(10)))
 struct RunnerPageTests {
     /// A straight run north at `paceS` seconds per km, one sample a second, heart rate rising.
     static func run(meters: Double, paceS: Double = 300, startMs: Int64 = Track.start, heartRate: Bool = true) -> [ChunkSample] {

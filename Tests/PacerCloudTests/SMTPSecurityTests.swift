@@ -5,7 +5,7 @@ import Testing
 
 /// STARTTLS and AUTH against tools/smtp-sink with a throwaway CA: the password and the message
 /// cross only over TLS to a certificate that verifies, and each refusal says what went wrong.
-@Suite("pacer-cloud: SMTP with STARTTLS and AUTH")
+@Suite("pacer-cloud: SMTP with STARTTLS and AUTH", .timeLimit(.minutes(10)))
 struct SMTPSecurityTests {
     static let credentials = MailSettings.Credentials(username: "pacer", password: "correct horse battery")
 

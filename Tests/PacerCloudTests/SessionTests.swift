@@ -7,7 +7,7 @@ import PacerCloud
 import PacerTestSupport
 import Testing
 
-@Suite("pacer-cloud: sign-up, log-in and sessions")
+@Suite("pacer-cloud: sign-up, log-in and sessions", .timeLimit(.minutes(10)))
 struct SessionTests {
     static let password = AccountTests.password
 
@@ -239,7 +239,7 @@ struct SessionTests {
     }
 }
 
-@Suite("pacer-cloud: password reset and account deletion")
+@Suite("pacer-cloud: password reset and account deletion", .timeLimit(.minutes(10)))
 struct ResetAndDeletionTests {
     static let password = AccountTests.password
 

@@ -8,7 +8,7 @@ import Testing
 
 /// The sync channel: notices and the device's state in both stores; `GET /v1/device/sync` with
 /// its versions, ETag and 304; acknowledgements; the heartbeat's validation; `notice send`.
-@Suite("pacer-cloud: the device's sync channel")
+@Suite("pacer-cloud: the device's sync channel", .timeLimit(.minutes(10)))
 struct SyncTests {
     static let uuidA = "0f0f0f0f-0000-4000-8000-00000000000a"
 

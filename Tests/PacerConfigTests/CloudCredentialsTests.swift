@@ -2,7 +2,7 @@ import Testing
 @testable import PacerConfig
 
 /// The one answer to "which URL and token does this device use".
-@Suite struct CloudCredentialsTests {
+@Suite(.timeLimit(.minutes(10))) struct CloudCredentialsTests {
     static let link = CloudLink(url: "https://cloud.example.org", token: "link-token", device: "ann-pi", account: "Ann",
                                 linkedAt: "2026-11-25T22:00:00.000Z")
 

@@ -3,7 +3,7 @@ import PacerCore
 import Testing
 @testable import PacerConfig
 
-@Suite struct PacerConfigurationTests {
+@Suite(.timeLimit(.minutes(10))) struct PacerConfigurationTests {
     @Test func emptyFileGivesDefaults() throws {
         let config = try PacerConfiguration.parse("# nothing here\n\n", file: "pacer.toml")
         #expect(config == PacerConfiguration())

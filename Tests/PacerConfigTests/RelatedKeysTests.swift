@@ -3,7 +3,7 @@ import Testing
 
 /// Every rule between two keys, with the pair written in both orders: whether the file is
 /// accepted must not depend on the order, and a refusal names the later of the two lines.
-@Suite struct RelatedKeysTests {
+@Suite(.timeLimit(.minutes(10))) struct RelatedKeysTests {
     static let file = "/etc/pacer/pacer.toml"
 
     struct Pair: Sendable, CustomTestStringConvertible {

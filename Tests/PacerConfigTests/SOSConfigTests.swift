@@ -2,7 +2,7 @@ import PacerCore
 import Testing
 @testable import PacerConfig
 
-@Suite struct SOSConfigTests {
+@Suite(.timeLimit(.minutes(10))) struct SOSConfigTests {
     static let file = "/etc/pacer/pacer.toml"
 
     static func parse(_ text: String) throws(ConfigError) -> PacerConfiguration {

@@ -2,7 +2,7 @@ import PacerCore
 import Testing
 @testable import PacerConfig
 
-@Suite struct UploadConfigTests {
+@Suite(.timeLimit(.minutes(10))) struct UploadConfigTests {
     static func parse(_ text: String) throws(ConfigError) -> PacerConfiguration {
         try PacerConfiguration.parse(text, file: "pacer.toml")
     }
@@ -68,7 +68,7 @@ import Testing
     }
 }
 
-@Suite struct SyncConfigTests {
+@Suite(.timeLimit(.minutes(10))) struct SyncConfigTests {
     @Test func syncChannelKeys() throws {
         let defaults = PacerConfiguration().upload
         #expect(defaults.sync && defaults.syncEverySeconds == 60 && defaults.stateEverySeconds == 60)

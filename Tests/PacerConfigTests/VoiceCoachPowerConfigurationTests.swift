@@ -3,7 +3,7 @@ import Testing
 @testable import PacerConfig
 
 /// `[voice]`, `[coach]` and `[power]`.
-@Suite struct VoiceCoachPowerConfigurationTests {
+@Suite(.timeLimit(.minutes(10))) struct VoiceCoachPowerConfigurationTests {
     @Test func defaults() throws {
         let config = try PacerConfiguration.parse("", file: "f")
         #expect(config.voice == VoiceConfiguration())

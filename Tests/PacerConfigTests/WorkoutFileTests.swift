@@ -7,7 +7,7 @@ import Testing
 let repositoryRoot = "/" + #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
 let workoutsDirectory = repositoryRoot + "/config/workouts"
 
-@Suite struct WorkoutFileTests {
+@Suite(.timeLimit(.minutes(10))) struct WorkoutFileTests {
     @Test func parsesTheFormatInOrder() throws {
         let workout = try WorkoutFile.parse("""
             name = "6 x 400 m on the track"   # a comment

@@ -5,7 +5,7 @@ import Testing
 
 /// The workout file writer (planned sessions become workout files): what it writes, the parser
 /// reads back equal; what a file cannot say exactly is refused, naming the step.
-@Suite struct WorkoutFileWriterTests {
+@Suite(.timeLimit(.minutes(10))) struct WorkoutFileWriterTests {
     static func roundTrip(_ workout: Workout) throws -> Workout {
         try WorkoutFile.parse(try WorkoutFile.text(of: workout, header: ["a header line"]), file: "written.toml")
     }

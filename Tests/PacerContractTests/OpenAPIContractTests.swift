@@ -9,7 +9,7 @@ import Testing
 /// each schema is a field of its Swift type and every field a property, the fields always sent
 /// are the schema's required ones, and the JSON (and chunk text, and times) the Swift types write
 /// validates against the schemas.
-@Suite struct OpenAPIContractTests {
+@Suite(.timeLimit(.minutes(10))) struct OpenAPIContractTests {
     static let spec = DaemonFixture.repositoryRoot + "/Sources/PacerCloud/openapi.yaml"
     static let checker = DaemonFixture.repositoryRoot + "/tools/check-contract"
     static let t0 = Timestamp(milliseconds: 1_778_398_200_000)

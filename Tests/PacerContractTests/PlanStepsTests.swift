@@ -4,7 +4,7 @@ import Testing
 
 /// Plan steps (the sync channel's `plan`) against the core's `Workout`: what the web form sends
 /// is exactly what a workout file could say, and every refusal names the field.
-@Suite struct PlanStepsTests {
+@Suite(.timeLimit(.minutes(10))) struct PlanStepsTests {
     static let track = Workout(name: "6 by 400 metres", items: [
         .step(WorkoutStep(kind: .warmup, end: .distance(meters: 800), target: .pace(fastest: 300, slowest: 360))),
         .repeated(times: 6, steps: [

@@ -3,7 +3,7 @@ import PacerCore
 import Testing
 
 /// The chunk format as both ends use it: what the device writes, the cloud reads back.
-@Suite struct TrackChunkFormatTests {
+@Suite(.timeLimit(.minutes(10))) struct TrackChunkFormatTests {
     @Test("a line is the spec's example, byte for byte")
     func lineIsTheSpecExample() {
         let first = ChunkSample(timeMs: 1_778_398_200_000, lat: 45.5035034, lon: 9.17949, speedMps: 0, distanceM: 0, moving: false, heartRate: nil)

@@ -1,7 +1,7 @@
 import PacerCore
 import Testing
 
-@Suite struct AlertTextTests {
+@Suite(.timeLimit(.minutes(10))) struct AlertTextTests {
     static let time = Timestamp(iso8601: "2026-05-10T07:37:19Z")!
 
     static func content(_ message: AlertContent.Message = .alert, kind: AlertKind = .hrHigh, device: String = "pacer-7") -> AlertContent {

@@ -64,7 +64,7 @@ struct CurvedRun {
     }
 }
 
-@Suite struct AlongTrackSpeedTests {
+@Suite(.timeLimit(.minutes(10))) struct AlongTrackSpeedTests {
     /// The tracker's samples next to the truth of the same epochs.
     func track(_ epochs: [CurvedRun.Epoch]) -> (tracker: RunTracker, samples: [TrackSample]) {
         var tracker = RunTracker()

@@ -4,7 +4,7 @@ import Testing
 /// The device's side of monitors' answers (issue 22), on injected time: each answer heard once,
 /// also across a restart (the desk rebuilt from the remembered id); said again every 2 minutes
 /// while its alert is open, never after it closes; "where are you?" sends the position.
-@Suite struct AnswerDeskTests {
+@Suite(.timeLimit(.minutes(10))) struct AnswerDeskTests {
     static let alert = "6f1c1a52-0000-4000-8000-00000000a1e7"
     static func s(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
 

@@ -18,7 +18,7 @@ private func steady(from: Double, seconds: Double, speed: Double, period: Double
     stride(from: from, to: from + seconds, by: period).map { ($0, speed) }
 }
 
-@Suite struct AutoStartTests {
+@Suite(.timeLimit(.minutes(10))) struct AutoStartTests {
     @Test func defaultsMatchTheConfigFile() {
         let defaults = AutoStartConfiguration()
         #expect(defaults.minimumSpeed == 1.5)

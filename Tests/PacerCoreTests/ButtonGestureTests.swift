@@ -29,7 +29,7 @@ extension ButtonGestureClassifier {
     }
 }
 
-@Suite struct ButtonGestureTests {
+@Suite(.timeLimit(.minutes(10))) struct ButtonGestureTests {
     @Test func defaultsMatchTheConfigFile() {
         let defaults = ButtonGestureConfiguration()
         #expect(defaults.longPress == .milliseconds(1500))

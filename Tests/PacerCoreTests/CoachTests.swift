@@ -45,7 +45,7 @@ func metricSummary(_ config: (inout CoachConfiguration) -> Void) -> CoachConfigu
 
 // MARK: - Run state
 
-@Suite struct CoachRunStateTests {
+@Suite(.timeLimit(.minutes(10))) struct CoachRunStateTests {
     @Test func startedAtTheFirstSampleOnce() {
         var driver = CoachDriver()
         let first = driver.run(0, 1)
@@ -135,7 +135,7 @@ func metricSummary(_ config: (inout CoachConfiguration) -> Void) -> CoachConfigu
 
 // MARK: - Summaries and splits
 
-@Suite struct CoachSummaryTests {
+@Suite(.timeLimit(.minutes(10))) struct CoachSummaryTests {
     @Test func everyKilometreWithTheDefaultItems() {
         var driver = CoachDriver()
         driver.run(4, 1101)
@@ -367,7 +367,7 @@ func metricSummary(_ config: (inout CoachConfiguration) -> Void) -> CoachConfigu
 
 // MARK: - GPS, heart rate, batteries, storage
 
-@Suite struct CoachSafetyTests {
+@Suite(.timeLimit(.minutes(10))) struct CoachSafetyTests {
     @Test func gpsLostAndBackFromTheTrackersEvents() {
         var coach = Coach()
         var runner = SampleRunner()
@@ -559,7 +559,7 @@ func metricSummary(_ config: (inout CoachConfiguration) -> Void) -> CoachConfigu
 
 // MARK: - Readiness
 
-@Suite struct CoachReadinessTests {
+@Suite(.timeLimit(.minutes(10))) struct CoachReadinessTests {
     let t = SampleRunner.at(0)
 
     @Test func everythingKnown() {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PacerCore
 
-@Suite struct DailyHeartRateTests {
+@Suite(.timeLimit(.minutes(10))) struct DailyHeartRateTests {
     /// 2026-05-10T00:00:00Z.
     static let mayTenthMs: Int64 = 1_778_371_200_000
 

@@ -2,7 +2,7 @@ import Testing
 @testable import PacerCore
 
 /// How the tracker treats fixes it must not use, and time it must not trust.
-@Suite struct FixValidationTests {
+@Suite(.timeLimit(.minutes(10))) struct FixValidationTests {
     @Test func duplicatesOfAnEpochAreSkippedAndCounted() {
         var tracker = RunTracker()
         let events = tracker.run([

@@ -1,7 +1,7 @@
 import Testing
 @testable import PacerCore
 
-@Suite struct GeodesyTests {
+@Suite(.timeLimit(.minutes(10))) struct GeodesyTests {
     static func dms(_ d: Double, _ m: Double, _ s: Double) -> Double {
         (d.sign == .minus ? -1 : 1) * (abs(d) + m / 60 + s / 3600)
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PacerCore
 
-@Suite struct HeartRateMeasurementTests {
+@Suite(.timeLimit(.minutes(10))) struct HeartRateMeasurementTests {
     // MARK: The shared vectors (../shared/data/hrm-vectors.json)
 
     @Test(.enabled(if: HRMVectors.isAvailable)) func everyHeartRateVectorDecodesAsItsSpecDecoding() throws {

@@ -1,7 +1,7 @@
 import Testing
 @testable import PacerCore
 
-@Suite struct HeartRateSensorTests {
+@Suite(.timeLimit(.minutes(10))) struct HeartRateSensorTests {
     static let t0 = Timestamp(iso8601: "2026-05-10T07:30:00.000Z")!
     static func at(_ seconds: Double) -> Timestamp { t0.adding(seconds: seconds) }
 

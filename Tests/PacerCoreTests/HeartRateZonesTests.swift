@@ -1,7 +1,7 @@
 import Testing
 @testable import PacerCore
 
-@Suite struct HeartRateZonesTests {
+@Suite(.timeLimit(.minutes(10))) struct HeartRateZonesTests {
     /// The table in config/workouts/README.md (maximum 184 bpm).
     @Test func readmeTableForAMaximumOf184() {
         let zones = HeartRateZones(maxHeartRate: 184)
@@ -53,7 +53,7 @@ import Testing
     }
 }
 
-@Suite struct WorkoutPlanTests {
+@Suite(.timeLimit(.minutes(10))) struct WorkoutPlanTests {
     static let run = WorkoutStep(kind: .run, end: .distance(meters: 400), target: .pace(fastest: 190, slowest: 210))
     static let jog = WorkoutStep(kind: .recover, end: .distance(meters: 200))
     static let warmup = WorkoutStep(kind: .warmup, end: .distance(meters: 800), target: .pace(fastest: 300, slowest: 360))
@@ -101,7 +101,7 @@ import Testing
     }
 }
 
-@Suite struct CueKindTests {
+@Suite(.timeLimit(.minutes(10))) struct CueKindTests {
     /// The raw values are public vocabulary (pacerctl replay --json, the README).
     @Test func rawValuesAndLanes() {
         #expect(CueKind.allCases.map(\.rawValue) == [

@@ -4,7 +4,7 @@ import Testing
 private func at(_ text: String) -> Timestamp { Timestamp(iso8601: text)! }
 private func utc(_: Timestamp) -> Int { 0 }
 
-@Suite struct HistoryGoalTests {
+@Suite(.timeLimit(.minutes(10))) struct HistoryGoalTests {
     private let runs = [
         HistoryRun(start: at("2026-05-05T06:00:00Z"), distance: 10_000, movingTime: 3000),  // W19
         HistoryRun(start: at("2026-05-11T06:00:00Z"), distance: 7_500, movingTime: 2400),   // W20

@@ -15,7 +15,7 @@ private func run(_ start: String, _ km: Double, minutes: Double = 30) -> History
     HistoryRun(start: at(start), distance: km * 1000, movingTime: minutes * 60)
 }
 
-@Suite struct HistoryPeriodTotalsTests {
+@Suite(.timeLimit(.minutes(10))) struct HistoryPeriodTotalsTests {
     // Every expected ISO week below was checked with Python's datetime.date.isocalendar().
     @Test(arguments: [
         ("2026-01-01", "2026-W01"),  // Thursday: week 1 of its own year

@@ -27,7 +27,7 @@ private func samples(
 
 private let origin = Timestamp(iso8601: "2026-05-10T07:30:00Z")!
 
-@Suite struct HistoryPersonalRecordsTests {
+@Suite(.timeLimit(.minutes(10))) struct HistoryPersonalRecordsTests {
     @Test func findsTheFastKilometreBetweenSplitMarks() throws {
         // Slow 600 m (240 s), fast 1200 m at 5 m/s (240 s), slow 1200 m (480 s). The 1 km split marks
         // are at 1000 and 2000 m, so no split is all fast: the best split takes 240 s (1000 → 2000:

@@ -1,7 +1,7 @@
 import Testing
 @testable import PacerCore
 
-@Suite struct PauseAndTimebaseTests {
+@Suite(.timeLimit(.minutes(10))) struct PauseAndTimebaseTests {
     /// 600 s at 4 m/s with a perfect receiver; paused from fix 200 to fix 300.
     @Test func aPausedRunCountsNeitherDistanceNorMovingTime() {
         let fixes = SyntheticRun(legs: [.init(seconds: 600, speed: 4)], jitter: 0, biasSigma: 0, dopplerSigma: 0, seed: 3).build().fixes

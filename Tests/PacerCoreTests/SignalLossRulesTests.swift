@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 17's rules: the heart that stops (`hr_signal_lost`), honest resolution, lossy links and
 /// the faults that say the watcher is blind. Injected time, no sleeping.
-@Suite struct SignalLossRulesTests {
+@Suite(.timeLimit(.minutes(10))) struct SignalLossRulesTests {
     typealias V = VitalsWatcherTests
 
     static func lost(_ s: Double) -> HeartRateSample { V.sample(s, 0, contact: false, rr: []) }

@@ -1,7 +1,7 @@
 import Testing
 @testable import PacerCore
 
-@Suite struct SpeedSmootherTests {
+@Suite(.timeLimit(.minutes(10))) struct SpeedSmootherTests {
     @Test func averagesNoiseAtSteadySpeed() {
         var random = SeededRandom(seed: 7)
         var smoother = SpeedSmoother()

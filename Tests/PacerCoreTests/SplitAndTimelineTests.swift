@@ -1,7 +1,7 @@
 import Testing
 @testable import PacerCore
 
-@Suite struct SplitAndTimelineTests {
+@Suite(.timeLimit(.minutes(10))) struct SplitAndTimelineTests {
     @Test func splitsEveryKilometreWithInterpolatedTimes() {
         // 4 m/s with a perfect receiver: a split every 250 s, and a final partial split.
         let run = SyntheticRun(legs: [.init(seconds: 1100, speed: 4)], jitter: 0, biasSigma: 0, dopplerSigma: 0, seed: 1)
@@ -67,7 +67,7 @@ import Testing
     }
 }
 
-@Suite struct FinalSplitTests {
+@Suite(.timeLimit(.minutes(10))) struct FinalSplitTests {
     @Test func aFewMetresAfterTheLastBoundaryAreNotASplit() {
         // 1003 m: one split, not a second one of 3 m with a meaningless pace.
         let run = SyntheticRun(legs: [.init(seconds: 250.75, speed: 4)], jitter: 0, biasSigma: 0, dopplerSigma: 0)

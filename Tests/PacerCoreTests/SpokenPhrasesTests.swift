@@ -1,7 +1,7 @@
 import Testing
 @testable import PacerCore
 
-@Suite struct SpokenPhrasesTests {
+@Suite(.timeLimit(.minutes(10))) struct SpokenPhrasesTests {
     let metric = SpokenPhrases(units: .metric)
     let imperial = SpokenPhrases(units: .imperial)
 

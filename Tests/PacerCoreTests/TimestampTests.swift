@@ -1,7 +1,7 @@
 import Testing
 @testable import PacerCore
 
-@Suite struct TimestampTests {
+@Suite(.timeLimit(.minutes(10))) struct TimestampTests {
     @Test func formatsWithMilliseconds() {
         let t = Timestamp(iso8601: "2026-05-10T07:30:01Z")!
         #expect(t.iso8601 == "2026-05-10T07:30:01.000Z")

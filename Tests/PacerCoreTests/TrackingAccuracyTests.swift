@@ -2,7 +2,7 @@ import Testing
 @testable import PacerCore
 
 /// Distance, speed and moving time on synthetic runs with known truth.
-@Suite struct TrackingAccuracyTests {
+@Suite(.timeLimit(.minutes(10))) struct TrackingAccuracyTests {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func steadyRunWithDoppler(seed: UInt64) {
         let run = SyntheticRun(legs: [.init(seconds: 600, speed: 3.2)], seed: seed).build()

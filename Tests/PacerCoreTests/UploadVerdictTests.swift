@@ -3,7 +3,7 @@ import Testing
 
 /// What the uplink does after one attempt (issue 19): a permanent refusal sets the item aside,
 /// everything else is retried; a 429's Retry-After is honoured, capped.
-@Suite struct UploadVerdictTests {
+@Suite(.timeLimit(.minutes(10))) struct UploadVerdictTests {
     let schedule = RetrySchedule(firstSeconds: 1, capSeconds: 300)
     let now = Timestamp(iso8601: "2026-05-10T07:30:00Z")!
 

@@ -2,7 +2,7 @@ import PacerCore
 import Testing
 
 /// The SOS rules, sample by sample, on a clock of whole seconds from t = 0.
-@Suite struct VitalsWatcherTests {
+@Suite(.timeLimit(.minutes(10))) struct VitalsWatcherTests {
     static func rules() -> SOSRules {
         var rules = SOSRules()
         rules.enabled = true

@@ -26,7 +26,7 @@ let inRange = 3.9
 
 // MARK: - Steps
 
-@Suite struct WorkoutStepTests {
+@Suite(.timeLimit(.minutes(10))) struct WorkoutStepTests {
     @Test func trackWorkoutAnnouncesEveryStepInOrderAtItsDistance() {
         // 4 m/s exactly: every boundary falls on a sample (800 m at 200 s, then every 400/200 m).
         var runner = SampleRunner()
@@ -184,7 +184,7 @@ let inRange = 3.9
 
 // MARK: - Corrections
 
-@Suite struct WorkoutCorrectionTests {
+@Suite(.timeLimit(.minutes(10))) struct WorkoutCorrectionTests {
     @Test func tooSlowGetsOneSpeedUpAfterGraceAndOffTargetThenEveryTwiceTheGap() {
         var runner = SampleRunner()
         let (cues, _) = coached(paceWorkout(), runner.samples(hold(3.0, 121)))
@@ -483,7 +483,7 @@ let inRange = 3.9
 
 // MARK: - Property: corrections never chatter
 
-@Suite struct WorkoutCorrectionPropertyTests {
+@Suite(.timeLimit(.minutes(10))) struct WorkoutCorrectionPropertyTests {
     /// A random run: legs of random speed and length, with stops, single wild fixes and
     /// single dropped-to-zero fixes.
     static func profile(_ random: inout SeededRandom, seconds: Int) -> [(speed: Double, moving: Bool)] {

@@ -4,7 +4,7 @@ import Testing
 
 /// The device's named zones (TZif files of Debian's tzdata, read without Foundation) against
 /// Foundation's TimeZone (ICU's data) at instants around every change of 2020 to 2035.
-@Suite struct ZoneOffsetsTests {
+@Suite(.timeLimit(.minutes(10))) struct ZoneOffsetsTests {
     static func zone(_ name: String) throws -> ZoneOffsets {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/" + name)))
         return try #require(ZoneOffsets(tzif: bytes), "\(name) did not parse")

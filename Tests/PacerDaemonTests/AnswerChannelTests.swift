@@ -7,7 +7,7 @@ import Testing
 /// espeak-ng. A monitor consents through the e-mailed link, the runner raises an SOS, the monitor
 /// presses "I am on my way" on the dashboard's form: pacerd says it within 10 s, muted or not,
 /// and `pacerctl sos` shows it; after a restart it is not said again, and the next answer is.
-@Suite(.serialized) struct AnswerChannelTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct AnswerChannelTests {
     static let password = "correct horse battery"
 
     static func config(_ daemon: DaemonFixture, _ cloud: CloudServer) -> String {

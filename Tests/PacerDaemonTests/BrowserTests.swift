@@ -5,7 +5,7 @@ import Testing
 /// tools/browser-test: every web flow once, in one headless Chromium, against the built
 /// pacer-cloud (each flow with its own server and SQLite database). Screenshots land in
 /// .build/browser/. Here because later flows drive pacerd and pacerctl too, built next to it.
-@Suite struct BrowserTests {
+@Suite(.timeLimit(.minutes(10))) struct BrowserTests {
     @Test("every browser flow passes in headless Chromium")
     func flows() async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-browser-test")

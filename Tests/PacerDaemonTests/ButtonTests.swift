@@ -8,7 +8,7 @@ import Glibc
 
 /// The run button, through a FIFO standing in for the evdev node (no uinput here): short press
 /// starts, short press again marks a lap, long press stops.
-@Suite(.serialized) struct ButtonTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ButtonTests {
     static func key(_ code: UInt16, _ value: Int32) -> [UInt8] {
         var bytes: [UInt8] = []
         withUnsafeBytes(of: Int(0)) { bytes += $0 }  // struct timeval: seconds, microseconds

@@ -10,7 +10,7 @@ import Glibc
 
 /// `cloud-link.json`: the token's file is 0600 whatever was there before, written whole, and a
 /// file that is not a link is reported rather than half-used.
-@Suite struct CloudLinkFileTests {
+@Suite(.timeLimit(.minutes(10))) struct CloudLinkFileTests {
     static let link = CloudLink(url: "https://cloud.example.org", token: "dG9rZW4", device: "ann-pi", account: "Ann \"the runner\"",
                                 linkedAt: "2026-11-25T22:00:00.000Z")
 

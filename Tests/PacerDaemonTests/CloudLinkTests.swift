@@ -9,7 +9,7 @@ import Glibc
 /// Linking a real pacerd to an account of a real pacer-cloud by the code its "My devices" page
 /// shows: the run pacerd then uploads is the account's; the code works once; the token stays
 /// out of logs; `[upload] token` still wins; unlinking revokes the token.
-@Suite(.serialized) struct CloudLinkTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct CloudLinkTests {
     /// A browser session on the cloud's pages through curl and a cookie jar.
     struct PageSession {
         let cloud: CloudServer

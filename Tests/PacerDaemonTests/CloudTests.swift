@@ -9,7 +9,7 @@ import FoundationNetworking
 
 /// pacerd and pacer-cloud together (SQLite): finished runs reach the backend exactly once however
 /// often pacerd is killed mid-upload, and an SOS shows up there with its page.
-@Suite(.serialized) struct CloudTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct CloudTests {
     @Test(.enabled(if: DaemonFixture.hasSharedData, "needs ../shared/data"))
     func runsReachTheCloudExactlyOnceThroughKillsMidUpload() async throws {
         let cloud = try await offPool { try CloudServer() }

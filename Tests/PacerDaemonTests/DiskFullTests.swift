@@ -10,7 +10,7 @@ import Glibc
 
 /// The store on a tiny tmpfs that fills up mid-run: pacerd says so (journal, STATUS, status),
 /// keeps running the pipeline, and when space returns writes everything it held: nothing lost.
-@Suite(.serialized) struct DiskFullTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct DiskFullTests {
     /// Mounting needs root (CAP_SYS_ADMIN); elsewhere the test is skipped, saying why.
     static let canMount: Bool = {
         guard geteuid() == 0 else { return false }

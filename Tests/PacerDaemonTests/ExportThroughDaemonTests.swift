@@ -4,7 +4,7 @@ import Testing
 
 /// `pacerctl runs export --format fit` while pacerd runs: the file comes over the control socket
 /// as base64 and must be byte for byte the file pacerctl writes from the store itself.
-@Suite(.enabled(if: DaemonFixture.hasSharedData, "needs ../shared/data beside the repository"))
+@Suite(.enabled(if: DaemonFixture.hasSharedData, "needs ../shared/data beside the repository"), .timeLimit(.minutes(10)))
 struct ExportThroughDaemonTests {
     @Test func fitThroughTheDaemonEqualsFitFromTheStore() async throws {
         let daemon = try DaemonFixture(gpsPort: try FreePort.tcp())

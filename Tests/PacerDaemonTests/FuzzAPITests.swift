@@ -6,7 +6,7 @@ import Testing
 /// pacer-cloud on SQLite and on PostgreSQL, with few cases per store: the spec and the server
 /// must agree and no request may cause a server error. The long run (over 3,000 cases per
 /// store) is the tool's default, not a test.
-@Suite struct FuzzAPITests {
+@Suite(.timeLimit(.minutes(10))) struct FuzzAPITests {
     @Test("schemathesis finds no server error and no spec violation on either store")
     func fuzz() async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-fuzz-api")

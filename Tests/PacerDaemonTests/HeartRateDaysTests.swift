@@ -4,7 +4,7 @@ import Testing
 
 /// pacerd's heartbeat carries the strap's readings outside runs as daily summaries (`hr_daily`)
 /// and `[profile] max_hr_bpm`: the simulated bluetoothd streams, the built pacer-cloud stores.
-@Suite(.serialized) struct HeartRateDaysTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct HeartRateDaysTests {
     /// The cloud's hr_daily rows (date, count, min_bpm), read from its SQLite file.
     static func storedDays(_ cloud: CloudServer) throws -> [(date: String, count: Int, min: Int)] {
         let path = String(cloud.databaseURL.dropFirst("sqlite:".count))

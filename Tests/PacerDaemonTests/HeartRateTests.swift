@@ -7,7 +7,7 @@ import Testing
 
 /// pacerd with a heart-rate strap: the simulated bluetoothd on a private dbus-daemon (through
 /// DBUS_SYSTEM_BUS_ADDRESS, as sd_bus_open_system reads it), gpsd through gpsfake.
-@Suite(.serialized) struct HeartRateTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct HeartRateTests {
     static let strap = "C8:4F:0E:12:34:56"
     static let stranger = "F0:0D:0E:00:00:01"
 

@@ -12,7 +12,7 @@ import Glibc
 /// sound and at most 5 s of what pacerd had taken in is lost; every restart continues the same
 /// run (README: an interrupted run resumes when the next fix is within 10 minutes of it); at the
 /// end there is one run, and a replay of its raw lines gives exactly what was stored.
-@Suite(.serialized) struct KillTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct KillTests {
     static let kills = 50
     static let lossBudgetMs: Int64 = 5000
 

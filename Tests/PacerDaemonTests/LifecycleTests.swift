@@ -10,7 +10,7 @@ import Glibc
 
 /// pacerd as systemd runs it: READY/STATUS/STOPPING, SIGTERM, SIGHUP, the watchdog, its config
 /// checks and its control socket's answers to bad requests.
-@Suite(.serialized) struct LifecycleTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct LifecycleTests {
     @Test func readyWithoutGPSdThenStoppingOnSIGTERM() async throws {
         let daemon = try DaemonFixture(gpsPort: try FreePort.tcp())  // nothing listens there
         defer { daemon.cleanUp() }

@@ -6,7 +6,7 @@ import Testing
 
 /// A run played through real gpsd (gpsfake) into pacerd, stopped, then its recorded raw lines
 /// replayed by `pacerctl replay --record`: the two stored runs must be identical.
-@Suite(.serialized) struct LiveEqualsReplayTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct LiveEqualsReplayTests {
     static let route = "hairpins-1"
 
     @Test(.enabled(if: DaemonFixture.hasSharedData))

@@ -4,7 +4,7 @@ import Testing
 
 /// The package installs /usr/bin/pacerctl as a link to pacerd (one copy of the Swift runtime):
 /// started under that name, pacerd must behave exactly as the pacerctl binary does.
-@Suite struct PacerctlLinkTests {
+@Suite(.timeLimit(.minutes(10))) struct PacerctlLinkTests {
     // Off the test pool: twelve starts of the debug binaries can take half a minute while the
     // suites start side by side, and the pool's threads are what every async test runs on.
     @Test func pacerdStartedAsPacerctlIsPacerctl() async throws {

@@ -9,7 +9,7 @@ import Testing
 /// the state directory; the readiness names it; `pacerctl run start --planned` speaks its first
 /// step into a WAV file; the uploaded summary carries the session's id; a second --planned is
 /// refused. The real cloud fills the same section (openapi.yaml `PlanSection`).
-@Suite(.serialized, .enabled(if: DaemonFixture.hasSharedData, "needs ../shared/data"))
+@Suite(.serialized, .enabled(if: DaemonFixture.hasSharedData, "needs ../shared/data"), .timeLimit(.minutes(10)))
 struct PlanTests {
     static let sessionID = "5e55104e-0000-4000-8000-000000000001"
     static let tomorrowID = "5e55104e-0000-4000-8000-000000000002"

@@ -5,7 +5,7 @@ import Testing
 
 /// The trim unmaps only read-only segments: code and constants come back on their next touch,
 /// and nothing written is lost.
-@Suite struct ResidentMemoryTests {
+@Suite(.timeLimit(.minutes(10))) struct ResidentMemoryTests {
     @Test func trimmingGivesPagesBackAndEverythingStillWorks() throws {
         // Touch code and keep data that must survive the trim.
         var written = [Int](repeating: 0, count: 100_000)
@@ -27,7 +27,7 @@ import Testing
 
 /// After a trim the SOS lane rehearses its alert path: the rehearsal takes the page faults the
 /// first real alert would otherwise take.
-@Suite struct AlertPathRehearsalTests {
+@Suite(.timeLimit(.minutes(10))) struct AlertPathRehearsalTests {
     static func rehearse(_ lane: SOSLane) async -> LaneRehearsal {
         await withCheckedContinuation { continuation in lane.put(.rehearse(reply: { continuation.resume(returning: $0) })) }
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// README's deployment: config/nginx/pacer-cloud.conf (Debian's nginx terminating TLS) in front
 /// of the built pacer-cloud, on free ports with a throwaway CA.
-@Suite struct ReverseProxyTests {
+@Suite(.timeLimit(.minutes(10))) struct ReverseProxyTests {
     /// curl, trusting only the proxy's CA: status, headers and body.
     static func curl(_ url: String, ca: String, _ extra: [String] = []) throws -> (status: Int, headers: String, body: String) {
         let directory = try TemporaryDirectory(prefix: "pacer-curl")

@@ -18,7 +18,7 @@ import Glibc
 /// The run executor in-process, on injected time: no daemon process, no gpsd, no sleeps. Each
 /// test feeds it gpsd lines, strap events, key events and commands at chosen CLOCK_MONOTONIC
 /// times and reads what it said (journal, status, cues, SOS lane, uplink) and what it stored.
-@Suite struct RunSessionExecutorTests {
+@Suite(.timeLimit(.minutes(10))) struct RunSessionExecutorTests {
     static let t0 = Timestamp(iso8601: "2026-05-10T07:30:00.000Z")!
     static let second: UInt64 = 1_000_000_000
     /// CLOCK_MONOTONIC at the first fix: any value will do, as long as it is the same clock throughout.

@@ -7,7 +7,7 @@ import Testing
 /// one private dbus-daemon, a real HTTPS server for `/v1/alerts`, a hook script. The heart rate
 /// is played from ../shared/data/hr, a trimmed window around each event, one notification a
 /// second as the strap sends them.
-@Suite(.serialized) struct SOSTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SOSTests {
     static let strap = "C8:4F:0E:12:34:56"
     static let contacts = ["+393471234567", "+447700900123"]
 

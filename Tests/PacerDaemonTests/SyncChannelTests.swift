@@ -7,7 +7,7 @@ import Testing
 /// a restart (offline, so only the cached sync is there) does not say it again; a notice fetched
 /// while muted is said after a restart from the cached sync with the cloud down, and
 /// acknowledged once it is back; the heartbeat reaches the store.
-@Suite(.serialized) struct SyncChannelTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SyncChannelTests {
     static func config(_ daemon: DaemonFixture, _ cloud: CloudServer, muted: Bool) -> String {
         // Fetches only at start and at `pacerctl sync` (the periodic one an hour away), so what
         // each sync reports is known; heartbeats every 5 s.

@@ -5,7 +5,7 @@ import Testing
 
 /// pacerd's uplink end to end: runs recorded before it starts reach a real HTTPS server (through
 /// 503s), and a SIGKILL in the middle of an upload loses nothing.
-@Suite(.serialized, .enabled(if: DaemonFixture.hasSharedData, "needs ../shared/data"))
+@Suite(.serialized, .enabled(if: DaemonFixture.hasSharedData, "needs ../shared/data"), .timeLimit(.minutes(10)))
 struct UploadTests {
     static let demoRun = DaemonFixture.repositoryRoot + "/tools/demo-data/park-3k.gpsd.jsonl"
 

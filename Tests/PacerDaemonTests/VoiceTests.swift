@@ -5,7 +5,7 @@ import Testing
 
 /// pacerd speaking: cues to WAV files through the real espeak-ng, `pacerctl speak`, `readiness`
 /// and `voice mute`, and the coach deciding live exactly what a replay of the run decides.
-@Suite(.serialized) struct VoiceTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct VoiceTests {
     static func voiceConfig(_ directory: TemporaryDirectory) -> String {
         """
         [voice]

@@ -2,7 +2,7 @@
 import Testing
 
 /// WATCHDOG=1 needs both loops: the pipeline's and the SOS lane's. Injected times, no daemon.
-@Suite struct WatchdogVerdictTests {
+@Suite(.timeLimit(.minutes(10))) struct WatchdogVerdictTests {
     static let second: UInt64 = 1_000_000_000
 
     @Test func bothTurningIsHealthy() {

@@ -4,7 +4,7 @@ import Testing
 @testable import PacerReplay
 
 /// The coach over a replay: the same cues the daemon would decide, listed in the report.
-@Suite struct CoachReplayTests {
+@Suite(.timeLimit(.minutes(10))) struct CoachReplayTests {
     static func tpvLine(_ second: Int, speed: Double = 3) -> String {
         let time = "2026-05-10T07:\(30 + second / 60):\(String(format: "%02d", second % 60)).000Z"
         return #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"\#(time)","lat":\#(45.4775 + Double(second) * 0.000027 * speed / 3),"lon":9.2241,"speed":\#(speed),"track":0.0,"eph":15.2}"#
@@ -56,7 +56,7 @@ import Testing
 /// 2.4 m/s, no jog after the 6th, 30 s stop, 400 m at 2.8 m/s) coached with
 /// config/workouts/track-6x400.toml, built here as WorkoutFile parses it (this target does not
 /// depend on PacerConfig; pacerctlTests runs the file itself through `pacerctl replay --workout`).
-@Suite(.enabled(if: SharedData.isAvailable, "needs ../shared/data beside the repository"))
+@Suite(.enabled(if: SharedData.isAvailable, "needs ../shared/data beside the repository"), .timeLimit(.minutes(10)))
 struct CoachReplayOnTrackTests {
     struct Truth: Decodable {
         struct Sample: Decodable {

@@ -3,7 +3,7 @@ import PacerCore
 import Testing
 @testable import PacerReplay
 
-@Suite struct ControlLineTests {
+@Suite(.timeLimit(.minutes(10))) struct ControlLineTests {
     @Test func roundTrips() {
         let time = Timestamp(iso8601: "2026-05-10T07:30:04.250Z")!
         for control in RunControl.allCases {

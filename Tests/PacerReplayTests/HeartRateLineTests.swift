@@ -3,7 +3,7 @@ import PacerCore
 import Testing
 @testable import PacerReplay
 
-@Suite struct HeartRateLineTests {
+@Suite(.timeLimit(.minutes(10))) struct HeartRateLineTests {
     static let start = Timestamp(iso8601: "2026-05-10T07:30:00.000Z")!
 
     /// A TPV one second apart from 07:30:00, running north at 3 m/s.

@@ -5,7 +5,7 @@ import Testing
 
 /// Real receivers' logs replayed through gpsd 3.22 (../shared/data/gpsd-logs/gpspipe-3.22): each
 /// shows one trap of real data, and the pipeline must handle all of them without a crash.
-@Suite(.enabled(if: SharedData.isAvailable, "needs ../shared/data beside the repository"))
+@Suite(.enabled(if: SharedData.isAvailable, "needs ../shared/data beside the repository"), .timeLimit(.minutes(10)))
 struct RecordedReceiverLogTests {
     func replay(_ name: String) throws -> ReplayReport {
         let inputs = try ReplayLoader.load(gpsPath: SharedData.path("gpsd-logs/gpspipe-3.22/\(name).gpspipe.json"), heartRatePath: nil)

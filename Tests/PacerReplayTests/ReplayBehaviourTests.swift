@@ -3,7 +3,7 @@ import PacerCore
 import Testing
 @testable import PacerReplay
 
-@Suite struct ReplayBehaviourTests {
+@Suite(.timeLimit(.minutes(10))) struct ReplayBehaviourTests {
 
     static func tpvLine(_ second: Int) -> String {
         #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2026-05-10T07:30:0\#(second).000Z","lat":\#(45.4775 + Double(second) * 0.000027),"lon":9.2241,"speed":3.0,"track":0.0,"eph":15.2}"#

@@ -5,7 +5,7 @@ import Testing
 
 /// Real gpsd 3.22 output of the simulated routes, checked against their ground truth with looser
 /// bounds than tools/bench-accuracy's targets: this guards against regressions, the bench measures.
-@Suite(.enabled(if: SharedData.isAvailable, "needs ../shared/data beside the repository"))
+@Suite(.enabled(if: SharedData.isAvailable, "needs ../shared/data beside the repository"), .timeLimit(.minutes(10)))
 struct RouteRegressionTests {
     struct Truth: Decodable {
         struct Sample: Decodable {

@@ -2,7 +2,7 @@ import PacerCore
 import Testing
 @testable import PacerSession
 
-@Suite struct ResumePolicyTests {
+@Suite(.timeLimit(.minutes(10))) struct ResumePolicyTests {
     static let last = Timestamp(iso8601: "2026-05-10T07:30:00.000Z")!
     static let policy = ResumePolicy(runID: 12, lastSampleTime: last, windowSeconds: 600, startedNs: 5_000_000_000)
 

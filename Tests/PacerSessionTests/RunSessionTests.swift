@@ -5,7 +5,7 @@ import Testing
 
 /// The run session on injected time, its effects answered by `SessionDriver`: no daemon, no
 /// store, no clock, no sleeps.
-@Suite struct RunSessionTests {
+@Suite(.timeLimit(.minutes(10))) struct RunSessionTests {
     typealias D = SessionDriver
     static let second = D.second
 

@@ -3,7 +3,7 @@ import PacerCore
 import Testing
 @testable import PacerSession
 
-@Suite struct StatusWordingTests {
+@Suite(.timeLimit(.minutes(10))) struct StatusWordingTests {
     static let second: UInt64 = 1_000_000_000
 
     @Test func gpsIsUnreachableUntilConnectedAndAFixIsFreshForFiveSeconds() {

@@ -2,7 +2,7 @@ import PacerCore
 import Testing
 @testable import PacerSession
 
-@Suite struct StrapStateTests {
+@Suite(.timeLimit(.minutes(10))) struct StrapStateTests {
     static let address = "A0:9E:1A:00:00:01"
     static let worn: [UInt8] = [0x16, 0x48, 0x54, 0x01, 0xEC, 0x02]  // 72 bpm, contact
     static let malformed: [UInt8] = [0x17, 0x01, 0x01]

@@ -5,7 +5,7 @@ import Testing
 
 /// What a start starts (`WhatAStartStarts`): the precedence, today's session with none, one or
 /// two planned, and the same through the run session's commands, button, readiness and journal.
-@Suite struct WhatAStartStartsTests {
+@Suite(.timeLimit(.minutes(10))) struct WhatAStartStartsTests {
     typealias D = SessionDriver
 
     static let intervals = Workout(name: "6 by 400 metres", items: [

@@ -75,8 +75,8 @@ public enum BlockingCommand {
         }
         return CommandResult(
             status: status,
-            standardOutput: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-            standardError: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+            standardOutput: String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self),
+            standardError: String(decoding: FileManager.default.contents(atPath: err) ?? Data(), as: UTF8.self))
     }
 }
 

@@ -116,19 +116,18 @@ public final class DaemonFixture: @unchecked Sendable {
         try await offPool { try runBlocking(executable, arguments) }
     }
 
-    public static func runBlocking(_ executable: String, _ arguments: [String]) throws -> CtlResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CtlResult(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                         stderr: String(decoding: stderr, as: UTF8.self))
+    /// Runs a command to completion. Through `BlockingCommand` (posix_spawn with every other
+    /// descriptor closed, output in files, a deadline) rather than Foundation's Process with
+    /// pipes: a pipe's write end inherited by a long-lived child started at the same moment by
+    /// another test keeps `readDataToEndOfFile` waiting for ever, and a wait without a deadline
+    /// cannot be ended by a test's time limit.
+    public static func runBlocking(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(180)) throws -> CtlResult {
+        let result = try BlockingCommand.run(executable, arguments, timeout: timeout)
+        let status: Int32 = switch result.status {
+        case .exited(let code): code
+        case .signalled(let signal): 128 + signal
+        }
+        return CtlResult(status: status, stdout: result.standardOutput, stderr: result.standardError)
     }
 
     /// `pacerctl status --json`, parsed.

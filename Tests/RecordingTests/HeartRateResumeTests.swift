@@ -8,7 +8,7 @@ import Testing
 
 /// Strap notifications recorded as HRM lines in the raw log carry a run's heart rate across an
 /// interruption: the resumed run's HR average and maximum are the replay's of its raw log.
-@Suite struct HeartRateResumeTests {
+@Suite(.timeLimit(.minutes(10))) struct HeartRateResumeTests {
     static let start = Timestamp(iso8601: "2026-05-10T07:30:00.000Z")!
 
     static func tpvLine(_ second: Int) -> String {

@@ -7,7 +7,7 @@ import Store
 import Testing
 
 /// An interrupted run continued by the next recorder gives what a replay of its raw log gives.
-@Suite struct ResumeTests {
+@Suite(.timeLimit(.minutes(10))) struct ResumeTests {
     static let log = #filePath.split(separator: "/").dropLast(3).joined(separator: "/") + "/../shared/data/sim/hairpins-1.gpsd.jsonl"
     static var hasData: Bool { FileManager.default.fileExists(atPath: "/" + log) }
 

@@ -5,7 +5,7 @@ import PacerTestSupport
 import Testing
 @testable import SOS
 
-@Suite struct AlertStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct AlertStoreTests {
     static let contacts = ["+393470000001", "+393470000002"]
     static let url = "https://pacer.example.org/v1/alerts"
 

@@ -137,7 +137,7 @@ func statusReply(_ actions: [LaneAction]) throws -> LaneStatus {
 
 func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { actions.firstIndex(where: matches) }
 
-@Suite struct LaneCoreTests {
+@Suite(.timeLimit(.minutes(10))) struct LaneCoreTests {
     static let second = CoreDriver.second
     /// Monitoring off (a manual SOS still goes out): no strap warnings among the actions.
     static let hookOnly = LaneTests.settings(enabled: false, contacts: [], alertsURL: nil, retryMaxSeconds: 4, attemptTimeoutSeconds: 5)

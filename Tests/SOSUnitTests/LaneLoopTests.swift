@@ -37,7 +37,7 @@ final class SimulatedQueue {
     }
 }
 
-@Suite struct LaneLoopTests {
+@Suite(.timeLimit(.minutes(10))) struct LaneLoopTests {
     static let second = CoreDriver.second
 
     /// A strap notification at `ns` (8-bit value, contact detected, one RR interval that varies

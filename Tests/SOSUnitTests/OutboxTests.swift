@@ -3,7 +3,7 @@ import Testing
 @testable import SOS
 
 /// The lane's delivery rules on injected time: nothing here sleeps or starts a thread.
-@Suite struct OutboxTests {
+@Suite(.timeLimit(.minutes(10))) struct OutboxTests {
     static let second: UInt64 = 1_000_000_000
     static let settings = Outbox.Settings(attemptTimeoutSeconds: 30, retryMaxSeconds: 60)
     static let alice = "+393470000001", bob = "+393470000002"

@@ -3,7 +3,7 @@ import SQLite
 import Testing
 
 /// The device's SQLite layer on real files: transactions, values, migrations as GRDB left them.
-@Suite struct SQLiteTests {
+@Suite(.timeLimit(.minutes(10))) struct SQLiteTests {
     let directory = NSTemporaryDirectory() + "pacer-sqlite-\(UUID().uuidString)"
     var path: String { directory + "/test.db" }
 

@@ -3,7 +3,7 @@ import Speech
 import Testing
 
 /// The arbiter's rules, one by one, then all at once over a long random sequence.
-@Suite struct SpeechArbiterTests {
+@Suite(.timeLimit(.minutes(10))) struct SpeechArbiterTests {
     static func ns(_ seconds: Double) -> UInt64 { UInt64(seconds * 1e9) }
 
     /// One cue of each priority lane.

@@ -117,7 +117,7 @@ let hasSoundCard: Bool = {
 
 /// The suites that use espeak-ng, one test at a time: they share the process's one speech thread,
 /// where one test's utterance would delay another's and blur its timings.
-@Suite(.serialized) enum SpeechThread {}
+@Suite(.serialized, .timeLimit(.minutes(10))) enum SpeechThread {}
 
 /// `Speaker.synthesize` off the cooperative pool: it blocks until the sink has everything.
 func synthesize(

@@ -6,7 +6,7 @@ import Testing
 
 /// The workout a run followed: kept with the run's row, read back by every reader, and the
 /// planned sessions already run found by id; a store from before the column gets it empty.
-@Suite struct FollowedWorkoutTests {
+@Suite(.timeLimit(.minutes(10))) struct FollowedWorkoutTests {
     static let sessionID = "0f8e2b1c-1111-4aaa-8bbb-000000000001"
 
     @Test func aRunRemembersItsWorkoutAndPlannedSession() throws {

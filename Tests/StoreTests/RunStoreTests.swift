@@ -4,7 +4,7 @@ import PacerCore
 import Testing
 @testable import Store
 
-@Suite struct RunStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct RunStoreTests {
     @Test func walWithFullSynchronous() throws {
         let tmp = TemporaryStore()
         defer { tmp.cleanUp() }

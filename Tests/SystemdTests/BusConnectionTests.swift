@@ -6,7 +6,7 @@ import Testing
 /// The sd-bus connection against a real dbus-daemon on a private socket, with a peer written
 /// against another D-Bus implementation (tools/dbus-test-peer.py: dbus-python over libdbus), so
 /// marshalling is checked by someone else's reader, not only by our own.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct BusConnectionTests {
     /// A private bus with the test peer on it.
     final class Fixture: Sendable {

@@ -7,7 +7,7 @@ import Glibc
 
 /// systemd/pacer-cloud.service and systemd/pacer-cloud.sysusers, checked by systemd's own tools
 /// as pacerd's are (UnitFileTests).
-@Suite(.enabled(if: Support.tool("systemd-analyze") != nil, "systemd-analyze is not installed"))
+@Suite(.enabled(if: Support.tool("systemd-analyze") != nil, "systemd-analyze is not installed"), .timeLimit(.minutes(10)))
 struct CloudUnitFileTests {
     static let unit = Support.repositoryFile("systemd/pacer-cloud.service")
     static let execStart = "ExecStart=/usr/bin/pacer-cloud serve --config /etc/pacer-cloud/pacer-cloud.conf"

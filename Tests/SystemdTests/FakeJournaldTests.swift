@@ -14,7 +14,8 @@ import Glibc
     .serialized,
     .enabled(
         if: FakeJournald.canInstall,
-        "needs root and a free /run/systemd/journal/socket (no journald)")
+        "needs root and a free /run/systemd/journal/socket (no journald)"),
+    .timeLimit(.minutes(10))
 )
 struct FakeJournaldTests {
     @Test func structuredFieldsGoToTheJournal() async throws {

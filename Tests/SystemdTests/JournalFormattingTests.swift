@@ -8,6 +8,7 @@ import Glibc
 #endif
 
 /// The logger's pure parts: field names, the entry it sends, the `<N>` lines, JOURNAL_STREAM.
+@Suite(.timeLimit(.minutes(10)))
 struct JournalFormattingTests {
     @Test(arguments: [
         ("RUN_ID", "RUN_ID"),

@@ -10,6 +10,7 @@ import Glibc
 
 /// The logger end to end: bytes on a descriptor, and the stderr-or-journal decision in child
 /// processes whose stderr the test reads.
+@Suite(.timeLimit(.minutes(10)))
 struct JournalLoggerTests {
     @Test func writesPrefixedLinesToItsDescriptor() throws {
         let pipe = try Pipe.make()

@@ -11,6 +11,7 @@ import Glibc
 /// sd_notify through the real libsystemd, into a socket this test binds. Each sender is a
 /// child process (an exit test) with its own NOTIFY_SOCKET, so no environment variable of
 /// the test process changes and parallel tests cannot see each other's notifications.
+@Suite(.timeLimit(.minutes(10)))
 struct ServiceNotifierTests {
     @Test func datagramText() {
         #expect(ServiceState.datagram([.ready]) == "READY=1")

@@ -48,31 +48,13 @@ enum Support {
     static func runBlocking(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil
     ) throws -> CommandResult {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
-        let outPath = directory + "/stdout"
-        let errPath = directory + "/stderr"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(filePath: outPath))
-        let err = try FileHandle(forWritingTo: URL(filePath: errPath))
-        defer {
-            try? out.close()
-            try? err.close()
+        // A deadline: a wait without one cannot be ended by the test's time limit.
+        let result = try BlockingCommand.run(executable, arguments, environment: environment, timeout: .seconds(300))
+        let status: Int32 = switch result.status {
+        case .exited(let code): code
+        case .signalled(let signal): 128 + signal
         }
-        let process = Process()
-        process.executableURL = URL(filePath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-        return CommandResult(
-            status: process.terminationStatus,
-            standardOutput: try String(contentsOfFile: outPath, encoding: .utf8),
-            standardError: try String(contentsOfFile: errPath, encoding: .utf8))
+        return CommandResult(status: status, standardOutput: result.standardOutput, standardError: result.standardError)
     }
 
     static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }

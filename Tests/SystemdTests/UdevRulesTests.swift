@@ -6,6 +6,7 @@ import Glibc
 #endif
 
 /// udev/70-pacer.rules: read by udev's own parser, and run on simulated devices.
+@Suite(.timeLimit(.minutes(10)))
 struct UdevRulesTests {
     static let rules = Support.repositoryFile("udev/70-pacer.rules")
 

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// systemd/pacerd.service and systemd/pacer.sysusers, checked by systemd's own tools.
-@Suite(.enabled(if: Support.tool("systemd-analyze") != nil, "systemd-analyze is not installed"))
+@Suite(.enabled(if: Support.tool("systemd-analyze") != nil, "systemd-analyze is not installed"), .timeLimit(.minutes(10)))
 struct UnitFileTests {
     static let unit = Support.repositoryFile("systemd/pacerd.service")
 

@@ -9,6 +9,7 @@ import Glibc
 
 /// sd_watchdog_enabled through the real libsystemd, in child processes whose WATCHDOG_USEC and
 /// WATCHDOG_PID are set as systemd would (or would not) set them.
+@Suite(.timeLimit(.minutes(10)))
 struct WatchdogTests {
     /// `pid`: "unset", "self" (this child), "other" (its parent, the test runner).
     /// `expected`: "interval ping" in nanoseconds, "none", or "error <errno>".

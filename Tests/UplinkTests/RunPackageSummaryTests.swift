@@ -7,7 +7,7 @@ import Testing
 
 /// The uploaded summary names the workout a run followed and, for a planned session, its id
 /// (the cloud marks it done); a free run names neither; a long file name is cut to the contract's.
-@Suite struct RunPackageSummaryTests {
+@Suite(.timeLimit(.minutes(10))) struct RunPackageSummaryTests {
     static let t0 = Timestamp(iso8601: "2026-05-10T07:30:00Z")!
 
     static func summary(following followed: FollowedWorkout?) throws -> RunSummaryBody {

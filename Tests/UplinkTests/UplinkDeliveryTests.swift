@@ -12,7 +12,7 @@ import Uplink
 /// The uplink thread against a real HTTPS server (tools/https-sink): finished runs go out in
 /// order, chunk by chunk and summary last, each accepted exactly once, through 503s; a wrong
 /// certificate is refused; privacy zones never leave the device.
-@Suite(.serialized) struct UplinkDeliveryTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct UplinkDeliveryTests {
     final class Fixture: @unchecked Sendable {
         let directory: TemporaryDirectory
         let store: RunStore

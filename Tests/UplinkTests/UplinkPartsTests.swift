@@ -7,7 +7,7 @@ import Testing
 @testable import Uplink
 
 /// The pieces: gzip, the track format, privacy zones, the backoff, the outbox's order.
-@Suite struct UplinkPartsTests {
+@Suite(.timeLimit(.minutes(10))) struct UplinkPartsTests {
     static let t0 = Timestamp(iso8601: "2026-05-10T07:30:00Z")!
 
     static func samples(_ n: Int, from origin: Coordinate = Coordinate(latitude: 45.47, longitude: 9.22)) -> [TrackSample] {

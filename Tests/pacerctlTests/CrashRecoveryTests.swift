@@ -17,7 +17,7 @@ import Glibc
 /// The kill moments come from a seeded generator; the seed is printed, and
 /// `PACER_CRASH_SEED=N swift test --filter CrashRecoveryTests` repeats a sequence;
 /// `PACER_CRASH_VERBOSE=1` prints every kill.
-@Suite struct CrashRecoveryTests {
+@Suite(.timeLimit(.minutes(10))) struct CrashRecoveryTests {
     /// 14 min 23 s of GPS and 15 min of 1 Hz heart rate starting at the same instant.
     static let gpsLog = PacerCtlTests.sharedData + "/sim/hairpins-1.gpsd.jsonl"
     static let heartRateLog = PacerCtlTests.sharedData + "/hr/hr-normal-1.jsonl"

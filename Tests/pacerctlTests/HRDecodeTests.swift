@@ -4,7 +4,7 @@ import Testing
 
 /// `pacerctl hr decode` as a person runs it: the built binary on values copied from btmon or
 /// bluetoothctl, and on every vector of ../shared/data/hrm-vectors.json.
-@Suite struct HRDecodeTests {
+@Suite(.timeLimit(.minutes(10))) struct HRDecodeTests {
     static let vectorsPath = PacerCtlTests.sharedData + "/hrm-vectors.json"
     static let hasVectors = FileManager.default.fileExists(atPath: vectorsPath)
 

@@ -3,7 +3,7 @@ import PacerTestSupport
 import Testing
 
 /// pacerctl as a person runs it: the real binary, its exit status, what it prints.
-@Suite struct PacerCtlTests {
+@Suite(.timeLimit(.minutes(10))) struct PacerCtlTests {
     typealias Result = DaemonFixture.CtlResult
 
     /// The binary sits beside the test bundle in the build directory.

@@ -6,7 +6,7 @@ import Testing
 /// `pacerctl replay --workout` as a person runs it: the built binary, the repository's workout
 /// files, the cues in `--json`. (In process, PacerReplayTests' CoachReplayOnTrackTests runs the
 /// same replay with the workout built in code: that target does not depend on PacerConfig.)
-@Suite struct ReplayWorkoutTests {
+@Suite(.timeLimit(.minutes(10))) struct ReplayWorkoutTests {
     static let track = PacerCtlTests.sharedData + "/sim/track-intervals-1.gpsd.jsonl"
     static let trackWorkout = PacerCtlTests.repositoryRoot + "/config/workouts/track-6x400.toml"
 

@@ -3,7 +3,7 @@ import PacerTestSupport
 import Testing
 
 /// Recording, "my runs", export and history as an operator runs them: the real binary.
-@Suite(.enabled(if: PacerCtlTests.hasSharedData, "needs ../shared/data beside the repository"))
+@Suite(.enabled(if: PacerCtlTests.hasSharedData, "needs ../shared/data beside the repository"), .timeLimit(.minutes(10)))
 struct StoreCommandTests {
     let cli = PacerCtlTests()
     let data = PacerCtlTests.sharedData
@@ -77,15 +77,10 @@ struct StoreCommandTests {
     /// python3 tools/`tool` `arguments`: its exit status and standard error.
     static func verify(_ tool: String, _ arguments: [String]) async throws -> (Int32, String) {
         try await offPool { () -> (Int32, String) in
-            let verify = Process()
-            verify.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            verify.arguments = ["python3", PacerCtlTests.repositoryRoot + "/tools/" + tool] + arguments
-            let err = Pipe()
-            verify.standardError = err
-            try verify.run()
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            verify.waitUntilExit()
-            return (verify.terminationStatus, message)
+            let result = try BlockingCommand.run(
+                "/usr/bin/env", ["python3", PacerCtlTests.repositoryRoot + "/tools/" + tool] + arguments, timeout: .seconds(300))
+            let status: Int32 = if case .exited(let code) = result.status { code } else { -1 }
+            return (status, result.standardError)
         }
     }
 
