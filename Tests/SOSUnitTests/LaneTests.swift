@@ -340,7 +340,8 @@ final class LaneHarness: Sendable {
             #expect(delivery.sequence == 3)
         }
         #expect(all.flatMap(\.attempts).count { $0.type == "cancelled" } == 4)
-        #expect(try store.recent(limit: 5).first?.state == "cancelled")
+        // The commit thread records the state after the channels have the cancel.
+        #expect(try await eventually { try store.recent(limit: 5).first?.state == "cancelled" })
         #expect(await h.status().openAlerts.isEmpty)
         #expect(await h.cancel() == .failure(LaneRefusal("no alert is open")))
         await h.shutdown()
