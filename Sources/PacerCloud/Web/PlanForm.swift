@@ -294,11 +294,14 @@ struct PlanForm {
         var held = 0
         let inner = shown.map { row -> Bool in
             if row.type == "repeat" {
-                held = Int(row.block.trimmingSpaces) ?? 0
+                // The block as typed, from a refused form too: clamped, since counting down from
+                // Int.min ("-9223372036854775808") would overflow (a trap).
+                held = min(max(Int(row.block.trimmingSpaces) ?? 0, 0), shown.count)
                 return false
             }
-            defer { held -= 1 }
-            return held > 0
+            guard held > 0 else { return false }
+            held -= 1
+            return true
         }
         return [
             "name": name, "date": date, "weeks": weeks,

@@ -1,0 +1,104 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+@testable import PacerCloud
+import PacerContract
+import PacerTestSupport
+import Testing
+
+/// #31: every route of the router is in Sources/PacerCloud/openapi.yaml (so tools/fuzz-api
+/// reaches it), with the security its access policy has, its forms requiring `csrf`; checked by
+/// `tools/check-contract --routes` against the router itself, so a route added without its spec
+/// fails here. And the 405 table (`RouteTable`) knows every route's method.
+@Suite(.timeLimit(.minutes(2))) struct OpenAPIRouteTests {
+    static let spec = DaemonFixture.repositoryRoot + "/Sources/PacerCloud/openapi.yaml"
+    static let checker = DaemonFixture.repositoryRoot + "/tools/check-contract"
+
+    static func withRouter(_ body: (Router<CloudRequestContext>, CloudRoutes) throws -> Void) throws {
+        let directory = try TemporaryDirectory(prefix: "pacer-cloud-openapi")
+        let routes = CloudRoutes(store: try SQLiteCloudStore(path: directory.file("cloud.db")), configuration: WebConfig.make(),
+                                 linkBase: "http://127.0.0.1:8080")
+        try body(routes.router(), routes)
+    }
+
+    /// Runs the checker on the router's routes (each with its policy's rule, "none" without one).
+    static func check(_ router: Router<CloudRequestContext>, _ routes: CloudRoutes) throws -> DaemonFixture.CtlResult {
+        let rules = routes.accessRegistry.all
+        var table: [String: String] = [:]
+        for route in router.routes {
+            let key = AccessRegistry.key(method: route.method, path: "\(route.path)")
+            table[key] = rules[key] ?? "none"
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pacer-routes-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
+        try JSONSerialization.data(withJSONObject: table, options: [.sortedKeys]).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try DaemonFixture.runBlocking("/usr/bin/env", ["python3", checker, "--routes", spec, file.path])
+    }
+
+    @Test("every route is an operation of openapi.yaml with its policy's security, and every operation a route")
+    func everyRouteIsInTheSpec() throws {
+        try Self.withRouter { router, routes in
+            let result = try Self.check(router, routes)
+            #expect(result.status == 0, "tools/check-contract --routes: \(result.stdout)\(result.stderr)")
+            #expect(result.stderr.contains("\(router.routes.count) routes") && result.stderr.contains(" 0 problem(s)"), "\(result.stderr)")
+        }
+    }
+
+    @Test("a route added without its operation in the spec fails the check")
+    func aMissingRouteFails() throws {
+        try Self.withRouter { router, routes in
+            router.get("account/export") { _, _ in "everything" }
+            let result = try Self.check(router, routes)
+            #expect(result.status == 1)
+            #expect(result.stdout.contains("GET /account/export: a route of the router that openapi.yaml leaves out"), "\(result.stdout)")
+        }
+    }
+
+    @Test("the 405 table takes every method the router has, on every route")
+    func routeTableKnowsEveryRoute() throws {
+        try Self.withRouter { router, _ in
+            for route in router.routes {
+                // A concrete path: each parameter one segment.
+                let path = "\(route.path)".replacing(/\{[^}]+\}/, with: "x")
+                let methods = RouteTable.methods(for: path)
+                #expect(methods?.contains(route.method.rawValue) == true, "\(route.method) \(route.path): RouteTable has \(methods ?? [])")
+            }
+        }
+    }
+}
+
+/// #31: the plan form's numbers, shown again on a refusal, are read without unchecked
+/// arithmetic: a repeat's block of Int.min made the form's row indentation count down past
+/// Int.min, a trap (the process died on one signed-in post).
+@Suite(.timeLimit(.minutes(2))) struct PlanFormShownAgainTests {
+    @Test("a refused form with any block count is shown again, never a trap",
+          arguments: ["-9223372036854775808", "9223372036854775807", "-1", "0", "99999999999999999999"])
+    func anyBlockCountIsShownAgain(block: String) throws {
+        let form = PlanForm(fields: try WebForm.parse("name=x&date=2026-05-10&step1_type=repeat&step1_times=2&step1_block=\(block)"
+                                                      + "&step2_type=run&step2_end=lap&step2_target=none").get())
+        #expect(throws: PlanForm.Refusal.self) { try form.session(id: "s", accountID: "a") }
+        let rows = try #require(form.values["rows"] as? [[String: Any]])
+        // The repeat's row, the run and four blank rows; a negative or absurd block indents nothing past the rows shown.
+        #expect(rows.count == 2 + PlanForm.blankRows)
+        let inner = rows.map { $0["inner"] as? Bool ?? false }
+        #expect(inner[0] == false)
+        #expect(inner[1] == ((Int(block) ?? 0) > 0))
+    }
+
+    @Test("posting it signed in is a 400 naming step1_block, and the server goes on", arguments: Backend.allCases)
+    func postedSignedIn(backend: Backend) async throws {
+        let clock = SteppedWallClock()
+        try await Cloud.with(backend, configuration: WebConfig.make(), wallClock: clock.now) { cloud in
+            let browser = Browser(cloud)
+            _ = try await RunnerPageTests.runner(cloud, browser)
+            let fields = ["name": "Intervals", "date": "2026-05-10", "step1_type": "repeat", "step1_times": "6",
+                          "step1_block": "-9223372036854775808", "step2_type": "run", "step2_end": "distance", "step2_amount": "400 m",
+                          "step2_target": "none"]
+            let refused = try await browser.post("/plan/sessions", fields, formPage: "/plan/new")
+            #expect(refused.status == .badRequest)
+            #expect(refused.text.contains("step1_block"), "\(refused.text.prefix(2000))")
+            #expect(try await browser.get("/plan").status == .ok)
+        }
+    }
+}
