@@ -20,11 +20,19 @@ public enum CloudApplication {
         let hub: any EventHub = postgresHub ?? LocalEventHub()
         let routes = CloudRoutes(store: store, configuration: configuration, linkBase: try configuration.linkBase(host: host, port: port),
                                  now: now, wallClock: wallClock, wakeForwarder: { forwarder.wake() }, hub: hub)
+        // Every connection is a file descriptor, and running out of them crashed the process:
+        // the caps must fit under the open-file limit, raised as far as it goes first.
+        let descriptorLimit = DescriptorLimit.raiseSoftToHard()
+        let fitted = configuration.connections.fitted(descriptorLimit: descriptorLimit)
+        guard let limits = fitted.limits else { throw ConfigurationError(fitted.message ?? "the open-file limit is too low") }
+        if let message = fitted.message { logger.warning("\(message)") }
+        let gate = ConnectionGate(limits: limits, exempt: configuration.trustedProxies, logger: logger)
         var services: [any Service] = [forwarder]
         if let postgresHub { services.insert(postgresHub, at: 0) }
         if let postgres = store as? PostgresCloudStore { services.insert(postgres, at: 0) }
         var app = Application(
             router: routes.router(),
+            server: LimitedHTTP1Channel.builder(gate: gate),
             configuration: .init(address: .hostname(host, port: port), serverName: "pacer-cloud"),
             services: services,
             logger: logger)

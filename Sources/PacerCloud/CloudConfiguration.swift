@@ -24,6 +24,8 @@ public struct CloudConfiguration: Sendable {
     public var monitoring: MonitorSettings
     /// The run page's map tiles and script files.
     public var map: MapSettings
+    /// Connection caps, client timeouts, long-polls and streams per device and session (issue 31).
+    public var connections: ConnectionLimits = .defaults
 
     public init(publicURL: String? = nil, mail: MailSettings? = nil, outboxPoll: Duration = .seconds(2), retryMax: Duration = .seconds(300),
                 rateLimits: RateLimits = .defaults, trustedProxies: Set<String> = [], sessions: SessionSettings = .defaults,

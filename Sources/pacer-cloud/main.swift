@@ -108,6 +108,17 @@ struct Serve: AsyncParsableCommand {
     var tileUrl = MapSettings.defaultTileURL
     @Option(help: "The map tiles' attribution, shown on the map (default: OpenStreetMap's).") var tileAttribution = MapSettings.defaultAttribution
     @Option(help: "Where libjs-leaflet and libjs-chart.js are installed.") var assetsDir = MapSettings.defaults.assetsDirectory
+    @Option(help: "Open client connections at once; more are answered 503 and closed. Must fit under the open-file limit with 256 to spare (LimitNOFILE=).")
+    var maxConnections = ConnectionLimits.defaults.maxConnections
+    @Option(help: "Open connections from one client address (a --trusted-proxy is held only to --max-connections).")
+    var maxConnectionsPerAddress = ConnectionLimits.defaults.maxConnectionsPerAddress
+    @Option(help: "Seconds a client has to send a request's headers.") var headerTimeout = 10.0
+    @Option(help: "Seconds an idle keep-alive connection stays open.") var idleTimeout = 75.0
+    @Option(help: "Seconds a request body may pause; after that long it must also average 1 KiB/s.") var bodyTimeout = 30.0
+    @Option(help: "Long-polls (GET /v1/device/answers?wait=) one device holds at once; more get 429.")
+    var longPollsPerDevice = ConnectionLimits.defaults.longPollsPerDevice
+    @Option(help: "Dashboard event streams one web session holds at once; more get 429.")
+    var streamsPerSession = ConnectionLimits.defaults.streamsPerSession
 
     func run() async throws {
         guard let config else { return try await serve() }
@@ -142,9 +153,16 @@ struct Serve: AsyncParsableCommand {
             proxies.insert(address)
         }
         if tileUrl != "none", let problem = MapSettings.problem(tileURL: tileUrl) { throw ValidationError(problem) }
+        let seconds = { (value: Double) in Duration.milliseconds(value.isFinite && abs(value) < 1e9 ? Int64((value * 1000).rounded()) : -1) }
+        let connections = ConnectionLimits(
+            maxConnections: maxConnections, maxConnectionsPerAddress: maxConnectionsPerAddress, headerTimeout: seconds(headerTimeout),
+            idleTimeout: seconds(idleTimeout), bodyTimeout: seconds(bodyTimeout), longPollsPerDevice: longPollsPerDevice,
+            streamsPerSession: streamsPerSession)
+        if let problem = connections.problems.first { throw ValidationError(problem) }
         let map = MapSettings(tileURL: tileUrl == "none" ? nil : tileUrl, tileAttribution: tileAttribution, assetsDirectory: assetsDir)
         var configuration = CloudConfiguration(publicURL: publicURL, rateLimits: limits, trustedProxies: proxies,
                                                sessions: SessionSettings(idle: .seconds(sessionIdle), absolute: .seconds(sessionMax)), map: map)
+        configuration.connections = connections
         if let smtp {
             let parts = smtp.split(separator: ":")
             guard parts.count == 2, let smtpPort = Int(parts[1]) else {
@@ -164,11 +182,20 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(78)
         }
         let store = try DatabaseURL(database).open()
-        try await CloudApplication.make(store: store, configuration: configuration, host: host, port: port).runService()
+        // Refused (the open-file limit too low for any connection cap): the operator's to fix (EX_CONFIG).
+        try await Self.exitingOnConfigurationError { try CloudApplication.make(store: store, configuration: configuration, host: host, port: port) }
+            .runService()
     }
 }
 
 extension Serve {
+    static func exitingOnConfigurationError<T>(_ make: () throws -> T) throws -> T {
+        do { return try make() } catch {
+            FileHandle.standardError.write(Data("pacer-cloud: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+    }
+
     /// --smtp-user with the password from --smtp-password-file; refused without STARTTLS.
     func smtpCredentials() throws -> MailSettings.Credentials? {
         guard let smtpUser else {

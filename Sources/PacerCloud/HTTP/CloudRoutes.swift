@@ -23,6 +23,8 @@ public struct CloudRoutes: Sendable {
     let hub: any EventHub
     /// Dashboard streams open per account on this instance.
     let streams = StreamCounter()
+    /// Long-polls open per device and event streams per session on this instance (ConnectionLimits).
+    let holds = HoldCounter()
     /// The run page's script files.
     let assets: Assets
     /// Each route's policy, filled by `router()`.

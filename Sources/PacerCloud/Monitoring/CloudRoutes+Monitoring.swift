@@ -189,6 +189,12 @@ extension CloudRoutes {
         guard streams.take(account.id, limit: settings.streamsPerAccount) else {
             throw WebRefusal.tooManyAttempts(retryAfter: 10, message: "too many open dashboards for this account: at most \(settings.streamsPerAccount)")
         }
+        // And per session (issue 31); the account's count is given back when this one refuses.
+        let slot: HoldSlot
+        do { slot = try streamSlot(session: session) } catch {
+            streams.give(account.id)
+            throw error
+        }
         let subscription = hub.subscribe(bufferingNewest: settings.streamBuffer)
         let streams = streams
         let store = store
@@ -201,6 +207,7 @@ extension CloudRoutes {
             defer {
                 subscription.end()
                 streams.give(account.id)
+                slot.release()
             }
             var watched = Set(try await store.watchedRunners(monitorID: account.id).map(\.id))
             try await writer.write(ByteBuffer(string: "retry: 3000\n: connected\n\n"))
@@ -337,6 +344,9 @@ extension CloudRoutes {
         let limit = 100
         var answers = try await store.alertAnswers(device: device.id, after: after, limit: limit)
         if answers.isEmpty, wait > 0 {
+            // A long-poll holds a connection: only a few per device (issue 31).
+            let slot = try longPollSlot(device: device.id)
+            defer { slot.release() }
             let subscription = hub.subscribe(bufferingNewest: 16)
             defer { subscription.end() }
             // Read again once subscribed: an answer stored in between is not missed.
