@@ -23,6 +23,8 @@ public struct CloudRoutes: Sendable {
     let hub: any EventHub
     /// Dashboard streams open per account on this instance.
     let streams = StreamCounter()
+    /// Imports' reading and run views' computing, off the request path (`WorkQueue`).
+    let heavyWork = WorkQueue()
     /// Long-polls open per device and event streams per session on this instance (ConnectionLimits).
     let holds = HoldCounter()
     /// The run page's script files.

@@ -6,7 +6,7 @@ import PacerContract
 /// heart-rate series downsampled for the charts, splits, best efforts and time per heart rate.
 struct RunView: Codable, Sendable, Equatable {
     /// Bumped when what is computed changes: views of an older version are computed again.
-    static let version = 1
+    static let version = 2
     /// The most points the map's line has (Douglas–Peucker keeps the most significant ones).
     static let maxTrackPoints = 2_000
     /// The most points of each chart: the whole run, averaged into as many distance buckets.
@@ -14,9 +14,14 @@ struct RunView: Codable, Sendable, Equatable {
     /// A gap longer than this between two samples counts as this much heart-rate time (a pause
     /// or a lost signal is not time spent at the last reading).
     static let maxSampleGapS = 5.0
+    /// The most whole splits in the table (and kilometre marks on the map): a run longer than
+    /// this many km gets splits of 2, 5, 10, 20, 50 … km instead of 1, so that the page stays
+    /// small whatever distance a track claims (a run of 1e8 m was 100,000 rows, an 8 MB page).
+    /// 500 km of 1 km splits cover any run a runner records in one go.
+    static let maxSplits = 500
 
     struct Split: Codable, Sendable, Equatable {
-        /// 1, 2, …; the last one may be shorter than a kilometre.
+        /// The kilometre it ends at: 1, 2, … (`splitKm` apart); the last one may be shorter.
         var km: Int
         var meters: Double
         var seconds: Double
@@ -33,8 +38,10 @@ struct RunView: Codable, Sendable, Equatable {
     var track: [[Double]]
     /// Samples with a position before simplification.
     var samples: Int
-    /// [lat, lon, km] where each whole kilometre was reached.
+    /// [lat, lon, km] where each `splitKm`-th kilometre was reached.
     var kmMarks: [[Double]]
+    /// The kilometres of a split and between marks: 1 unless the run is longer than `maxSplits` km.
+    var splitKm: Int
     /// The charts' x axis: kilometres from the start.
     var chartKm: [Double]
     /// Seconds per km at each chart point; nil while stopped.
@@ -58,9 +65,10 @@ struct RunView: Codable, Sendable, Equatable {
         samples = points.count
         let kept = Self.simplify(points, keep: Self.maxTrackPoints)
         track = kept.map { [Self.rounded(points[$0].lat), Self.rounded(points[$0].lon)] }
-        kmMarks = Self.kilometreMarks(points)
+        splitKm = Self.splitKm(points)
+        kmMarks = Self.kilometreMarks(points, every: splitKm)
         (chartKm, pace, heartRate) = Self.series(points, buckets: Self.maxChartPoints)
-        splits = Self.splits(points)
+        splits = Self.splits(points, every: splitKm)
         bestEfforts = Self.recordDistances.compactMap { record in
             Self.bestTime(points, meters: record.meters).map { BestEffort(name: record.name, meters: record.meters, seconds: $0) }
         }
@@ -72,41 +80,86 @@ struct RunView: Codable, Sendable, Equatable {
 
     // MARK: the map
 
+    /// The most points Douglas–Peucker itself looks at: a longer track (more than 5.5 h at one
+    /// sample a second) is first thinned to this many (`thin`), so that its cost is bounded
+    /// for any input: at most `keep` splits, each scanning at most this many points.
+    static let maxSimplifyInput = 10_000
+
     /// The indices of at most `keep` points, first and last included, that Douglas–Peucker keeps
-    /// at the smallest tolerance giving no more than `keep`: each point is ranked by the
-    /// deviation at which it would be kept (never above its parent's), and the highest ranks win.
-    static func simplify(_ points: [ChunkSample], keep: Int) -> [Int] {
+    /// at the smallest tolerance giving no more than `keep`: the stretch whose farthest point
+    /// deviates most (never more than the stretch it was cut from) is split first, until `keep`
+    /// points are kept or every stretch is straight. `checks` counts the distances computed:
+    /// at most n + keep × `maxSimplifyInput` for any track (the recursive form was quadratic,
+    /// 2 × 10^10 for a 200,000-point zigzag whose farthest point is always next to an end).
+    static func simplify(_ points: [ChunkSample], keep: Int, checks: inout Int) -> [Int] {
         let count = points.count
         guard count > keep, keep >= 2 else { return Array(0..<count) }
         let origin = points[0]
         let metresPerDegreeLon = 111_320 * cos(origin.lat * .pi / 180)
         let xy = points.map { (x: ($0.lon - origin.lon) * metresPerDegreeLon, y: ($0.lat - origin.lat) * 110_540) }
-        var rank = [Double](repeating: 0, count: count)
-        rank[0] = .infinity
-        rank[count - 1] = .infinity
-        var pending = [(first: 0, last: count - 1, cap: Double.infinity)]
-        while let (first, last, cap) = pending.popLast() {
-            guard last > first + 1 else { continue }
+        let candidates = count <= maxSimplifyInput ? Array(0..<count) : thin(xy, to: maxSimplifyInput, checks: &checks)
+        guard candidates.count > keep else { return candidates }
+
+        /// A stretch between two kept candidates (positions in `candidates`) and its farthest point.
+        struct Stretch {
+            var first: Int, last: Int, farthest: Int, rank: Double
+        }
+        func stretch(_ first: Int, _ last: Int, cap: Double) -> Stretch? {
+            guard last > first + 1 else { return nil }
+            let (a, b) = (xy[candidates[first]], xy[candidates[last]])
             var farthest = first + 1, deviation = -1.0
-            for index in (first + 1)..<last {
-                let distance = segmentDistance(xy[index], xy[first], xy[last])
+            for position in (first + 1)..<last {
+                let distance = segmentDistance(xy[candidates[position]], a, b)
+                if distance > deviation { (farthest, deviation) = (position, distance) }
+            }
+            checks += last - first - 1
+            // Every point between lies on the segment: nothing there is worth a point of the map.
+            guard deviation > 0 else { return nil }
+            return Stretch(first: first, last: last, farthest: farthest, rank: min(deviation, cap))
+        }
+        // A max-heap on rank (ties: the earlier point first, as a scan along the track would).
+        var heap = Heap<Stretch> { ($0.rank, -$0.farthest) > ($1.rank, -$1.farthest) }
+        var kept = [Bool](repeating: false, count: candidates.count)
+        kept[0] = true
+        kept[candidates.count - 1] = true
+        var keptCount = 2
+        if let whole = stretch(0, candidates.count - 1, cap: .infinity) { heap.push(whole) }
+        while keptCount < keep, let top = heap.pop() {
+            kept[top.farthest] = true
+            keptCount += 1
+            if let left = stretch(top.first, top.farthest, cap: top.rank) { heap.push(left) }
+            if let right = stretch(top.farthest, top.last, cap: top.rank) { heap.push(right) }
+        }
+        return candidates.indices.filter { kept[$0] }.map { candidates[$0] }
+    }
+
+    static func simplify(_ points: [ChunkSample], keep: Int) -> [Int] {
+        var checks = 0
+        return simplify(points, keep: keep, checks: &checks)
+    }
+
+    /// At most `limit` indices of `xy`, ends included, in one pass: the track cut into runs of
+    /// consecutive points, each giving its first point and the one farthest from the line to
+    /// the next run's first (a corner or a turn-around survives; points on the line go).
+    static func thin(_ xy: [(x: Double, y: Double)], to limit: Int, checks: inout Int) -> [Int] {
+        let runs = max(1, (limit - 1) / 2)
+        let width = (xy.count - 1 + runs - 1) / runs
+        var chosen: [Int] = []
+        chosen.reserveCapacity(2 * runs + 1)
+        var start = 0
+        while start < xy.count - 1 {
+            let end = min(start + width, xy.count - 1)
+            chosen.append(start)
+            var farthest = -1, deviation = 0.0
+            for index in (start + 1)..<end {
+                let distance = segmentDistance(xy[index], xy[start], xy[end])
                 if distance > deviation { (farthest, deviation) = (index, distance) }
             }
-            // Every point between lies on the segment: all rank 0 already, and splitting it point
-            // by point would be quadratic (a straight stretch of thousands of samples).
-            guard deviation > 0 else { continue }
-            let value = min(deviation, cap)
-            rank[farthest] = value
-            pending.append((first, farthest, value))
-            pending.append((farthest, last, value))
+            checks += max(0, end - start - 1)
+            if farthest >= 0 { chosen.append(farthest) }
+            start = end
         }
-        let threshold = rank.sorted(by: >)[keep - 1]
-        var chosen: [Int] = []
-        var ties = keep - rank.filter { $0 > threshold }.count
-        for index in 0..<count where rank[index] > threshold || (rank[index] == threshold && ties > 0) {
-            if rank[index] == threshold { ties -= 1 }
-            chosen.append(index)
-        }
+        chosen.append(xy.count - 1)
         return chosen
     }
 
@@ -118,14 +171,15 @@ struct RunView: Codable, Sendable, Equatable {
         return (ex * ex + ey * ey).squareRoot()
     }
 
-    static func kilometreMarks(_ points: [ChunkSample]) -> [[Double]] {
+    static func kilometreMarks(_ points: [ChunkSample], every km: Int = 1) -> [[Double]] {
         var marks: [[Double]] = []
-        var next = 1_000.0
+        let step = Double(km) * 1_000
+        var next = step
         for (a, b) in zip(points, points.dropFirst()) where b.distanceM >= next && b.distanceM > a.distanceM {
             while b.distanceM >= next {
                 let f = max(0, (next - a.distanceM) / (b.distanceM - a.distanceM))
                 marks.append([rounded(a.lat + (b.lat - a.lat) * f), rounded(a.lon + (b.lon - a.lon) * f), next / 1_000])
-                next += 1_000
+                next += step
             }
         }
         return marks
@@ -160,27 +214,40 @@ struct RunView: Codable, Sendable, Equatable {
 
     // MARK: splits and records
 
-    /// One split per whole kilometre (its end interpolated between samples), then the rest.
-    static func splits(_ points: [ChunkSample]) -> [Split] {
+    /// 1, or the first of 2, 5, 10, 20, 50, … that cuts the farthest distance of the track into
+    /// at most `maxSplits` whole splits.
+    static func splitKm(_ points: [ChunkSample]) -> Int {
+        let farthestKm = (points.lazy.map(\.distanceM).max() ?? 0) / 1_000
+        var (step, ladder) = (1, 0)
+        while farthestKm > Double(maxSplits * step) {
+            step = ladder % 3 == 1 ? step / 2 * 5 : step * 2
+            ladder += 1
+        }
+        return step
+    }
+
+    /// One split per `km` whole kilometres (its end interpolated between samples), then the rest.
+    static func splits(_ points: [ChunkSample], every km: Int = 1) -> [Split] {
         guard let first = points.first, let last = points.last else { return [] }
         var splits: [Split] = []
         var (startMs, startM) = (Double(first.timeMs), first.distanceM)
         var (hrSum, hrCount) = (0.0, 0)
-        var next = 1_000.0
+        let step = Double(km) * 1_000
+        var next = step
         for (a, b) in zip(points, points.dropFirst()) {
             if let bpm = b.heartRate { (hrSum, hrCount) = (hrSum + Double(bpm), hrCount + 1) }
             while b.distanceM >= next && b.distanceM > a.distanceM {
                 let f = (next - a.distanceM) / (b.distanceM - a.distanceM)
                 let atMs = Double(a.timeMs) + Double(b.timeMs - a.timeMs) * f
-                splits.append(Split(km: splits.count + 1, meters: next - startM, seconds: ((atMs - startMs) / 100).rounded() / 10,
+                splits.append(Split(km: (splits.count + 1) * km, meters: next - startM, seconds: ((atMs - startMs) / 100).rounded() / 10,
                                     hrAvg: hrCount > 0 ? (hrSum / Double(hrCount)).rounded() : nil))
                 (startMs, startM, hrSum, hrCount) = (atMs, next, 0, 0)
-                next += 1_000
+                next += step
             }
         }
         // The rest, when it is more than a stride or two.
         if last.distanceM - startM >= 20 {
-            splits.append(Split(km: splits.count + 1, meters: (last.distanceM - startM).rounded(),
+            splits.append(Split(km: (splits.count + 1) * km, meters: (last.distanceM - startM).rounded(),
                                 seconds: ((Double(last.timeMs) - startMs) / 100).rounded() / 10,
                                 hrAvg: hrCount > 0 ? (hrSum / Double(hrCount)).rounded() : nil))
         }
@@ -212,6 +279,41 @@ struct RunView: Codable, Sendable, Equatable {
             seconds[bpm, default: 0] += min(Double(b.timeMs - a.timeMs) / 1_000, maxSampleGapS)
         }
         return seconds.keys.sorted().map { [Double($0), seconds[$0]!] }
+    }
+}
+
+/// A binary heap: `before(a, b)` when a comes out before b.
+struct Heap<Element> {
+    private var items: [Element] = []
+    private let before: (Element, Element) -> Bool
+
+    init(before: @escaping (Element, Element) -> Bool) { self.before = before }
+
+    mutating func push(_ item: Element) {
+        items.append(item)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard before(items[child], items[parent]) else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> Element? {
+        guard !items.isEmpty else { return nil }
+        items.swapAt(0, items.count - 1)
+        let top = items.removeLast()
+        var parent = 0
+        while true {
+            let (left, right) = (2 * parent + 1, 2 * parent + 2)
+            var first = parent
+            if left < items.count, before(items[left], items[first]) { first = left }
+            if right < items.count, before(items[right], items[first]) { first = right }
+            guard first != parent else { return top }
+            items.swapAt(parent, first)
+            parent = first
+        }
     }
 }
 

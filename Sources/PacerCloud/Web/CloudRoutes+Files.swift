@@ -49,24 +49,40 @@ extension CloudRoutes {
             body: document.body(store: store, chunks: TrackStream.Chunks(device: device, runID: runID, count: chunks)))
     }
 
+    /// The file is read (its form parsed, its points read, its run made) on `heavyWork`, not on
+    /// the request path: a busy server answers 503 with Retry-After rather than stalling.
     private func importRun(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+        do {
+            return try await importFile(request, context)
+        } catch let busy as WorkQueue.Busy {
+            return busy.page()
+        }
+    }
+
+    private func importFile(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
         guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
-        let form = try await MultipartForm.read(request, context: context, maxBytes: FileImport.maxBytes)
+        let (body, boundary) = try await MultipartForm.collect(request, maxBytes: FileImport.maxBytes)
+        let form = try await heavyWork.run { try MultipartForm.parse(body, boundary: boundary, maxFileBytes: FileImport.maxBytes) }
         guard let sent = form.fields["csrf"], WebForm.constantTimeEqual(sent, session.csrf) else {
             throw WebRefusal.plain(.forbidden, "the form's csrf field does not match this browser's session: reload the page and send it again")
         }
-        let refuse = { (message: String) in WebRefusal.form(.badRequest, page: .importFile, message: message, values: ["max_mb": "\(FileImport.maxBytes >> 20)"]) }
+        let refuse = { @Sendable (message: String) in
+            WebRefusal.form(.badRequest, page: .importFile, message: message, values: ["max_mb": "\(FileImport.maxBytes >> 20)"])
+        }
         guard let file = form.file else { throw refuse("file: choose a GPX, TCX or FIT file to import") }
-        let imported: (format: FileFormat, run: ImportedRun)
-        do {
-            imported = try FileImport.run(file.bytes, fileName: file.name.isEmpty ? "the file" : file.name)
-        } catch {
-            throw refuse("file: \(error)")
+        let accountID = account.id
+        let (imported, runID, chunkBodies) = try await heavyWork.run { () throws -> ((format: FileFormat, run: ImportedRun), String, [[UInt8]]) in
+            let imported: (format: FileFormat, run: ImportedRun)
+            do {
+                imported = try FileImport.run(file.bytes, fileName: file.name.isEmpty ? "the file" : file.name)
+            } catch {
+                throw refuse("file: \(error)")
+            }
+            return (imported, FileImport.runID(accountID: accountID, bytes: file.bytes), imported.run.chunkBodies)
         }
         let device = try await importDevice(for: account)
-        let runID = FileImport.runID(accountID: account.id, bytes: file.bytes)
         var stored = false
-        for (seq, body) in imported.run.chunkBodies.enumerated() {
+        for (seq, body) in chunkBodies.enumerated() {
             let chunk = StoredChunk(runID: runID, seq: seq, body: body, contentEncoding: nil, digest: Tokens.digest(Array("identity".utf8) + [0] + body),
                                     samples: min(TrackChunkFormat.samplesPerChunk, imported.run.samples.count - seq * TrackChunkFormat.samplesPerChunk))
             if try await store.putChunk(chunk, device: device.id) == .created { stored = true }
@@ -114,11 +130,12 @@ extension Device {
 }
 
 /// A posted multipart/form-data form (RFC 7578): its text fields and its one file.
-struct MultipartForm {
+struct MultipartForm: Sendable {
     var fields: [String: String] = [:]
     var file: (name: String, bytes: [UInt8])?
 
-    static func read(_ request: Request, context: CloudRequestContext, maxBytes: Int) async throws -> MultipartForm {
+    /// The body, read whole, and the boundary, checked; `parse` makes the form of them.
+    static func collect(_ request: Request, maxBytes: Int) async throws -> (body: [UInt8], boundary: String) {
         let type = request.headers[.contentType] ?? ""
         let parameters = type.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         guard parameters.first?.lowercased() == "multipart/form-data",
@@ -132,7 +149,7 @@ struct MultipartForm {
         do { body = try await request.body.collect(upTo: maxBytes + 16 * 1024) } catch {
             throw WebRefusal.plain(.contentTooLarge, "file: larger than \(maxBytes >> 20) MB, the most an import takes")
         }
-        return try parse(Array(body.readableBytesView), boundary: boundary, maxFileBytes: maxBytes)
+        return (Array(body.readableBytesView), boundary)
     }
 
     static func parse(_ bytes: [UInt8], boundary: String, maxFileBytes: Int) throws(WebRefusal) -> MultipartForm {

@@ -29,17 +29,17 @@ extension CloudRoutes {
     func figuresIfComplete(device: String, runID: String) {
         Task {
             guard let summary = try? await store.completeRun(device: device, runID: runID) else { return }
-            try? await storeFigures(AccountRun(deviceID: device, summary: summary))
+            try? await storeFigures(AccountRun(deviceID: device, summary: summary), background: true)
         }
     }
 
     /// Computes the run's figures from its summary and view (computing the view if needed) and stores them.
-    func storeFigures(_ run: AccountRun) async throws {
+    func storeFigures(_ run: AccountRun, background: Bool = false) async throws {
         var figures = RunFigures(deviceID: run.deviceID, runID: run.summary.runID, summaryJSON: run.summary.json, startMs: run.summary.startMs,
                                  heartRateSeconds: "[]", bestEfforts: [])
         // A summary that is not understood counts nowhere, as on the runs list.
         if let summary = try? RunItem(run.summary).summary {
-            let view = try await runView(run)
+            let view = try await runView(run, background: background)
             figures.distanceM = summary.distance_m
             figures.movingS = summary.moving_time_s
             figures.hrAvg = summary.hr_avg

@@ -75,7 +75,8 @@ extension CloudRoutes {
             throw WebRefusal.plain(.notFound, "no run \(runID.prefix(40)) among your runs")
         }
         let summary = try RunItem(run.summary).summary
-        let view = try await runView(run)
+        let view: RunView
+        do { view = try await runView(run) } catch let busy as WorkQueue.Busy { return busy.page() }
         let calendar = RunnerCalendar(account.timezone)
         let (maxHR, maxSource) = try await zoneMaximum(account)
         let zoneSeconds = HeartRateZones.seconds(view.heartRateSeconds, maximum: maxHR)
@@ -83,8 +84,10 @@ extension CloudRoutes {
         let zones: [[String: Any]] = zip(HeartRateZones.ranges(maximum: maxHR), zoneSeconds).map { zone, seconds in
             ["name": zone.name, "range": zone.range, "time": RunnerFormat.duration(seconds), "share": String(Int((100 * seconds / totalZone).rounded()))]
         }
+        // A whole split shows the kilometre it ends at; the shorter rest, the run's distance.
+        let splitM = Double(view.splitKm) * 1_000
         let splits: [[String: Any]] = view.splits.map { split in
-            ["km": split.meters >= 999.5 ? String(split.km) : String(format: "%.2f", Double(split.km - 1) + split.meters / 1_000),
+            ["km": split.meters >= splitM - 0.5 ? String(split.km) : String(format: "%.2f", Double(split.km - view.splitKm) + split.meters / 1_000),
              "time": RunnerFormat.duration(split.seconds), "pace": RunnerFormat.pace(split.seconds * 1_000 / max(split.meters, 1)),
              "hr": split.hrAvg.map { String(Int($0)) } ?? "–"]
         }
@@ -94,6 +97,7 @@ extension CloudRoutes {
             "title": "Run of " + calendar.dateTime(run.summary.startMs), "date": calendar.dateTime(run.summary.startMs), "run_id": runID,
             "distance": RunnerFormat.distance(summary.distance_m), "duration": RunnerFormat.duration(summary.moving_time_s),
             "pace": RunnerFormat.pace(summary.avg_pace_s_per_km), "splits": splits, "zones": zones, "max_hr": String(maxHR),
+            "split_km": view.splitKm > 1 ? String(view.splitKm) : false,
             "default_max": maxSource == .standard, "device_max": maxSource == .device, "has_hr": !view.heartRateSeconds.isEmpty, "data": json,
             "tiles": configuration.map.tileURL ?? "", "attribution": configuration.map.tileAttribution,
             "stylesheet": "/assets/leaflet/leaflet.css", "referrer": Self.runPageReferrer,
@@ -119,28 +123,45 @@ extension CloudRoutes {
     }
 
     /// The run's stored view, computed from its track (and stored) when there is none yet for
-    /// this summary and version.
-    func runView(_ run: AccountRun) async throws -> RunView {
+    /// this summary and version. The computing is `heavyWork`'s: it throws `WorkQueue.Busy` when
+    /// that is full. A stored view is read here: it is bounded (2,000 points of the map, 500
+    /// splits, 500 of each chart) and quick to decode. `background`: no request waits for it.
+    func runView(_ run: AccountRun, background: Bool = false) async throws -> RunView {
         let source = RunView.source(summaryJSON: run.summary.json)
         if let stored = try await store.runView(device: run.deviceID, runID: run.summary.runID, source: source),
            let view = try? JSONDecoder().decode(RunView.self, from: Data(stored.utf8)) {
             return view
         }
-        var samples: [ChunkSample] = []
+        // Counted before any chunk is read: a run stored before the caps may be larger.
+        let stored = try await store.storedSamples(device: run.deviceID, runID: run.summary.runID, below: run.summary.chunks, excluding: nil)
+        guard stored <= TrackChunkFormat.maxSamplesPerRun else {
+            throw WebRefusal.plain(.contentTooLarge, "run \(run.summary.runID) has more than \(TrackChunkFormat.maxSamplesPerRun) samples")
+        }
+        var chunks: [StoredChunk] = []
         for seq in 0..<run.summary.chunks {
             guard let chunk = try await store.chunk(device: run.deviceID, runID: run.summary.runID, seq: seq) else {
                 throw WebRefusal.plain(.notFound, "run \(run.summary.runID) changed while it was read; reload the page")
             }
-            try TrackChunkFormat.read(chunk.body, gzip: chunk.contentEncoding == "gzip") { samples.append($0) }
-            guard samples.count <= TrackChunkFormat.maxSamplesPerRun else {
-                throw WebRefusal.plain(.contentTooLarge, "run \(run.summary.runID) has more than \(TrackChunkFormat.maxSamplesPerRun) samples")
-            }
+            chunks.append(chunk)
         }
-        let view = RunView(samples: samples)
-        let encoder = JSONEncoder()
-        try await store.putRunView(device: run.deviceID, runID: run.summary.runID, source: source,
-                                   body: String(decoding: try encoder.encode(view), as: UTF8.self),
-                                   records: String(decoding: try encoder.encode(view.bestEfforts), as: UTF8.self))
+        let (runID, read) = (run.summary.runID, chunks)
+        let waiting = background ? WorkQueue.backgroundMaxWaiting : nil
+        let (view, body, records) = try await heavyWork.run(waiting: waiting) { () throws -> (RunView, String, String) in
+            var samples: [ChunkSample] = []
+            for chunk in read {
+                try TrackChunkFormat.read(chunk.body, gzip: chunk.contentEncoding == "gzip") { samples.append($0) }
+                guard samples.count <= TrackChunkFormat.maxSamplesPerRun else {
+                    throw WebRefusal.plain(.contentTooLarge, "run \(runID) has more than \(TrackChunkFormat.maxSamplesPerRun) samples")
+                }
+            }
+            let started = ContinuousClock.now
+            let view = RunView(samples: samples)
+            // How long a view takes, for the operator (and tools/bench-zigzag).
+            WorkQueue.logger.info("run view of \(runID): \(samples.count) samples in \(Int((ContinuousClock.now - started) / .milliseconds(1))) ms")
+            let encoder = JSONEncoder()
+            return (view, String(decoding: try encoder.encode(view), as: UTF8.self), String(decoding: try encoder.encode(view.bestEfforts), as: UTF8.self))
+        }
+        try await store.putRunView(device: run.deviceID, runID: runID, source: source, body: body, records: records)
         return view
     }
 

@@ -133,6 +133,7 @@ enum WebPage: String, CaseIterable, Sendable {
                 <div class="chart"><canvas id="hr-chart" aria-label="Heart rate against distance"></canvas></div>
                 <h2>Splits</h2><table><tr><th>km</th><th>Time</th><th>Pace</th><th>HR</th></tr>
                 {{#splits}}<tr><td>{{km}}</td><td>{{time}}</td><td>{{pace}}</td><td>{{hr}}</td></tr>{{/splits}}</table>
+                {{#split_km}}<p class="note">Splits of {{.}} km: the run is longer than 500 km.</p>{{/split_km}}
                 <h2>Laps</h2>{{#laps}}<p>{{.}}</p>{{/laps}}{{^laps}}<p>No laps recorded.</p>{{/laps}}
                 <h2>Heart-rate zones</h2><table><tr><th>Zone</th><th>bpm</th><th>Time</th><th>%</th></tr>
                 {{#zones}}<tr><td>{{name}}</td><td>{{range}}</td><td>{{time}}</td><td>{{share}}</td></tr>{{/zones}}</table>
