@@ -102,3 +102,46 @@ import Testing
         }
     }
 }
+
+/// #31: the pages' query parameters mean what openapi.yaml says (a page number as the links
+/// write it, dates and months in digits), so the fuzzer's "not a page number" is refused: `Int()`
+/// alone took "+5", "05" and "+123-05".
+@Suite(.timeLimit(.minutes(2))) struct PageQueryTests {
+    @Test("a page, a date or a month with a sign or a leading zero too many is 400 naming it; the ordinary ones are read",
+          arguments: Backend.allCases)
+    func signsAndPaddingAreRefused(backend: Backend) async throws {
+        let clock = SteppedWallClock()
+        try await Cloud.with(backend, configuration: WebConfig.make(), wallClock: clock.now) { cloud in
+            let browser = Browser(cloud)
+            _ = try await RunnerPageTests.runner(cloud, browser)
+            for (uri, field) in [("/runs?page=%2B5", "page"), ("/runs?page=05", "page"), ("/runs?from=%2B001-05-10", "from"),
+                                 ("/runs?to=%2B001-05-10", "to"), ("/plan?month=%2B123-05", "month"), ("/plan?month=2026-%2B5", "month")] {
+                let page = try await browser.get(uri)
+                #expect(page.status == .badRequest, "\(uri): \(page.status)")
+                #expect(page.text.contains("\(field): "), "\(uri)")
+            }
+            for uri in ["/runs?page=1", "/runs?page=100000", "/runs?from=2026-05-01&to=2026-05-31", "/runs?from=&to=", "/plan?month=0001-01",
+                        "/plan?month=9999-12"] {
+                #expect(try await browser.get(uri).status == .ok, "\(uri)")
+            }
+        }
+    }
+}
+
+/// #31: the pages' number formatting never traps: `Int()` of NaN, an infinity or 1e300 did
+/// (a duration, a pace, a plan step's pace shown as minutes).
+@Suite(.timeLimit(.minutes(1))) struct PageNumberFormatTests {
+    @Test(arguments: [Double.nan, .infinity, -.infinity, 1e300, -1e300, 9.3e18])
+    func figuresNoRunHasAreShownAsNone(value: Double) {
+        #expect(RunnerFormat.duration(value) == "–")
+        #expect(PlanForm.minutes(value) == "–")
+        #expect(RunnerFormat.pace(value) == "–")
+    }
+
+    @Test func ordinaryFiguresAreUnchanged() {
+        #expect(RunnerFormat.duration(2_525) == "42:05")
+        #expect(RunnerFormat.duration(11_560) == "3:12:40")
+        #expect(RunnerFormat.pace(312) == "5:12 /km")
+        #expect(PlanForm.minutes(190) == "3:10")
+    }
+}

@@ -52,7 +52,9 @@ extension CloudRoutes {
         var (year, month) = (now.year, now.month)
         if let text = request.uri.queryParameters["month"].map(String.init) {
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-            guard text.utf8.count == 7, parts.count == 2, let y = Int(parts[0]), let m = Int(parts[1]), (1...9_999).contains(y), (1...12).contains(m)
+            // Digits only: Int() alone takes "+123-05".
+            guard text.utf8.count == 7, parts.count == 2, text.utf8.enumerated().allSatisfy({ $0.offset == 4 || (0x30...0x39).contains($0.element) }),
+                  let y = Int(parts[0]), let m = Int(parts[1]), (1...9_999).contains(y), (1...12).contains(m)
             else { throw WebRefusal.plain(.badRequest, "month: '\(text.prefix(20))' is not a month like 2026-05") }
             (year, month) = (y, m)
         }

@@ -39,11 +39,14 @@ extension CloudRoutes {
         let fromText = query["from"].map(String.init) ?? "", toText = query["to"].map(String.init) ?? ""
         var values: [String: Any] = ["from": fromText, "to": toText, "filtered": !fromText.isEmpty || !toText.isEmpty]
         let refuse = { (message: String) in WebRefusal.form(.badRequest, page: .runs, message: message, values: ["from": fromText, "to": toText]) }
-        let fromMs = try fromText.isEmpty ? nil : calendar.dayStartMs(fromText).orThrow(refuse("from: '\(fromText.prefix(20))' is not a date like 2026-05-10"))
-        let toMs = try toText.isEmpty ? nil : calendar.dayStartMs(toText, plusDays: 1).orThrow(refuse("to: '\(toText.prefix(20))' is not a date like 2026-05-10"))
+        // Digits only (PlanDates.day), as the spec's format date says: Int() alone takes "+001".
+        let day = { (text: String, plusDays: Int) in PlanDates.day(text) == nil ? nil : calendar.dayStartMs(text, plusDays: plusDays) }
+        let fromMs = try fromText.isEmpty ? nil : day(fromText, 0).orThrow(refuse("from: '\(fromText.prefix(20))' is not a date like 2026-05-10"))
+        let toMs = try toText.isEmpty ? nil : day(toText, 1).orThrow(refuse("to: '\(toText.prefix(20))' is not a date like 2026-05-10"))
         if let fromMs, let toMs, fromMs >= toMs { throw refuse("to: the end date is before the start date") }
         let pageText = query["page"].map(String.init) ?? "1"
-        guard let page = Int(pageText), (1...100_000).contains(page) else { throw refuse("page: '\(pageText.prefix(20))' is not a page number 1, 2, …") }
+        // Written as the links write it: "+5" and "05" are no page numbers.
+        guard let page = Int(pageText), String(page) == pageText, (1...100_000).contains(page) else { throw refuse("page: '\(pageText.prefix(20))' is not a page number 1, 2, …") }
         let runs = try await store.accountRuns(accountID: account.id, fromMs: fromMs, toMs: toMs, limit: Self.runsPerPage + 1,
                                                offset: (page - 1) * Self.runsPerPage)
         values["runs"] = runs.prefix(Self.runsPerPage).compactMap { run -> [String: Any]? in

@@ -280,6 +280,8 @@ struct PlanForm {
     }
 
     static func minutes(_ seconds: Double) -> String {
+        // Stored paces are 60...1800 s; anything else (NaN, 1e300) would trap in Int().
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "–" }
         let whole = Int(seconds.rounded())
         return String(format: "%d:%02d", whole / 60, whole % 60)
     }

@@ -7,6 +7,8 @@ enum RunnerFormat {
 
     /// "42:05" or "3:12:40".
     static func duration(_ seconds: Double) -> String {
+        // Int() of NaN, an infinity or more than Int.max traps: a figure no run has is shown as none.
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "–" }
         let total = Int(seconds.rounded())
         let (h, m, s) = (total / 3_600, total / 60 % 60, total % 60)
         return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
@@ -14,7 +16,7 @@ enum RunnerFormat {
 
     /// "5:12 /km"; "–" with none.
     static func pace(_ secondsPerKm: Double?) -> String {
-        guard let secondsPerKm, secondsPerKm.isFinite, secondsPerKm > 0 else { return "–" }
+        guard let secondsPerKm, secondsPerKm.isFinite, secondsPerKm > 0, secondsPerKm < 1e15 else { return "–" }
         let total = Int(secondsPerKm.rounded())
         return String(format: "%d:%02d /km", total / 60, total % 60)
     }
