@@ -33,10 +33,22 @@ final class ConnectionGate: Sendable {
 
     var open: Int { counts.withLock { $0.total } }
 
-    /// Counts the connection when it is under both caps; the caller releases it once closed.
-    func admit(_ address: String) -> Decision {
+    /// The key a peer's connections are counted under: its IPv4 address, or its IPv6 /64 (one
+    /// subscriber's prefix: any of its 2^64 addresses is the same client).
+    static func key(_ address: SocketAddress?) -> String {
+        guard case .v6(let v6) = address else { return address?.ipAddress.flatMap(ClientAddress.normalized) ?? "unknown" }
+        let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            return bytes[12..<16].map(String.init).joined(separator: ".")  // IPv4-mapped
+        }
+        return bytes[0..<8].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+    }
+
+    /// Counts the connection when it is under both caps; the caller releases `key` once closed.
+    /// `address`: the peer's own address, to recognise a trusted proxy.
+    func admit(_ key: String, address: String) -> Decision {
         let (decision, report) = counts.withLock { counts -> (Decision, (refused: Int, total: Int)?) in
-            let fromAddress = counts.byAddress[address, default: 0]
+            let fromAddress = counts.byAddress[key, default: 0]
             var decision = Decision.admitted
             if counts.total >= limits.maxConnections {
                 decision = .refused("the server holds its most open connections (\(limits.maxConnections)); try again shortly")
@@ -53,7 +65,7 @@ final class ConnectionGate: Sendable {
                 return (decision, (counts.refusedSinceLog, counts.total))
             }
             counts.total += 1
-            counts.byAddress[address] = fromAddress + 1
+            counts.byAddress[key] = fromAddress + 1
             return (decision, nil)
         }
         if let report {
@@ -65,11 +77,11 @@ final class ConnectionGate: Sendable {
         return decision
     }
 
-    func release(_ address: String) {
+    func release(_ key: String) {
         counts.withLock { counts in
             counts.total -= 1
-            let left = counts.byAddress[address, default: 1] - 1
-            counts.byAddress[address] = left > 0 ? left : nil
+            let left = counts.byAddress[key, default: 1] - 1
+            counts.byAddress[key] = left > 0 ? left : nil
         }
     }
 }
@@ -101,7 +113,8 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         // The socket's own peer: a forwarded-for header is not read yet, and could be forged.
         let address = channel.remoteAddress?.ipAddress.flatMap(ClientAddress.normalized) ?? "unknown"
-        switch gate.admit(address) {
+        let key = ConnectionGate.key(channel.remoteAddress)
+        switch gate.admit(key, address: address) {
         case .refused(let reason):
             return channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(RefusingHandler(reason: reason))
@@ -109,7 +122,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
             }
         case .admitted:
             let gate = gate
-            channel.closeFuture.whenComplete { _ in gate.release(address) }
+            channel.closeFuture.whenComplete { _ in gate.release(key) }
             return inner.setup(channel: channel, logger: logger).map { Value(channel: channel, http: $0) }
         }
     }
