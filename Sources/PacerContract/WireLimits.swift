@@ -31,6 +31,13 @@ public enum WireLimits {
     /// can say it exactly): the SMS text and any other string field.
     public static let maxTextLength = 4_096
 
+    /// `POST /v1/alerts`: the most bytes one alert message's body may have (413 above; openapi.yaml
+    /// `x-max-bytes`). The largest message the field limits allow is about 20 KB as pacerd writes it.
+    public static let alertMessageMaxBytes = 64 * 1024
+    /// `GET /v1/alerts?limit=`: the page's default and most (openapi.yaml's `limit` parameter).
+    public static let alertsPageDefault = 20
+    public static let alertsPageMax = 100
+
     /// At most 64 characters of `text`, quoted, for an error message: a refusal never echoes a
     /// long field back.
     public static func quoted(_ text: some StringProtocol) -> String {

@@ -154,7 +154,10 @@ import Testing
             ["schema": "NoticeAck", "why": "no ids", "value": ["notice_ids": [String]()]],
             ["schema": "TrackChunk", "why": "eight fields", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1\n"],
         ]
-        let cases: [String: Any] = ["objects": objects, "strings": strings, "invalid": invalid]
+        // The numbers the server pages and caps alerts by (issue 31), as the spec must say them.
+        let limits: [String: Any] = ["alerts_page_default": WireLimits.alertsPageDefault, "alerts_page_max": WireLimits.alertsPageMax,
+                                     "alert_message_max_bytes": WireLimits.alertMessageMaxBytes]
+        let cases: [String: Any] = ["objects": objects, "strings": strings, "invalid": invalid, "limits": limits]
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pacer-contract-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
         try JSONSerialization.data(withJSONObject: cases, options: [.sortedKeys]).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }

@@ -44,6 +44,9 @@ public final class CloudServer: Sendable {
 
     public var isRunning: Bool { state.withLock { $0.process }?.isRunning ?? false }
 
+    /// The running server's PID (nil when stopped): what a test reads /proc/PID/status of.
+    public var processID: pid_t? { state.withLock { $0.process }.flatMap { $0.isRunning ? $0.pid : nil } }
+
     /// Starts serving (when stopped) and returns once /health answers.
     public func start(timeout: Duration = .seconds(20)) throws(ChildProcessError) {
         let run = try state.withLock { state throws(ChildProcessError) -> Int in

@@ -21,7 +21,7 @@ enum AlertPage {
     }
 
     static func html(alert: StoredAlert, messages: [String], answers: [AlertAnswer] = [], nowMs: Int64, words: AlertWords? = nil,
-                     readerZone: String? = nil, map: MapSettings? = nil) -> String {
+                     readerZone: String? = nil, map: MapSettings? = nil, messageCount: Int? = nil) -> String {
         let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }
             .sorted { $0.sequence < $1.sequence }
         let first = decoded.first
@@ -75,7 +75,8 @@ enum AlertPage {
             body += row("Heart rate", text)
         }
         if let battery = decoded.last(where: { $0.battery_percent != nil })?.battery_percent { body += row("Battery", "\(battery) %") }
-        body += row("Messages", "\(decoded.count), the newest " + (decoded.last.map { when($0.time) } ?? "?"))
+        // `messages` may be the first and the newest only (`AlertLimits.pageMessages`): the count is all of them.
+        body += row("Messages", "\(messageCount ?? decoded.count), the newest " + (decoded.last.map { when($0.time) } ?? "?"))
         for answer in answers { body += row("Answer", Dashboard.line(answer, nowMs: nowMs)) }
         body += "</dl>\n" + script
         return document(title: heading(alert: alert, words: words), body: body, map: map != nil && !script.isEmpty)

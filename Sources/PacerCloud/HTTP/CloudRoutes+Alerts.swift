@@ -5,10 +5,17 @@ import PacerContract
 extension CloudRoutes {
     func postAlert(_ request: Request, context: CloudRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        let body = try await JSONInput.jsonBody(of: request, context: context)
+        let body = try await JSONInput.jsonBody(of: request, context: context, limit: AlertLimits.maxBodyBytes)
         let message = try JSONInput.decode(AlertBody.self, from: body)
         try message.validate()
         let alertID = try Identifiers.alertID(message.alert_id)
+        // What is stored and forwarded is the fields this server knows, re-encoded: a field it
+        // does not know (a 1 MiB `pad`) is dropped, never stored (issue 31).
+        let json = try JSONInput.canonical(message)
+        guard json.utf8.count <= AlertLimits.maxStoredBytes else {
+            throw APIError(.unprocessableContent, "too_large",
+                           "body: the alert message is \(json.utf8.count) bytes as stored; at most \(AlertLimits.maxStoredBytes) are taken")
+        }
         // HTTPField.Name is not re-exported by Hummingbird; look the header up by its canonical name.
         if let key = request.headers.first(where: { $0.name.canonicalName == "idempotency-key" })?.value {
             guard key.lowercased() == "\(alertID):\(message.sequence)" else {
@@ -16,8 +23,15 @@ extension CloudRoutes {
                                           "Idempotency-Key \(WireLimits.quoted(key)) does not match alert_id:sequence '\(alertID):\(message.sequence)'")
             }
         }
+        let stored = try await store.alert(device: device.id, alertID: alertID)
+        if !AlertAdmission.alwaysTaken(message, stored: stored), let seconds = alertAdmission.take(device: device.id, alertID: alertID) {
+            var refusal = APIError(.tooManyRequests, "rate_limited",
+                                   "sequence: too many updates of alert \(alertID) from this device (at most \(AlertAdmission.perAlert.phrase) per alert, "
+                                       + "\(AlertAdmission.perDevice.phrase) per device); retry after \(seconds) s")
+            refusal.retryAfter = seconds
+            throw refusal
+        }
         let base = linkBase
-        let json = String(decoding: body, as: UTF8.self)
         let receivedMs = WallClock.nowMilliseconds()
         // The wearer: the account's display name where the device belongs to one, else the name
         // the device sent; times in the reader's zone where known, else the wearer's.
@@ -54,41 +68,72 @@ extension CloudRoutes {
             throw APIError(.conflict, "conflict", "message \(message.sequence) of alert \(alertID) is stored already with a different body")
         }
         if case .created = result, !forward.isEmpty { wakeForwarder() }
+        if case .created = result, AlertState(messageType: message.type) != .open { try await forgetPrivatePosition(device.id) }
         if case .created = result, let runner = device.accountID { await hub.publish(HubEvent(kind: .alert, account: runner, subject: device.id)) }
         let reply = AlertReply(alert_id: alertID, sequence: message.sequence, page: base + "/a/" + result.secret)
         if case .created = result { return try JSONInput.encode(reply, status: .created) }
         return try JSONInput.encode(reply)
     }
 
+    /// The alert closed: a position the device sent from a private place while it was open is
+    /// justified no more, so it is forgotten as the heartbeat forgets one (issue 31).
+    private func forgetPrivatePosition(_ deviceID: String) async throws {
+        guard try await storedState(deviceID)?.in_private_place == true,
+              try await store.alerts(device: deviceID, state: .open, before: nil, limit: 1).isEmpty else { return }
+        try await store.forgetPosition(device: deviceID)
+    }
+
+    /// `GET /v1/alerts?state=&limit=&before=`: a page of the device's alerts, newest first, and
+    /// `next` (the `before` of the next page) when there may be more.
     func listAlerts(_ request: Request, context: CloudRequestContext) async throws -> Response {
         let device = try context.requireDevice()
+        let query = request.uri.queryParameters
         var state: AlertState?
-        if let text = request.uri.queryParameters.get("state") {
+        if let text = query.get("state") {
             guard let parsed = AlertState(rawValue: text) else {
                 throw APIError.badRequest("invalid_query", "query parameter 'state' is \(WireLimits.quoted(text)); expected open, resolved or cancelled")
             }
             state = parsed
         }
+        var limit = AlertLimits.pageDefault
+        if let text = query.get("limit") {
+            guard text.utf8.count <= 4, let value = Int(text), (1...AlertLimits.pageMax).contains(value) else {
+                throw APIError.badRequest("invalid_query", "query parameter 'limit' is \(WireLimits.quoted(text)); expected 1 to \(AlertLimits.pageMax)")
+            }
+            limit = value
+        }
+        var before: AlertCursor?
+        if let text = query.get("before") {
+            guard let cursor = AlertCursor(text: text) else {
+                throw APIError.badRequest("invalid_query", "query parameter 'before' is \(WireLimits.quoted(text)); expected the 'next' of a page")
+            }
+            before = cursor
+        }
         let base = linkBase
-        let alerts = try await store.alerts(device: device.id, state: state)
-        // The stored message is spliced in as received rather than re-encoded: fields this
-        // server does not know survive.
+        // One more than asked: whether there is a next page, without counting.
+        var alerts = try await store.alerts(device: device.id, state: state, before: before, limit: limit + 1)
+        let more = alerts.count > limit
+        alerts = Array(alerts.prefix(limit))
+        // The stored message (its known fields) is spliced in rather than decoded and encoded again.
         let items = alerts.map { alert in
             let head = (try? JSONInput.canonical(AlertListItem(
                 alert_id: alert.alertID, state: alert.state.rawValue, kind: alert.kind, test: alert.test,
                 page: base + "/a/" + alert.secret, latest_sequence: alert.latestSequence))) ?? "{}"
             return String(head.dropLast()) + #","latest":"# + alert.latestJSON + "}"
         }
-        return JSONInput.json(Array((#"{"alerts":["# + items.joined(separator: ",") + "]}").utf8))
+        var text = #"{"alerts":["# + items.joined(separator: ",") + "]"
+        if more, let last = alerts.last { text += #","next":""# + AlertCursor(after: last).text + "\"" }
+        return JSONInput.json(Array((text + "}").utf8))
     }
 
     func alertPage(context: CloudRequestContext) async throws -> Response {
         let secret = context.parameters.get("secret") ?? ""
         let headers = AlertPage.headers
-        guard Tokens.isWellFormedSecret(secret), let (alert, messages) = try await store.alert(secret: secret) else {
+        guard Tokens.isWellFormedSecret(secret), let read = try await store.alert(secret: secret, messages: AlertLimits.pageMessages) else {
             return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(string: AlertPage.notFound())))
         }
-        let answers = try await store.alertAnswers(device: alert.device, alertID: alert.alertID)
+        let (alert, messages) = (read.alert, read.messages)
+        let answers = try await store.alertAnswers(device: alert.device, alertID: alert.alertID, newest: AlertLimits.answersShown)
         // Who: the account's display name where the device belongs to one, else what the device
         // sent; the reader of this public page is not known, so times are in the wearer's zone.
         let device = try await store.device(id: alert.device)
@@ -97,7 +142,7 @@ extension CloudRoutes {
         let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }.sorted { $0.sequence < $1.sequence }
         let words = AlertWords(device: device?.name ?? decoded.first?.device ?? "the device", account: runner, messages: decoded)
         let html = AlertPage.html(alert: alert, messages: messages, answers: answers, nowMs: WallClock.nowMilliseconds(), words: words,
-                                  map: configuration.map)
+                                  map: configuration.map, messageCount: read.count)
         return Response(status: .ok, headers: AlertPage.pageHeaders(map: configuration.map), body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }

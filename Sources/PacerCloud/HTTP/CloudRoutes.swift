@@ -23,6 +23,8 @@ public struct CloudRoutes: Sendable {
     let hub: any EventHub
     /// Dashboard streams open per account on this instance.
     let streams = StreamCounter()
+    /// Alert messages per device and alert (issue 31), never refusing a real SOS.
+    let alertAdmission: AlertAdmission
     /// Imports' reading and run views' computing, off the request path (`WorkQueue`).
     let heavyWork = WorkQueue()
     /// Long-polls open per device and event streams per session on this instance (ConnectionLimits).
@@ -49,6 +51,7 @@ public struct CloudRoutes: Sendable {
         loginAccountLimiter = limits.loginPerAccount.map { RateLimiter($0, now: now) }
         loginAddressLimiter = limits.loginPerAddress.map { RateLimiter($0, now: now) }
         linkAddressLimiter = limits.linkPerAddress.map { RateLimiter($0, now: now) }
+        alertAdmission = AlertAdmission(now: now)
     }
 
     public func router() -> Router<CloudRequestContext> {

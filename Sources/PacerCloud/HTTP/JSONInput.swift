@@ -6,20 +6,22 @@ import PacerContract
 /// Reads a request's JSON body into `T`, turning every decoding failure into a 400 that names
 /// the field (`missing field 'start_time'`, `field 'position.lat': expected a number`).
 enum JSONInput {
-    static func body(of request: Request, context: CloudRequestContext) async throws -> [UInt8] {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > context.maxUploadSize {
-            throw APIError(.contentTooLarge, "too_large", "the body is \(length) bytes; at most \(context.maxUploadSize) are taken")
+    /// `limit`: a route's own cap below the server's (an alert message's); nil: the server's.
+    static func body(of request: Request, context: CloudRequestContext, limit: Int? = nil) async throws -> [UInt8] {
+        let cap = min(limit ?? context.maxUploadSize, context.maxUploadSize)
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > cap {
+            throw APIError(.contentTooLarge, "too_large", "the body is \(length) bytes; at most \(cap) are taken")
         }
         var request = request
         do {
-            return Array(buffer: try await request.collectBody(upTo: context.maxUploadSize))
+            return Array(buffer: try await request.collectBody(upTo: cap))
         } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, "too_large", "the body is larger than \(context.maxUploadSize) bytes")
+            throw APIError(.contentTooLarge, "too_large", "the body is larger than \(cap) bytes")
         }
     }
 
     /// A JSON request's body: `Content-Type`, when sent, must be application/json in UTF-8.
-    static func jsonBody(of request: Request, context: CloudRequestContext) async throws -> [UInt8] {
+    static func jsonBody(of request: Request, context: CloudRequestContext, limit: Int? = nil) async throws -> [UInt8] {
         if let type = request.headers[.contentType] {
             let parts = type.lowercased().split(separator: ";").map { String($0).trimmingSpaces }
             let charset = parts.dropFirst().first { $0.hasPrefix("charset=") }?.dropFirst("charset=".count)
@@ -28,7 +30,7 @@ enum JSONInput {
                                "Content-Type is \(WireLimits.quoted(type)); this route takes application/json in UTF-8")
             }
         }
-        return try await body(of: request, context: context)
+        return try await body(of: request, context: context, limit: limit)
     }
 
     /// Decodes a JSON body, which must be UTF-8 (no byte order mark, no NUL): the stored text is

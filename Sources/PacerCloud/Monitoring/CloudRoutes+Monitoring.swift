@@ -260,7 +260,7 @@ extension CloudRoutes {
         // Only a consented monitor of the device's runner; anyone else learns nothing of it.
         guard let device = try await store.device(id: deviceID), let runnerID = device.accountID,
               try await store.isMonitor(account.id, of: runnerID),
-              let alert = try await store.alerts(device: device.id, state: nil).first(where: { $0.alertID == alertID }) else {
+              let alert = try await store.alert(device: device.id, alertID: alertID) else {
             throw WebRefusal.plain(.notFound, "no such alert among the runners you watch over")
         }
         guard alert.state == .open else { throw WebRefusal.plain(.conflict, "alert: this alert is no longer open, so it takes no answer") }

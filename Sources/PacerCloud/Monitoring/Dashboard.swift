@@ -80,9 +80,14 @@ struct Dashboard {
 
     func card(runner: Account, device: Device) async throws -> DeviceCard {
         var position = try await store.position(device: device.id).flatMap { try? JSONDecoder().decode(LivePosition.self, from: Data($0.utf8)) }
-        let alerts = try await store.alerts(device: device.id, state: nil)
-        let open = alerts.filter { $0.state == .open }
-        let shown = open + alerts.filter { $0.state != .open }.prefix(Self.closedAlertsShown)
+        // Only what the card shows is read (issue 31): the newest open alerts, the newest closed ones.
+        let open = try await store.alerts(device: device.id, state: .open, before: nil, limit: AlertLimits.cardOpenAlerts)
+        var closed: [StoredAlert] = []
+        for state in [AlertState.resolved, .cancelled] {
+            closed += try await store.alerts(device: device.id, state: state, before: nil, limit: Self.closedAlertsShown)
+        }
+        closed.sort { ($0.createdMs, $1.alertID) > ($1.createdMs, $0.alertID) }
+        let shown = open + closed.prefix(Self.closedAlertsShown)
         var alertValues: [[String: Any]] = []
         var alertPosition: LivePosition?
         for alert in shown {
@@ -138,36 +143,41 @@ struct Dashboard {
 
     /// The alert as the card shows it, and the newest position its messages carry.
     private func alertValue(_ alert: StoredAlert, device: Device) async throws -> ([String: Any], LivePosition?) {
-        let messages = try await store.alert(secret: alert.secret)?.messages ?? []
+        let messages = try await store.alert(secret: alert.secret, messages: AlertLimits.cardMessages)?.messages ?? []
         let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }.sorted { $0.sequence < $1.sequence }
-        let lines = decoded.map(line)
-        let newest = decoded.last { $0.position != nil }.flatMap { message -> LivePosition? in
+        // Where the runner was is shown only while the alert is open (issue 31): a closed alert's
+        // positions may be inside a private place, which the alert no longer justifies showing.
+        let open = alert.state == .open
+        let lines = decoded.map { line($0, withPosition: open) }
+        let newest = decoded.last { open && $0.position != nil }.flatMap { message -> LivePosition? in
             guard let position = message.position else { return nil }
             return LivePosition(time: position.time ?? message.time, lat: position.lat, lon: position.lon, accuracy_m: position.accuracy_m,
                                 speed_mps: nil, heart_rate: nil, run_id: message.run_id)
         }
-        let answers = try await store.alertAnswers(device: device.id, alertID: alert.alertID).map { Self.line($0, nowMs: nowMs) }
+        let answers = try await store.alertAnswers(device: device.id, alertID: alert.alertID, newest: AlertLimits.answersShown)
+            .map { Self.line($0, nowMs: nowMs) }
         let stateText: String
         switch alert.state {
         case .open: stateText = "OPEN"
         case .cancelled: stateText = "cancelled: false alarm, the runner said they are OK"
         case .resolved: stateText = "resolved"
         }
-        let value: [String: Any] = [
+        var value: [String: Any] = [
             "alert_id": alert.alertID, "device_id": device.id, "kind": AlertPage.describe(kind: alert.kind), "state": stateText,
-            "open": alert.state == .open, "test": alert.test, "messages": lines, "answers": answers, "has_answers": !answers.isEmpty, "csrf": csrf,
-            "page": "/a/" + alert.secret,
+            "open": open, "test": alert.test, "messages": lines, "answers": answers, "has_answers": !answers.isEmpty, "csrf": csrf,
         ]
+        // The alert's page has the map of its positions: linked while the alert is open.
+        if open { value["page"] = "/a/" + alert.secret }
         return (value, newest)
     }
 
     /// "20:45 (3 min ago): alert, 201 bpm, at 45.47791, 9.22414", in the monitor's zone.
-    func line(_ message: AlertBody) -> String {
+    func line(_ message: AlertBody, withPosition: Bool = true) -> String {
         let when = AlertBody.placedTime(message.time).map { AlertWords.time(ms: $0, nowMs: nowMs, zone: timezone) }
             ?? "at the device's time \(message.time)"
         var text = "\(when): \(message.type.replacingOccurrences(of: "_", with: " "))"
         if let bpm = message.heart_rate?.bpm { text += ", \(bpm) bpm" }
-        if let position = message.position { text += String(format: ", at %.5f, %.5f", position.lat, position.lon) }
+        if withPosition, let position = message.position { text += String(format: ", at %.5f, %.5f", position.lat, position.lon) }
         if let battery = message.battery_percent { text += ", battery \(battery) %" }
         return text
     }

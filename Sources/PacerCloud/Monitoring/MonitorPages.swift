@@ -46,7 +46,7 @@ enum MonitorPage {
             {{#alerts}}<div class="alert{{#open}} open{{/open}}" data-alert="{{alert_id}}"><h3>{{#test}}TEST · {{/test}}SOS: {{kind}} · {{state}}</h3>
             <ol>{{#messages}}<li>{{.}}</li>{{/messages}}</ol>
             {{#has_answers}}<ul class="answers">{{#answers}}<li>{{.}}</li>{{/answers}}</ul>{{/has_answers}}
-            <p><a href="{{page}}">The alert's page</a></p>
+            {{#open}}<p><a href="{{page}}">The alert's page</a></p>{{/open}}
             {{#open}}<form method="post" action="/watch/alerts/{{device_id}}/{{alert_id}}/answer">{{> csrf}}
             <button name="kind" value="on_my_way">I am on my way</button></form>
             <form method="post" action="/watch/alerts/{{device_id}}/{{alert_id}}/answer">{{> csrf}}<input type="hidden" name="kind" value="text">

@@ -134,8 +134,15 @@ public protocol CloudStore: MonitorStore, HealthStore, Sendable {
 
     // Alerts.
     func recordAlertMessage(_ message: AlertMessageInput) async throws -> AlertRecordResult
-    func alerts(device: String, state: AlertState?) async throws -> [StoredAlert]
-    func alert(secret: String) async throws -> (alert: StoredAlert, messages: [String])?
+    /// The device's alerts (in `state`, when given), newest first, from after `before` (a page's
+    /// `AlertCursor`), at most `limit`: every read of alerts is bounded (issue 31).
+    func alerts(device: String, state: AlertState?, before: AlertCursor?, limit: Int) async throws -> [StoredAlert]
+    /// One alert of the device by its id.
+    func alert(device: String, alertID: String) async throws -> StoredAlert?
+    /// The alert the page secret names with at most `messages` of its messages (the first, then
+    /// the newest; oldest first) and how many it has in all.
+    func alert(secret: String, messages: Int) async throws -> AlertMessages?
+
 
     // The sync channel.
     func addNotice(_ notice: StoredNotice) async throws

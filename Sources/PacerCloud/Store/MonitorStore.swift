@@ -24,6 +24,8 @@ public protocol MonitorStore: Sendable {
     func addAlertAnswer(_ answer: AlertAnswer) async throws -> AlertAnswer
     /// The answers to one alert of the device, oldest first.
     func alertAnswers(device: String, alertID: String) async throws -> [AlertAnswer]
+    /// The newest `limit` answers to one alert of the device, oldest first (what pages show).
+    func alertAnswers(device: String, alertID: String, newest limit: Int) async throws -> [AlertAnswer]
     /// The device's answers with an id above `after`, oldest first, at most `limit`.
     func alertAnswers(device: String, after: Int64, limit: Int) async throws -> [AlertAnswer]
 

@@ -112,6 +112,14 @@ extension PostgresCloudStore {
             """, logger: logger))
     }
 
+    public func alertAnswers(device: String, alertID: String, newest limit: Int) async throws -> [AlertAnswer] {
+        try await Self.answers(client.query(
+            """
+            SELECT \(unescaped: Self.answerColumns) FROM (SELECT \(unescaped: Self.answerColumns) FROM alert_answer
+                WHERE device_id = \(device) AND alert_id = \(alertID) ORDER BY id DESC LIMIT \(max(0, limit))) AS newest ORDER BY id
+            """, logger: logger))
+    }
+
     public func alertAnswers(device: String, after: Int64, limit: Int) async throws -> [AlertAnswer] {
         try await Self.answers(client.query(
             """

@@ -678,26 +678,53 @@ public final class PostgresCloudStore: CloudStore, Service {
 
     private static let alertColumns = "alert_id, device_id, secret, state, kind, test, created_ms, latest_sequence, latest_body"
 
-    public func alerts(device: String, state: AlertState?) async throws -> [StoredAlert] {
-        var query: PostgresQuery = "SELECT \(unescaped: Self.alertColumns) FROM alert WHERE device_id = \(device)"
-        if let state {
-            query = "SELECT \(unescaped: Self.alertColumns) FROM alert WHERE device_id = \(device) AND state = \(state.rawValue)"
+    // Every alert read has a LIMIT (issue 31): a device's many alerts or an alert's many
+    // messages never come into memory at once.
+    public func alerts(device: String, state: AlertState?, before: AlertCursor?, limit: Int) async throws -> [StoredAlert] {
+        let limit = max(0, limit)
+        let states = state.map { [$0.rawValue] } ?? AlertState.allCases.map(\.rawValue)
+        let query: PostgresQuery
+        if let before {
+            query = """
+                SELECT \(unescaped: Self.alertColumns) FROM alert WHERE device_id = \(device) AND state = ANY(\(states))
+                AND (created_ms < \(before.createdMs) OR (created_ms = \(before.createdMs) AND alert_id > \(before.alertID)))
+                ORDER BY created_ms DESC, alert_id LIMIT \(limit)
+                """
+        } else {
+            query = """
+                SELECT \(unescaped: Self.alertColumns) FROM alert WHERE device_id = \(device) AND state = ANY(\(states))
+                ORDER BY created_ms DESC, alert_id LIMIT \(limit)
+                """
         }
-        query.sql += " ORDER BY created_ms DESC, alert_id"
         return try await Self.alerts(client.query(query, logger: logger))
     }
 
-    public func alert(secret: String) async throws -> (alert: StoredAlert, messages: [String])? {
+    public func alert(device: String, alertID: String) async throws -> StoredAlert? {
+        try await Self.alerts(client.query(
+            "SELECT \(unescaped: Self.alertColumns) FROM alert WHERE device_id = \(device) AND alert_id = \(alertID)", logger: logger)).first
+    }
+
+    public func alert(secret: String, messages limit: Int) async throws -> AlertMessages? {
         let rows = try await client.query(
             "SELECT \(unescaped: Self.alertColumns) FROM alert WHERE secret = \(secret)", logger: logger)
         guard let alert = try await Self.alerts(rows).first else { return nil }
+        var count = 0
+        for try await (total) in try await client.query(
+            "SELECT COUNT(*) FROM alert_message WHERE device_id = \(alert.device) AND alert_id = \(alert.alertID)", logger: logger
+        ).decode(Int64.self) { count = Int(total) }
+        // The first message (where and when it was raised) and the newest others.
         let messageRows = try await client.query(
             """
-            SELECT body FROM alert_message WHERE device_id = \(alert.device) AND alert_id = \(alert.alertID) ORDER BY sequence
+            SELECT sequence, body FROM (SELECT sequence, body FROM alert_message WHERE device_id = \(alert.device) AND alert_id = \(alert.alertID)
+                                        ORDER BY sequence LIMIT 1) AS first
+            UNION
+            SELECT sequence, body FROM (SELECT sequence, body FROM alert_message WHERE device_id = \(alert.device) AND alert_id = \(alert.alertID)
+                                        ORDER BY sequence DESC LIMIT \(max(0, limit - 1))) AS newest
+            ORDER BY sequence
             """, logger: logger)
         var messages: [String] = []
-        for try await (body) in messageRows.decode(String.self) { messages.append(body) }
-        return (alert, messages)
+        for try await (_, body) in messageRows.decode((Int64, String).self) { messages.append(body) }
+        return AlertMessages(alert: alert, messages: messages, count: count)
     }
 
     private static func alerts(_ rows: PostgresRowSequence) async throws -> [StoredAlert] {

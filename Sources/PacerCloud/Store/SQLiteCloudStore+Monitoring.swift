@@ -99,6 +99,14 @@ extension SQLiteCloudStore {
         }
     }
 
+    public func alertAnswers(device: String, alertID: String, newest limit: Int) async throws -> [AlertAnswer] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM (SELECT * FROM alert_answer WHERE device_id = ? AND alert_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id
+                """, arguments: [device, alertID, max(0, limit)]).map(Self.answer)
+        }
+    }
+
     public func alertAnswers(device: String, after: Int64, limit: Int) async throws -> [AlertAnswer] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM alert_answer WHERE device_id = ? AND id > ? ORDER BY id LIMIT ?",

@@ -569,7 +569,9 @@ public final class SQLiteCloudStore: CloudStore {
         }
     }
 
-    public func alerts(device: String, state: AlertState?) async throws -> [StoredAlert] {
+    // Every alert read has a LIMIT (issue 31): a device's many alerts or an alert's many
+    // messages never come into memory at once.
+    public func alerts(device: String, state: AlertState?, before: AlertCursor?, limit: Int) async throws -> [StoredAlert] {
         try await pool.read { db in
             var sql = "SELECT * FROM alert WHERE device_id = ?"
             var arguments: StatementArguments = [device]
@@ -577,18 +579,39 @@ public final class SQLiteCloudStore: CloudStore {
                 sql += " AND state = ?"
                 arguments += [state.rawValue]
             }
-            return try Row.fetchAll(db, sql: sql + " ORDER BY created_ms DESC, alert_id", arguments: arguments).map(Self.alert)
+            if let before {
+                sql += " AND (created_ms < ? OR (created_ms = ? AND alert_id > ?))"
+                arguments += [before.createdMs, before.createdMs, before.alertID]
+            }
+            arguments += [max(0, limit)]
+            return try Row.fetchAll(db, sql: sql + " ORDER BY created_ms DESC, alert_id LIMIT ?", arguments: arguments).map(Self.alert)
         }
     }
 
-    public func alert(secret: String) async throws -> (alert: StoredAlert, messages: [String])? {
+    public func alert(device: String, alertID: String) async throws -> StoredAlert? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE device_id = ? AND alert_id = ?", arguments: [device, alertID]).map(Self.alert)
+        }
+    }
+
+    public func alert(secret: String, messages limit: Int) async throws -> AlertMessages? {
         try await pool.read { db in
             guard let alert = try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE secret = ?", arguments: [secret]).map(Self.alert)
             else { return nil }
-            let messages = try String.fetchAll(
-                db, sql: "SELECT body FROM alert_message WHERE device_id = ? AND alert_id = ? ORDER BY sequence",
-                arguments: [alert.device, alert.alertID])
-            return (alert, messages)
+            let key: StatementArguments = [alert.device, alert.alertID]
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM alert_message WHERE device_id = ? AND alert_id = ?", arguments: key) ?? 0
+            // The first message (where and when it was raised) and the newest others.
+            let rows = try Row.fetchAll(
+                db, sql: """
+                    SELECT sequence, body FROM (SELECT sequence, body FROM alert_message WHERE device_id = ?1 AND alert_id = ?2
+                                                ORDER BY sequence LIMIT 1)
+                    UNION
+                    SELECT sequence, body FROM (SELECT sequence, body FROM alert_message WHERE device_id = ?1 AND alert_id = ?2
+                                                ORDER BY sequence DESC LIMIT ?3)
+                    ORDER BY sequence
+                    """,
+                arguments: [alert.device, alert.alertID, max(0, limit - 1)])
+            return AlertMessages(alert: alert, messages: rows.map { $0["body"] }, count: count)
         }
     }
 

@@ -8,7 +8,7 @@ public struct StoredAlert: Sendable, Equatable {
     public var test: Bool
     public var createdMs: Int64
     public var latestSequence: Int
-    /// The newest message's JSON, as received.
+    /// The newest message's JSON: the fields this server knows, re-encoded (unknown ones are dropped).
     public var latestJSON: String
 
     public init(alertID: String, device: String, secret: String, state: AlertState, kind: String, test: Bool,
@@ -22,5 +22,47 @@ public struct StoredAlert: Sendable, Equatable {
         self.createdMs = createdMs
         self.latestSequence = latestSequence
         self.latestJSON = latestJSON
+    }
+}
+
+/// Where a page of a device's alerts ends (`GET /v1/alerts?before=`): alerts are listed newest
+/// first by (created_ms DESC, alert_id), so the next page starts after this pair. On the wire
+/// it is "<created_ms>_<alert_id>", opaque to the device.
+public struct AlertCursor: Sendable, Equatable {
+    public var createdMs: Int64
+    public var alertID: String
+
+    public init(createdMs: Int64, alertID: String) {
+        self.createdMs = createdMs
+        self.alertID = alertID
+    }
+
+    public init(after alert: StoredAlert) {
+        self.init(createdMs: alert.createdMs, alertID: alert.alertID)
+    }
+
+    /// "1764288000000_0f8e…"; nil for anything else.
+    public init?(text: String) {
+        let parts = text.split(separator: "_", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].utf8.count <= 19, parts[0].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+              let ms = Int64(parts[0]), parts[1].utf8.count <= 64, !parts[1].isEmpty else { return nil }
+        self.init(createdMs: ms, alertID: String(parts[1]))
+    }
+
+    public var text: String { "\(createdMs)_\(alertID)" }
+}
+
+/// An alert with a bounded part of its messages (`CloudStore.alert(secret:messages:)`).
+public struct AlertMessages: Sendable, Equatable {
+    public var alert: StoredAlert
+    /// The JSON of the first message and of the newest ones, oldest first.
+    public var messages: [String]
+    /// How many messages the alert has in all (the page says it).
+    public var count: Int
+
+    public init(alert: StoredAlert, messages: [String], count: Int) {
+        self.alert = alert
+        self.messages = messages
+        self.count = count
     }
 }
