@@ -14,7 +14,10 @@ public struct CloudRoutes: Sendable {
     let alertPageLimiter: RateLimiter?
     let uploadAddressLimiter: RateLimiter?
     let uploadDeviceLimiter: RateLimiter?
+    /// Log-in by account id: a bucket in use is never evicted by other keys (`limitAttempts`).
     let loginAccountLimiter: RateLimiter?
+    /// Log-in by the address typed when it has no account: evictable, its keys are made up.
+    let loginNoAccountLimiter: RateLimiter?
     let loginAddressLimiter: RateLimiter?
     let linkAddressLimiter: RateLimiter?
     /// Milliseconds since 1970: what sessions and e-mailed links expire by.
@@ -48,7 +51,8 @@ public struct CloudRoutes: Sendable {
         alertPageLimiter = limits.alertPagePerAddress.map { RateLimiter($0, now: now) }
         uploadAddressLimiter = limits.uploadPerAddress.map { RateLimiter($0, now: now) }
         uploadDeviceLimiter = limits.uploadPerDevice.map { RateLimiter($0, now: now) }
-        loginAccountLimiter = limits.loginPerAccount.map { RateLimiter($0, now: now) }
+        loginAccountLimiter = limits.loginPerAccount.map { RateLimiter($0, evictsInUse: false, now: now) }
+        loginNoAccountLimiter = limits.loginPerAccount.map { RateLimiter($0, now: now) }
         loginAddressLimiter = limits.loginPerAddress.map { RateLimiter($0, now: now) }
         linkAddressLimiter = limits.linkPerAddress.map { RateLimiter($0, now: now) }
         alertAdmission = AlertAdmission(now: now)

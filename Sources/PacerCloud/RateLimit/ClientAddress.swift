@@ -22,6 +22,19 @@ public enum ClientAddress {
         return client
     }
 
+    /// The key a per-address limit counts `address` (a `resolve` result) under: an IPv4 address
+    /// as it is; an IPv6 address by its /64 ("2001:db8:1:2::/64"), since one subscriber or
+    /// host is given a whole /64 and could otherwise take a fresh address for every try.
+    public static func rateKey(_ address: String) -> String {
+        guard address.contains(":"), let socket = try? SocketAddress(ipAddress: address, port: 0),
+              case .v6(let v6) = socket else { return address }
+        var raw = v6.address.sin6_addr
+        let groups = withUnsafeBytes(of: &raw) { bytes in
+            (0..<4).map { String(UInt16(bytes[$0 * 2]) << 8 | UInt16(bytes[$0 * 2 + 1]), radix: 16) }
+        }
+        return groups.joined(separator: ":") + "::/64"
+    }
+
     /// The address in one canonical spelling ("::ffff:192.0.2.1" as "192.0.2.1", IPv6 compressed),
     /// or nil when `text` is no IP address (a host name, a port, junk).
     public static func normalized(_ text: String) -> String? {

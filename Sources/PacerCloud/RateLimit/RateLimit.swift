@@ -37,24 +37,33 @@ public enum RateDecision: Sendable, Equatable {
     case limited(retryAfterSeconds: Int)
 }
 
-/// Token buckets by key (a client address, a device, later a log-in name): pure, the time comes
-/// in with every call, so tests step a clock instead of sleeping. At most `maxKeys` buckets are
-/// kept: a full bucket is the same as none and is dropped first; when every bucket is in use the
-/// least recently used half goes. An attacker cycling addresses then resets buckets (which it
-/// could as well by using fresh addresses) but cannot grow memory.
+/// Token buckets by key (a client address, a device, an account): pure, the time comes in with
+/// every call, so tests step a clock instead of sleeping. A full bucket is the same as none and
+/// is dropped when room is needed. With `evictsInUse` (keys anyone can make up: addresses), at
+/// most `maxKeys` are kept and when every bucket is in use the least recently used half goes:
+/// an attacker cycling addresses then resets buckets (which it could as well by using fresh
+/// addresses) but cannot grow memory. Without it (keys that exist: accounts) a bucket in use is
+/// never dropped, so no traffic for other keys can reset one; memory is bounded by the keys
+/// that exist, and `maxKeys` only says when to look for full buckets to drop.
 public struct TokenBuckets<Key: Hashable & Sendable>: Sendable {
     public let limit: RateLimit
     public let maxKeys: Int
+    public let evictsInUse: Bool
     private var buckets: [Key: Bucket] = [:]
+    /// The count at which full buckets are looked for next (a sweep is O(n): after one that
+    /// freed little, the next waits until the table has doubled).
+    private var sweepAt: Int
 
     private struct Bucket: Sendable {
         var tokens: Double
         var updated: Duration
     }
 
-    public init(limit: RateLimit, maxKeys: Int = 10_000) {
+    public init(limit: RateLimit, maxKeys: Int = 10_000, evictsInUse: Bool = true) {
         self.limit = limit
         self.maxKeys = max(2, maxKeys)
+        self.evictsInUse = evictsInUse
+        sweepAt = self.maxKeys
     }
 
     /// Buckets held now (for the memory bound's tests).
@@ -73,7 +82,7 @@ public struct TokenBuckets<Key: Hashable & Sendable>: Sendable {
             return .limited(retryAfterSeconds: max(1, Int((wait - 1e-9).rounded(.up))))
         }
         bucket.tokens -= cost
-        if buckets[key] == nil, buckets.count >= maxKeys { makeRoom(now: now) }
+        if buckets[key] == nil, buckets.count >= sweepAt { makeRoom(now: now) }
         buckets[key] = bucket
         return .allowed
     }
@@ -85,6 +94,10 @@ public struct TokenBuckets<Key: Hashable & Sendable>: Sendable {
 
     private mutating func makeRoom(now: Duration) {
         buckets = buckets.filter { refilled($0.value, now: now).tokens < limit.burst }
+        guard evictsInUse else {
+            sweepAt = max(maxKeys, buckets.count * 2)
+            return
+        }
         guard buckets.count >= maxKeys * 3 / 4 else { return }
         let newest = buckets.sorted { $0.value.updated > $1.value.updated }.prefix(maxKeys / 2)
         buckets = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })

@@ -8,11 +8,16 @@ public final class RateLimiter: Sendable {
     private let buckets: Mutex<TokenBuckets<String>>
     private let now: @Sendable () -> Duration
 
-    public init(_ limit: RateLimit, maxKeys: Int = 10_000, now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow) {
+    /// `evictsInUse`: as `TokenBuckets` (false for keys that exist, such as accounts).
+    public init(_ limit: RateLimit, maxKeys: Int = 10_000, evictsInUse: Bool = true,
+                now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow) {
         self.limit = limit
-        buckets = Mutex(TokenBuckets(limit: limit, maxKeys: maxKeys))
+        buckets = Mutex(TokenBuckets(limit: limit, maxKeys: maxKeys, evictsInUse: evictsInUse))
         self.now = now
     }
+
+    /// Buckets held now (for the memory bound's tests).
+    public var count: Int { buckets.withLock { $0.count } }
 
     public func take(_ key: String, cost: Double = 1) -> RateDecision {
         let time = now()

@@ -72,7 +72,7 @@ extension CloudRoutes {
         case .failure(let error): throw refuse(error, .signup, values: values)
         }
         // Each sign-up costs a bcrypt hash and may send an e-mail: the log-in limits hold it too.
-        try limitAttempts(request, context, email: email, what: "sign-up")
+        try await limitAttempts(request, context, email: email, what: "sign-up")
         let account: Account
         do {
             account = try await Accounts.create(store: store, email: email, password: password,
@@ -152,7 +152,7 @@ extension CloudRoutes {
         case .success(let address): email = address
         case .failure(let error): throw refuse(error, .login, values: values)
         }
-        try limitAttempts(request, context, email: email, what: "log-in")
+        try await limitAttempts(request, context, email: email, what: "log-in")
         guard let account = try await Accounts.authenticate(store: store, email: email, password: password, cost: configuration.passwordCost) else {
             throw WebRefusal.form(.unauthorized, page: .login, message: "email or password: the address or the password is wrong", values: values)
         }
@@ -171,12 +171,23 @@ extension CloudRoutes {
         return Response(status: .seeOther, headers: [.location: "/account", .setCookie: sessions.sessionCookie(id: id), .cacheControl: "no-store"])
     }
 
-    /// Log-in, sign-up and reset attempts share one budget per client address and per account
-    /// (the address typed): 429 past either.
-    private func limitAttempts(_ request: Request, _ context: CloudRequestContext, email: String, what: String) throws {
+    /// Log-in, sign-up and reset attempts share one budget per client address (an IPv6 client
+    /// by its /64) and per account: 429 past either. An account's budget is kept by its id in a
+    /// table that only accounts fill, where no bucket in use is ever dropped, so attempts on
+    /// made-up addresses (a `/reset` costs no bcrypt) cannot push it out and reset it. An address
+    /// with no account is counted by the address typed, in a table of its own that may drop
+    /// buckets; the refusal reads the same either way.
+    private func limitAttempts(_ request: Request, _ context: CloudRequestContext, email: String, what: String) async throws {
+        let accountID = try await store.account(email: email)?.account.id
+        try limitAttempts(request, context, accountID: accountID, email: email, what: what)
+    }
+
+    private func limitAttempts(_ request: Request, _ context: CloudRequestContext, accountID: String?, email: String, what: String) throws {
         let forwarded = request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value)
         let address = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: forwarded, trustedProxies: configuration.trustedProxies)
-        for (limiter, key, source) in [(loginAddressLimiter, "address " + address, "this address"), (loginAccountLimiter, "account " + email, "this account")] {
+        let account = accountID.map { (loginAccountLimiter, "account " + $0) } ?? (loginNoAccountLimiter, "typed " + email)
+        for (limiter, key, source) in [(loginAddressLimiter, "address " + ClientAddress.rateKey(address), "this address"),
+                                       (account.0, account.1, "this account")] {
             guard let limiter, case .limited(let seconds) = limiter.take(key) else { continue }
             throw WebRefusal.tooManyAttempts(
                 retryAfter: seconds, message: "too many \(what) attempts for \(source): at most \(limiter.limit.phrase); retry after \(seconds) s")
@@ -198,7 +209,7 @@ extension CloudRoutes {
         case .failure(let error): throw refuse(error, .reset, values: values)
         }
         // The log-in limits: reset e-mails cannot be used to flood someone's inbox either.
-        try limitAttempts(request, context, email: email, what: "reset")
+        try await limitAttempts(request, context, email: email, what: "reset")
         if let stored = try await store.account(email: email) { _ = try await mailLink(to: stored.account, purpose: AccountToken.reset) }
         return message("Check your e-mail", "If \(email) has an account here, we sent it a link to choose a new password.")
     }
@@ -231,7 +242,7 @@ extension CloudRoutes {
         guard let account = context.account else { throw WebRefusal.signInFirst }
         let password = try form.required("password", page: .accountDelete)
         // A stolen session must not become unlimited password guesses.
-        try limitAttempts(request, context, email: account.email, what: "password")
+        try limitAttempts(request, context, accountID: account.id, email: account.email, what: "password")
         guard let stored = try await store.account(email: account.email), await Passwords.verify(password, hash: stored.passwordHash) else {
             throw WebRefusal.form(.unauthorized, page: .accountDelete, message: "password: this is not your password; nothing was deleted")
         }
