@@ -49,7 +49,7 @@ public protocol CloudStore: MonitorStore, HealthStore, Sendable {
     /// (as `removeDevice`); the rows deleted, or nil when there is no such account.
     func deleteAccount(id: String) async throws -> StoreCounts?
     /// Replaces the password hash and ends every session of the account (a reset locks out
-    /// whoever knew the old password).
+    /// whoever knew the old password); every unused e-mailed link (reset, confirm) of it dies too.
     func setPassword(accountID: String, passwordHash: String) async throws
 
     // Web sessions, by the SHA-256 of their id: shared by every instance on one database.

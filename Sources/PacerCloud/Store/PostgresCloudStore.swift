@@ -346,6 +346,9 @@ public final class PostgresCloudStore: CloudStore, Service {
     public func addSession(_ session: StoredSession) async throws {
         try await client.query(
             """
+            // Every e-mailed link of the account dies with the old password: an older reset link
+            // (a copy in a stolen mailbox) must not set another.
+            try await connection.query("DELETE FROM account_token WHERE account_id = \(accountID)", logger: logger)
             INSERT INTO session (id_sha256, account_id, csrf, created_ms, seen_ms)
             VALUES (\(session.idHash), \(session.accountID), \(session.csrf), \(session.createdMs), \(session.seenMs))
             """, logger: logger)

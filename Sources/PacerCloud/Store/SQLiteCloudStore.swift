@@ -237,6 +237,9 @@ public final class SQLiteCloudStore: CloudStore {
     public func addSession(_ session: StoredSession) async throws {
         try await pool.write { db in
             try db.execute(sql: "INSERT INTO session (id_sha256, account_id, csrf, created_ms, seen_ms) VALUES (?, ?, ?, ?, ?)",
+            // Every e-mailed link of the account dies with the old password: an older reset link
+            // (a copy in a stolen mailbox) must not set another.
+            try db.execute(sql: "DELETE FROM account_token WHERE account_id = ?", arguments: [accountID])
                            arguments: [session.idHash, session.accountID, session.csrf, session.createdMs, session.seenMs])
         }
     }
