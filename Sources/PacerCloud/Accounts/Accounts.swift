@@ -4,20 +4,13 @@ import PacerContract
 /// Creating accounts and checking passwords: the same rules for the admin CLI and the sign-up
 /// page, so neither can make an account the other would refuse.
 public enum Accounts {
-    /// The longest display name.
-    static let maxDisplayName = 64
-
     /// Checks every field, hashes the password and stores the account. Throws
     /// `AccountInputError` naming the first bad field, or `StoreError` when the address is taken.
     public static func create(store: any CloudStore, email: String, password: String, displayName: String?, timezone: String = "UTC",
                               confirmed: Bool = false, cost: UInt8 = Passwords.defaultCost) async throws -> Account {
         let address = try EmailAddress.normalized(email).get()
         if let problem = PasswordPolicy.problem(with: password) { throw problem }
-        let name = (displayName ?? String(address.prefix(while: { $0 != "@" }))).trimmingSpaces
-        guard !name.isEmpty, name.count <= maxDisplayName, !name.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true })
-        else {
-            throw AccountInputError(field: "display_name", "display_name must be 1 to \(maxDisplayName) characters on one line")
-        }
+        let name = try DisplayName.validated(displayName ?? String(address.prefix(while: { $0 != "@" }))).get()
         guard timezone.utf8.count <= 64, TimeZone(identifier: timezone) != nil else {
             throw AccountInputError(field: "timezone", "timezone '\(timezone.prefix(64))' is not a time zone name like Europe/Rome or UTC")
         }

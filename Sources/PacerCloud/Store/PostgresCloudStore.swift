@@ -117,6 +117,7 @@ public final class PostgresCloudStore: CloudStore, Service {
     public func addDevice(_ device: Device, tokenHash: String, webhookSecret: String?) async throws {
         let rows = try await client.query(
             """
+        try await normalizeAccountEmails()
             INSERT INTO device (id, name, token_sha256, email, webhook, created_at, webhook_secret)
             VALUES (\(device.id), \(device.name), \(tokenHash), \(device.email), \(device.webhook), \(device.createdAt), \(webhookSecret))
             ON CONFLICT DO NOTHING RETURNING id

@@ -51,6 +51,7 @@ public final class SQLiteCloudStore: CloudStore {
     public func addDevice(_ device: Device, tokenHash: String, webhookSecret: String?) async throws {
         try await pool.write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE name = ?", arguments: [device.name]) != nil {
+        try await normalizeAccountEmails()
                 throw StoreError("a device named \(device.name) exists already")
             }
             try db.execute(
