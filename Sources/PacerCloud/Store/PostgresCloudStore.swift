@@ -112,12 +112,12 @@ public final class PostgresCloudStore: CloudStore, Service {
             }
             if counted < Schema.backfillBatch { break }
         }
+        try await normalizeAccountEmails()
     }
 
     public func addDevice(_ device: Device, tokenHash: String, webhookSecret: String?) async throws {
         let rows = try await client.query(
             """
-        try await normalizeAccountEmails()
             INSERT INTO device (id, name, token_sha256, email, webhook, created_at, webhook_secret)
             VALUES (\(device.id), \(device.name), \(tokenHash), \(device.email), \(device.webhook), \(device.createdAt), \(webhookSecret))
             ON CONFLICT DO NOTHING RETURNING id
@@ -341,15 +341,15 @@ public final class PostgresCloudStore: CloudStore, Service {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("UPDATE account SET password_bcrypt = \(passwordHash) WHERE id = \(accountID)", logger: logger)
             try await connection.query("DELETE FROM session WHERE account_id = \(accountID)", logger: logger)
+            // Every e-mailed link of the account dies with the old password: an older reset link
+            // (a copy in a stolen mailbox) must not set another.
+            try await connection.query("DELETE FROM account_token WHERE account_id = \(accountID)", logger: logger)
         }
     }
 
     public func addSession(_ session: StoredSession) async throws {
         try await client.query(
             """
-            // Every e-mailed link of the account dies with the old password: an older reset link
-            // (a copy in a stolen mailbox) must not set another.
-            try await connection.query("DELETE FROM account_token WHERE account_id = \(accountID)", logger: logger)
             INSERT INTO session (id_sha256, account_id, csrf, created_ms, seen_ms)
             VALUES (\(session.idHash), \(session.accountID), \(session.csrf), \(session.createdMs), \(session.seenMs))
             """, logger: logger)

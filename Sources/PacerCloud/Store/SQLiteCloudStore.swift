@@ -46,12 +46,12 @@ public final class SQLiteCloudStore: CloudStore {
             }
             if counted < Schema.backfillBatch { break }
         }
+        try await normalizeAccountEmails()
     }
 
     public func addDevice(_ device: Device, tokenHash: String, webhookSecret: String?) async throws {
         try await pool.write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE name = ?", arguments: [device.name]) != nil {
-        try await normalizeAccountEmails()
                 throw StoreError("a device named \(device.name) exists already")
             }
             try db.execute(
@@ -232,15 +232,15 @@ public final class SQLiteCloudStore: CloudStore {
         try await pool.write { db in
             try db.execute(sql: "UPDATE account SET password_bcrypt = ? WHERE id = ?", arguments: [passwordHash, accountID])
             try db.execute(sql: "DELETE FROM session WHERE account_id = ?", arguments: [accountID])
+            // Every e-mailed link of the account dies with the old password: an older reset link
+            // (a copy in a stolen mailbox) must not set another.
+            try db.execute(sql: "DELETE FROM account_token WHERE account_id = ?", arguments: [accountID])
         }
     }
 
     public func addSession(_ session: StoredSession) async throws {
         try await pool.write { db in
             try db.execute(sql: "INSERT INTO session (id_sha256, account_id, csrf, created_ms, seen_ms) VALUES (?, ?, ?, ?, ?)",
-            // Every e-mailed link of the account dies with the old password: an older reset link
-            // (a copy in a stolen mailbox) must not set another.
-            try db.execute(sql: "DELETE FROM account_token WHERE account_id = ?", arguments: [accountID])
                            arguments: [session.idHash, session.accountID, session.csrf, session.createdMs, session.seenMs])
         }
     }
