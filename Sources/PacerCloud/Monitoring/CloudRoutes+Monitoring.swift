@@ -100,11 +100,9 @@ extension CloudRoutes {
         }
         let token = Tokens.random()
         let lifetime = configuration.monitoring.inviteLifetime.milliseconds
-        let text = "\(account.displayName) (\(account.email)) asks you to watch over them with Pacer: you would see where they are "
-            + "while they run and their alerts, and could answer an alert.\n\nTo accept, open:\n\n\(linkBase)/monitoring/accept?token=\(token)\n\n"
-            + "The link works once, for \(max(1, lifetime / 86_400_000)) days. If you do not know this person, ignore this e-mail."
-        let payload = try JSONInput.canonical(Forwarding.Email(from: mail.from, to: email, subject: "\(account.displayName) asks you to watch over them",
-                                                               text: text))
+        let text = InvitationMail.text(inviterName: account.displayName, inviterEmail: account.email,
+                                       link: "\(linkBase)/monitoring/accept?token=\(token)", lifetimeDays: lifetime / 86_400_000)
+        let payload = try JSONInput.canonical(Forwarding.Email(from: mail.from, to: email, subject: InvitationMail.subject, text: text))
         try await store.addMonitorInvite(
             MonitorInvite(hash: Tokens.hash(token), runnerID: account.id, email: email, createdMs: nowMs, expiresMs: nowMs + lifetime),
             mail: OutboxMail(to: email, payload: payload))
