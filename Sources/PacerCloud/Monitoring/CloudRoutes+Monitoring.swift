@@ -198,6 +198,7 @@ extension CloudRoutes {
         let store = store
         let csrf = session.csrf, timezone = account.timezone
         let wallClock = wallClock
+        let sessions = sessions
         var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
         // nginx: do not buffer the stream (docs/reverse-proxy).
         headers[.init("X-Accel-Buffering")!] = "no"
@@ -224,6 +225,9 @@ extension CloudRoutes {
                     }
                     defer { group.cancelAll() }
                     for await signal in subscription.signals {
+                        // Every event and heartbeat first checks the session (one read by key): the
+                        // stream ends with it, and nothing is sent after log-out or expiry.
+                        guard try await sessions.isLive(idHash: session.idHash) else { break }
                         guard case .event(let event) = signal else {
                             try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
                             continue

@@ -37,6 +37,15 @@ struct Sessions: Sendable {
         return session
     }
 
+    /// Whether the session is still there and within its idle and absolute times, without
+    /// touching it: what a long response (a dashboard's stream) checks as it goes, so that it
+    /// ends with the session (log-out, a password reset, expiry) rather than at its own end.
+    func isLive(idHash: String) async throws -> Bool {
+        guard let session = try await store.session(idHash: idHash) else { return false }
+        let now = nowMs()
+        return now - session.seenMs <= settings.idle.milliseconds && now - session.createdMs <= settings.absolute.milliseconds
+    }
+
     func cookie(_ name: String, value: String, maxAge: Duration?) -> String {
         var cookie = "\(name)=\(value); Path=/; HttpOnly; SameSite=Lax"
         if let maxAge { cookie += "; Max-Age=\(maxAge.milliseconds / 1000)" }
