@@ -71,8 +71,11 @@ extension CloudRoutes {
         return Response(status: .noContent)
     }
 
-    /// `POST /v1/link`: the code is the credential. Refusals name the problem (400 not a code;
-    /// 404 unknown; 409 used, or the name is another's; 410 expired) and use nothing up.
+    /// `POST /v1/link`: the code is the credential. Refusals use nothing up and say nothing of
+    /// any other account: 400 not a code; one answer (404 `code_invalid`) whether the code is
+    /// unknown, used or expired, so a guesser learns nothing of codes it does not hold; 409
+    /// `name_unavailable` when the name asked for cannot be this account's, without saying
+    /// whose it is.
     func linkDevice(_ request: Request, context: CloudRequestContext) async throws -> Response {
         let input = try JSONInput.decode(DeviceLinkRequest.self, from: try await JSONInput.jsonBody(of: request, context: context))
         guard let code = LinkCodes.normalized(input.code) else {
@@ -98,17 +101,16 @@ extension CloudRoutes {
                 context.logger.notice("device \(linked.name) \(relinked ? "re-linked" : "linked") to account \(linked.accountID ?? "-") by a link code")
                 let grant = DeviceLinkGrant(token: token, device: linked.name, account: accountName)
                 return try JSONInput.encode(grant, status: relinked ? .ok : .created)
-            case .unknownCode:
-                throw APIError(.notFound, "code_unknown", "field 'code': no such link code; check it, or press Link a device again for a new one")
-            case .usedCode:
-                throw APIError(.conflict, "code_used", "field 'code': this link code was used already; each works once, press Link a device for a new one")
-            case .expiredCode:
-                throw APIError(.gone, "code_expired", "field 'code': this link code has expired (codes work for \(LinkCodes.lifetimeMs / 60_000) minutes); press Link a device for a new one")
+            case .unknownCode, .usedCode, .expiredCode:
+                throw APIError(.notFound, "code_invalid",
+                               "field 'code': this link code is not valid: mistyped, used already (each works once) or older than "
+                                   + "\(LinkCodes.lifetimeMs / 60_000) minutes; press Link a device on the My devices page for a new one")
             case .nameTaken where input.name == nil && attempt < 3:
                 continue
             case .nameTaken:
-                throw APIError(.conflict, "name_taken",
-                               "field 'name': another account's device is called \(name); choose another name (pacerctl cloud link --name NAME)")
+                throw APIError(.conflict, "name_unavailable",
+                               "field 'name': this name cannot be given to a device of your account; choose another "
+                                   + "(pacerctl cloud link --name NAME), or leave --name out and the cloud picks one")
             }
         }
     }
