@@ -29,6 +29,10 @@ let package = Package(
         // pacer-cloud's accounts: bcrypt password hashes, and the server-rendered pages' templates.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // pacer-cloud's /metrics: swift-metrics' counters and timers, kept and written out in
+        // Prometheus' text format by swift-prometheus.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Pure: samples and time in, decisions out. No I/O, no clocks, no Foundation.
@@ -177,6 +181,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             exclude: ["openapi.yaml"]
         ),
@@ -283,7 +289,7 @@ if ProcessInfo.processInfo.environment["PACER_FUZZ"] != nil {
 if ProcessInfo.processInfo.environment["PACER_DEVICE_ONLY"] != nil {
     let backendPackages = [
         "hummingbird", "postgres-nio", "async-http-client", "swift-crypto", "swift-nio", "swift-nio-ssl",
-        "hummingbird-auth", "swift-mustache",
+        "hummingbird-auth", "swift-mustache", "swift-metrics", "swift-prometheus",
     ]
     package.dependencies.removeAll { dependency in
         guard case .sourceControl(_, let location, _) = dependency.kind else { return false }

@@ -30,6 +30,12 @@ public enum CloudApplication {
         var services: [any Service] = [forwarder]
         if let postgresHub { services.insert(postgresHub, at: 0) }
         if let postgres = store as? PostgresCloudStore { services.insert(postgres, at: 0) }
+        // /metrics: the store's database times, and the listener of its own when one is set.
+        (store as? SQLiteCloudStore)?.queries.attach(configuration.metrics)
+        if let listen = configuration.metricsAccess.listen {
+            services.append(MetricsEndpoint.application(host: listen.host, port: listen.port, token: configuration.metricsAccess.token,
+                                                        metrics: configuration.metrics, logger: logger))
+        }
         var app = Application(
             router: routes.router(),
             server: LimitedHTTP1Channel.builder(gate: gate),

@@ -26,6 +26,10 @@ public struct CloudConfiguration: Sendable {
     public var map: MapSettings
     /// Connection caps, client timeouts, long-polls and streams per device and session (issue 31).
     public var connections: ConnectionLimits = .defaults
+    /// What this instance counts for `/metrics` (CloudMetrics: gauges other code updates too).
+    public var metrics = CloudMetrics()
+    /// Where `/metrics` is served: nowhere unless a token or a listen address is set.
+    public var metricsAccess = MetricsSettings()
 
     public init(publicURL: String? = nil, mail: MailSettings? = nil, outboxPoll: Duration = .seconds(2), retryMax: Duration = .seconds(300),
                 rateLimits: RateLimits = .defaults, trustedProxies: Set<String> = [], sessions: SessionSettings = .defaults,

@@ -8,7 +8,7 @@ struct PacerCloudCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pacer-cloud",
         abstract: "Pacer's backend: runs, live position and SOS alerts from devices.",
-        subcommands: [Serve.self, DeviceCommand.self, UserCommand.self, NoticeCommand.self])
+        subcommands: [Serve.self, DeviceCommand.self, UserCommand.self, NoticeCommand.self, BackupCommand.self, RestoreCommand.self])
 }
 
 struct DatabaseOption: ParsableArguments {
@@ -108,6 +108,10 @@ struct Serve: AsyncParsableCommand {
     var tileUrl = MapSettings.defaultTileURL
     @Option(help: "The map tiles' attribution, shown on the map (default: OpenStreetMap's).") var tileAttribution = MapSettings.defaultAttribution
     @Option(help: "Where libjs-leaflet and libjs-chart.js are installed.") var assetsDir = MapSettings.defaults.assetsDirectory
+    @Option(help: "Serve /metrics (Prometheus' text format) on a listener of its own, HOST:PORT (e.g. 127.0.0.1:9464); it needs the token too when --metrics-token-file is given.")
+    var metricsListen: String?
+    @Option(help: "File whose first line is the bearer token /metrics needs: GET /metrics on the main address with Authorization: Bearer TOKEN. Without this or --metrics-listen, /metrics is not served.")
+    var metricsTokenFile: String?
     @Option(help: "Open client connections at once; more are answered 503 and closed. Must fit under the open-file limit with 256 to spare (LimitNOFILE=).")
     var maxConnections = ConnectionLimits.defaults.maxConnections
     @Option(help: "Open connections from one client address (a --trusted-proxy is held only to --max-connections).")
@@ -163,6 +167,7 @@ struct Serve: AsyncParsableCommand {
         var configuration = CloudConfiguration(publicURL: publicURL, rateLimits: limits, trustedProxies: proxies,
                                                sessions: SessionSettings(idle: .seconds(sessionIdle), absolute: .seconds(sessionMax)), map: map)
         configuration.connections = connections
+        configuration.metricsAccess = try metricsSettings()
         if let smtp {
             let parts = smtp.split(separator: ":")
             guard parts.count == 2, let smtpPort = Int(parts[1]) else {
@@ -189,6 +194,30 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Serve {
+    /// --metrics-listen and --metrics-token-file.
+    func metricsSettings() throws -> MetricsSettings {
+        var settings = MetricsSettings()
+        if let metricsListen {
+            guard let listen = MetricsSettings.parseListen(metricsListen) else {
+                throw ValidationError("--metrics-listen '\(metricsListen)' is not HOST:PORT (e.g. 127.0.0.1:9464)")
+            }
+            settings.listen = listen
+        }
+        if let metricsTokenFile {
+            let text: String
+            do { text = try String(contentsOfFile: metricsTokenFile, encoding: .utf8) } catch {
+                throw ValidationError("cannot read --metrics-token-file \(metricsTokenFile): \(error.localizedDescription)")
+            }
+            let token = String(text.prefix(while: { !$0.isNewline }))
+            guard token.count >= MetricsSettings.minimumTokenLength, token.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }),
+                  token.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 }) else {
+                throw ValidationError("--metrics-token-file \(metricsTokenFile): its first line must be a token of at least \(MetricsSettings.minimumTokenLength) printable ASCII characters without spaces (e.g. openssl rand -hex 32)")
+            }
+            settings.token = token
+        }
+        return settings
+    }
+
     static func exitingOnConfigurationError<T>(_ make: () throws -> T) throws -> T {
         do { return try make() } catch {
             FileHandle.standardError.write(Data("pacer-cloud: \(error)\n".utf8))
@@ -416,5 +445,43 @@ struct NoticeCommand: AsyncParsableCommand {
             }
             for notice in queued { print("notice \(notice.id) queued: \(notice.text)") }
         }
+    }
+}
+
+/// `pacer-cloud backup FILE`: a consistent copy, also while the server runs.
+struct BackupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Back up the database to a new file: SQLite's online backup (safe while the server runs) or pg_dump -Fc for PostgreSQL.")
+    @Argument(help: "The backup file to write; it must not exist.") var file: String
+    @OptionGroup var database: DatabaseOption
+
+    func run() async throws {
+        let url = try DatabaseURL(try database.databaseURL())
+        do {
+            print("backed up to \(try await CloudBackup.backup(url, to: file))")
+        } catch let error as StoreError {
+            throw ValidationError(error.message)
+        }
+    }
+}
+
+/// `pacer-cloud restore FILE`: the database replaced by a backup (the server stopped first).
+struct RestoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Restore a backup made by 'pacer-cloud backup' into the database (stop the server first). Refused when the database holds data, unless --force.")
+    @Argument(help: "The backup file.") var file: String
+    @Flag(help: "Replace whatever the database holds.") var force = false
+    @OptionGroup var database: DatabaseOption
+
+    func run() async throws {
+        let url = try DatabaseURL(try database.databaseURL())
+        do {
+            try await CloudBackup.restore(url, from: file, force: force)
+        } catch let error as StoreError {
+            throw ValidationError(error.message)
+        }
+        print("restored \(file)")
     }
 }

@@ -50,6 +50,11 @@ public final class Forwarder: Service {
             // A lease longer than one attempt can take (10 s timeouts).
             let items = try await store.claimOutbox(nowMs: now, leaseUntilMs: now + 60_000, limit: 20)
             for item in items { await deliver(item) }
+            // The gauges as this pass leaves the outbox (any instance's items: they share it).
+            let probed = ContinuousClock.now
+            let status = try await store.outboxStatus(nowMs: WallClock.nowMilliseconds())
+            configuration.metrics.databaseProbe(store: store is PostgresCloudStore ? "postgres" : "sqlite", duration: .now - probed)
+            configuration.metrics.outbox(pending: status.pending, lagSeconds: Double(status.lagMs) / 1000)
         } catch {
             logger.error("outbox: \(String(reflecting: error))")
         }
@@ -72,8 +77,10 @@ public final class Forwarder: Service {
             default: throw StoreError("unknown channel \(item.channel)")
             }
             try await store.outboxDelivered(id: item.id, nowMs: WallClock.nowMilliseconds())
+            configuration.metrics.forwarded(channel: item.channel, delivered: true)
             logger.info("forwarded by \(item.channel) to \(item.target) (attempt \(item.attempts + 1))")
         } catch {
+            configuration.metrics.forwarded(channel: item.channel, delivered: false)
             let attempt = item.attempts + 1
             let maxMs = Int64(configuration.retryMax.components.seconds * 1000)
             let backoffMs = min(maxMs, Int64(1000) << min(attempt - 1, 20))

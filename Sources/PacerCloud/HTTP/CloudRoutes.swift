@@ -60,6 +60,8 @@ public struct CloudRoutes: Sendable {
 
     public func router() -> Router<CloudRequestContext> {
         let router = Router(context: CloudRequestContext.self)
+        // Outermost, so it counts the statuses ErrorMiddleware's refusals become.
+        router.add(middleware: RequestMetricsMiddleware(metrics: configuration.metrics, settings: configuration.metricsAccess))
         router.add(middleware: ErrorMiddleware())
         let root = PolicedRoutes(group: router.group(), prefix: "", registry: accessRegistry)
         root.on(.get, "health", PublicAccess(why: "a liveness probe that says nothing")) { _, _ in

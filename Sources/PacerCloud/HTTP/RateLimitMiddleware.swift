@@ -35,6 +35,7 @@ struct RateLimitMiddleware: RouterMiddleware {
             source = "this device"
         }
         guard case .limited(let seconds) = limiter.take(bucket) else { return try await next(request, context) }
+        CloudMetrics.current?.rateLimitRefused(what)
         let message = "too many \(what) from \(source): at most \(limiter.limit.phrase); retry after \(seconds) s"
         if html {
             var headers = AlertPage.headers

@@ -163,6 +163,8 @@ public protocol CloudStore: MonitorStore, HealthStore, Sendable {
     func outboxDelivered(id: Int64, nowMs: Int64) async throws
     func outboxFailed(id: Int64, error: String, nextAttemptMs: Int64) async throws
     func outbox() async throws -> [OutboxItem]
+    /// Items not yet delivered, and how long the most overdue due one has waited past its time (for /metrics).
+    func outboxStatus(nowMs: Int64) async throws -> OutboxStatus
 
     /// Row counts, for operators and for tests that check a refused request stored nothing.
     func counts() async throws -> StoreCounts

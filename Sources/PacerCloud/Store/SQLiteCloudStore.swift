@@ -6,10 +6,15 @@ import PacerContract
 /// GRDB serializes writers, so each method's read-then-write is one transaction without races.
 public final class SQLiteCloudStore: CloudStore {
     let pool: DatabasePool
+    /// Each statement's time, for /metrics.
+    public let queries: QueryObserver
 
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        let queries = QueryObserver()
+        Self.observe(&configuration, queries)
+        self.queries = queries
         pool = try DatabasePool(path: path, configuration: configuration)
     }
 
