@@ -41,12 +41,14 @@ public struct AlertCursor: Sendable, Equatable {
         self.init(createdMs: alert.createdMs, alertID: alert.alertID)
     }
 
-    /// "1764288000000_0f8e…"; nil for anything else.
+    /// "1764288000000_0f8e…" (openapi.yaml's pattern: 1 to 19 digits, "_", 1 to 64 characters but
+    /// NUL, which PostgreSQL cannot take); nil for anything else. Digits beyond Int64 are its
+    /// largest: a cursor after every alert.
     public init?(text: String) {
         let parts = text.split(separator: "_", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].utf8.count <= 19, parts[0].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-              let ms = Int64(parts[0]), parts[1].utf8.count <= 64, !parts[1].isEmpty else { return nil }
-        self.init(createdMs: ms, alertID: String(parts[1]))
+        guard parts.count == 2, (1...19).contains(parts[0].utf8.count), parts[0].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+              (1...64).contains(parts[1].unicodeScalars.count), !parts[1].utf8.contains(0) else { return nil }
+        self.init(createdMs: Int64(parts[0]) ?? .max, alertID: String(parts[1]))
     }
 
     public var text: String { "\(createdMs)_\(alertID)" }
