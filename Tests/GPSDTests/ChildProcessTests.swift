@@ -34,6 +34,29 @@ struct ChildProcessTests {
         #expect(ChildProcess.liveMembers(ofGroup: child.pid).isEmpty)
     }
 
+    /// What hung a full run once: a command's output read through a pipe to its end, while a
+    /// process that outlives the command (here its own background child; in the suite, a daemon
+    /// another test spawned at that moment) holds the pipe's write end. Through files, the
+    /// command is done when it exits.
+    @Test func aCommandIsDoneWhenItExitsWhateverHoldsItsOutput() async throws {
+        let started = ContinuousClock.now
+        let result = try await offPool {
+            try BlockingCommand.run("/bin/sh", ["-c", "sleep 60 & echo $!"], timeout: .seconds(30))
+        }
+        let elapsed = ContinuousClock.now - started
+        if let holder = pid_t(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) { kill(holder, SIGKILL) }
+        #expect(result.succeeded)
+        #expect(elapsed < .seconds(30), "waited \(elapsed) for a command that exited at once")
+    }
+
+    /// A command that never ends is killed at its deadline and reported, not waited for.
+    @Test func aCommandPastItsDeadlineIsKilledAndReported() async throws {
+        let error = await #expect(throws: ChildProcessError.self) {
+            try await offPool { try BlockingCommand.run("/bin/sleep", ["60"], timeout: .milliseconds(300)) }
+        }
+        #expect(error?.message.contains("did not finish within") == true)
+    }
+
     @Test func aMissingExecutableIsAnError() {
         #expect(throws: ChildProcessError.self) { try ChildProcess("/nonexistent/program") }
     }
