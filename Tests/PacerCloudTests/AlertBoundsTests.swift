@@ -186,6 +186,16 @@ struct AlertBoundsTests {
         }
     }
 
+    @Test("an answer to an alert id holding a NUL is 404 on both stores, never a 500 (the alert is looked up in SQL now)",
+          arguments: Backend.allCases)
+    func answerToANulAlertIsNotFound(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: MonitorTests.config()) { cloud in
+            let pair = try await MonitorTests.pair(cloud)
+            let answer = try await pair.monitor.post("/watch/alerts/\(pair.deviceID)/a%00b/answer", ["kind": "on_my_way"], formPage: "/watch")
+            #expect(answer.status == .notFound, "\(answer.status) \(answer.text.prefix(200))")
+        }
+    }
+
     @Test("a closed alert's position from a private place is not on the dashboard nor in its stream; an open alert's is",
           arguments: Backend.allCases)
     func closedAlertShowsNoPrivatePosition(backend: Backend) async throws {

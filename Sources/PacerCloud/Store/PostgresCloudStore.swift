@@ -704,7 +704,9 @@ public final class PostgresCloudStore: CloudStore, Service {
     }
 
     public func alert(device: String, alertID: String) async throws -> StoredAlert? {
-        try await Self.alerts(client.query(
+        // A path parameter may hold a NUL (%00), which PostgreSQL text cannot: no alert has one.
+        guard !alertID.utf8.contains(0) else { return nil }
+        return try await Self.alerts(client.query(
             "SELECT \(unescaped: Self.alertColumns) FROM alert WHERE device_id = \(device) AND alert_id = \(alertID)", logger: logger)).first
     }
 

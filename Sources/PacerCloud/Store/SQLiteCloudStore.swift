@@ -598,7 +598,9 @@ public final class SQLiteCloudStore: CloudStore {
     }
 
     public func alert(device: String, alertID: String) async throws -> StoredAlert? {
-        try await pool.read { db in
+        // A path parameter may hold a NUL (%00), which PostgreSQL text cannot: no alert has one.
+        guard !alertID.utf8.contains(0) else { return nil }
+        return try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM alert WHERE device_id = ? AND alert_id = ?", arguments: [device, alertID]).map(Self.alert)
         }
     }
