@@ -16,10 +16,11 @@ import Testing
 struct AccountHardeningTests {
     static let password = AccountTests.password
 
-    /// A `now` the test sets: the limiters refill by it, so a frozen one never refills.
-    final class FrozenClock: Sendable {
+    /// A `now` the test steps: the limiters refill by it, so one that barely moves barely refills.
+    final class SteppedClock: Sendable {
         private let time = Mutex<Duration>(.seconds(1))
         var now: @Sendable () -> Duration { { self.time.withLock { $0 } } }
+        func advance(_ duration: Duration) { time.withLock { $0 += duration } }
     }
 
     static func confirmedAccount(_ cloud: Cloud, _ email: String, displayName: String? = nil) async throws -> Account {
@@ -42,7 +43,7 @@ struct AccountHardeningTests {
     func accountLimitIsNotEvicted() async throws {
         var limits = RateLimits.defaults
         limits.loginPerAddress = nil  // the attacker has addresses to spare; the account's limit is what is tested
-        let clock = FrozenClock()  // no refill: only eviction could give the budget back
+        let clock = SteppedClock()  // a second passes: 1/90 of a try refills, only eviction could give the budget back
         try await Cloud.with(.sqlite, configuration: WebConfig.make(limits: limits), now: clock.now) { cloud in
             _ = try await Self.confirmedAccount(cloud, "ann@example.org")
             let attacker = Browser(cloud)
@@ -51,7 +52,9 @@ struct AccountHardeningTests {
                 #expect(wrong.status == .unauthorized, "guess \(index): \(wrong.status)")
             }
             #expect(try await attacker.post("/login", ["email": "ann@example.org", "password": Self.password]).status == .tooManyRequests)
-            // `/reset` costs no bcrypt: fresh made-up addresses, each a new key of the log-in limit.
+            // A second later (the victim's bucket is the least recently used, as in a real attack),
+            // `/reset`, which costs no bcrypt, with fresh made-up addresses: each a new key of the log-in limit.
+            clock.advance(.seconds(1))
             let csrf = try #require(Browser.csrf(in: try await attacker.get("/reset").text))
             for index in 0..<10_050 {
                 let flood = try await attacker.post("/reset", ["email": "made-up-\(index)@example.net"], csrf: csrf)
