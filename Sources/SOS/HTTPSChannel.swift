@@ -18,6 +18,13 @@ public struct HTTPSChannel: AlertChannel {
         self.token = currentToken
     }
 
+    /// The status shown as "server rejects alerts" (its operator must act), or nil for a
+    /// failure that passes by itself. 429 (pacer-cloud's rate limit on an alert's updates) and
+    /// 408 are the server asking to be tried later, as the retries do: not a rejection.
+    static func rejection(_ status: Int) -> Int? {
+        (400..<500).contains(status) && status != 408 && status != 429 ? status : nil
+    }
+
     public func deliver(_ delivery: Delivery, timeout: Duration) async -> Result<String, ChannelFailure> {
         var headers = [("Content-Type", "application/json"), ("Idempotency-Key", "\(delivery.alertUUID):\(delivery.sequence)")]
         if let token = token() { headers.append(("Authorization", "Bearer \(token)")) }
@@ -28,7 +35,7 @@ public struct HTTPSChannel: AlertChannel {
             guard response.isSuccess else {
                 let said = String(decoding: response.body.prefix(200), as: UTF8.self)
                 return .failure(ChannelFailure("HTTP \(response.status) from \(delivery.key.target)" + (said.isEmpty ? "" : ": \(said)"),
-                                               rejectedStatus: (400..<500).contains(response.status) ? response.status : nil))
+                                               rejectedStatus: Self.rejection(response.status)))
             }
             return .success("HTTP \(response.status)")
         } catch {

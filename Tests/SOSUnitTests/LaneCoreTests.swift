@@ -499,6 +499,16 @@ func index(_ actions: [LaneAction], _ matches: (LaneAction) -> Bool) -> Int? { a
         #expect(logs(lane.tick(until: lane.t + Self.second)).contains { $0.contains("failed (attempt 2)") })
     }
 
+    /// pacer-cloud answers 429 to an alert's updates past its rate (#31): the server asks to be
+    /// tried later, which the retries do; "server rejects alerts" is for what its operator must fix.
+    @Test func busyAnswersAreNoRejection() {
+        #expect(HTTPSChannel.rejection(429) == nil)
+        #expect(HTTPSChannel.rejection(408) == nil)
+        #expect(HTTPSChannel.rejection(503) == nil)
+        #expect(HTTPSChannel.rejection(401) == 401)
+        #expect(HTTPSChannel.rejection(413) == 413)
+    }
+
     /// The server refusing alerts is published once when it starts and once when it ends.
     @Test func aServerRejectingAlertsIsPublishedAndClearedByItsAcknowledgement() throws {
         var lane = CoreDriver(settings: LaneTests.settings(enabled: false, contacts: [], hook: [], retryMaxSeconds: 1))
