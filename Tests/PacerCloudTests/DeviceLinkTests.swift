@@ -8,7 +8,7 @@ import Testing
 
 /// "My devices" and `POST /v1/link`: a signed-in account gets a one-time code, a device
 /// exchanges it for its own token, and what that device uploads is the account's.
-@Suite("pacer-cloud: linking a device by a one-time code")
+@Suite("pacer-cloud: linking a device by a one-time code", .timeLimit(.minutes(10)))
 struct DeviceLinkTests {
     /// Presses "Link a device" on the page; the code it shows ("ABCD-EFGH").
     static func newCode(_ browser: Browser) async throws -> String {
