@@ -234,9 +234,10 @@ private func steady(from: Double, seconds: Double, speed: Double, period: Double
     }
 }
 
-/// ../shared/data/sim beside the repository.
+/// ../shared/data/sim beside the repository (or under PACER_SHARED_DATA, as DaemonFixture's).
 private enum SimData {
     static let directory: String = {
+        if let data = ProcessInfo.processInfo.environment["PACER_SHARED_DATA"] { return data + "/sim" }
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)  // Tests/PacerCoreTests/AutoStartTests.swift
         return parts.joined(separator: "/") + "/../shared/data/sim"

@@ -12,7 +12,9 @@ public final class DaemonFixture: @unchecked Sendable {
         parts.removeLast(3)
         return parts.joined(separator: "/")
     }()
-    public static let sharedData = repositoryRoot + "/../shared/data"
+    /// ../shared/data beside the repository, or PACER_SHARED_DATA (a path that does not exist
+    /// shows what a clone without the data does: the tests that need it skip, saying so).
+    public static let sharedData = ProcessInfo.processInfo.environment["PACER_SHARED_DATA"] ?? repositoryRoot + "/../shared/data"
     public static let hasSharedData = FileManager.default.fileExists(atPath: sharedData + "/sim")
 
     /// The built executables, next to the test bundle.
