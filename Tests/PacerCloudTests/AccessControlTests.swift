@@ -89,6 +89,26 @@ struct AccessControlTests {
         }
     }
 
+    @Test("an IPv6 client is limited by its /64, whichever of its addresses it uses", arguments: Backend.allCases)
+    func ipv6ClientsByPrefix(backend: Backend) async throws {
+        var configuration = Self.limits(address: Self.three)
+        configuration.trustedProxies = ["127.0.0.1", "::1"]
+        try await Cloud.with(backend, configuration: configuration, now: SteppedClock().now, testing: .live) { cloud in
+            func upload(from address: String) async throws -> HTTPResponse.Status {
+                var headers: HTTPFields = [.contentType: "application/x-pacer-track"]
+                headers[HTTPField.Name("X-Forwarded-For")!] = address
+                return try await cloud.request(.put, "/v1/runs/\(Track.runID())/chunks/0", token: "guessed-token",
+                                               body: Track.chunk(Track.samples(5)), headers: headers).status
+            }
+            var statuses: [HTTPResponse.Status] = []
+            for address in ["2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2::3", "2001:db8:1:2:ffff:ffff:ffff:9", "2001:db8:1:3::1", "198.51.100.7"] {
+                statuses.append(try await upload(from: address))
+            }
+            // The fourth is a new address of the same /64; the fifth is another /64.
+            #expect(statuses == [.unauthorized, .unauthorized, .unauthorized, .tooManyRequests, .unauthorized, .unauthorized])
+        }
+    }
+
     @Test("with the default limits a device's 24 h backlog (150 chunks, summaries, a position) drains without a 429", arguments: Backend.allCases)
     func backlogDrains(backend: Backend) async throws {
         // The clock stands still: all of it must fit in the bursts, whatever the refill.

@@ -28,7 +28,9 @@ struct RateLimitMiddleware: RouterMiddleware {
         switch key {
         case .clientAddress(let trustedProxies):
             let forwarded = request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value)
-            bucket = "address " + ClientAddress.resolve(peer: context.peerAddress, forwardedFor: forwarded, trustedProxies: trustedProxies)
+            // An IPv6 client by its /64: one subscriber has all of it to pick new addresses from.
+            bucket = "address " + ClientAddress.rateKey(
+                ClientAddress.resolve(peer: context.peerAddress, forwardedFor: forwarded, trustedProxies: trustedProxies))
             source = "this address"
         case .device:
             bucket = "device " + (try context.requireDevice()).id
