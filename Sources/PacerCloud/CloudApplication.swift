@@ -26,7 +26,8 @@ public enum CloudApplication {
         let fitted = configuration.connections.fitted(descriptorLimit: descriptorLimit)
         guard let limits = fitted.limits else { throw ConfigurationError(fitted.message ?? "the open-file limit is too low") }
         if let message = fitted.message { logger.warning("\(message)") }
-        let gate = ConnectionGate(limits: limits, exempt: configuration.trustedProxies, logger: logger)
+        let gate = ConnectionGate(limits: limits, exempt: configuration.trustedProxies, logger: logger,
+                                  metrics: configuration.metrics)
         var services: [any Service] = [forwarder]
         if let postgresHub { services.insert(postgresHub, at: 0) }
         if let postgres = store as? PostgresCloudStore { services.insert(postgres, at: 0) }

@@ -207,6 +207,21 @@ struct ConnectionLimitTests {
         #expect(gate.admit("198.51.100.1", address: "198.51.100.1") == .admitted)
     }
 
+    @Test("/metrics sees the gate: open connections go up and down, refusals are counted")
+    func gateFeedsMetrics() {
+        var limits = ConnectionLimits.defaults
+        limits.maxConnections = 2
+        let metrics = CloudMetrics()
+        let gate = ConnectionGate(limits: limits, exempt: [], logger: Logger(label: "test"), metrics: metrics)
+        #expect(gate.admit("192.0.2.7", address: "192.0.2.7") == .admitted)
+        #expect(gate.admit("192.0.2.8", address: "192.0.2.8") == .admitted)
+        #expect(gate.admit("192.0.2.9", address: "192.0.2.9") != .admitted)
+        gate.release("192.0.2.7")
+        let text = metrics.exposition()
+        #expect(OperationsTests.value(text, "pacer_cloud_open_connections") == 1, "\(text)")
+        #expect(OperationsTests.value(text, "pacer_cloud_refused_connections_total") == 1, "\(text)")
+    }
+
     @Test("a session holds at most its cap of dashboard streams; the first keeps streaming")
     func streamsPerSession() async throws {
         var configuration = MonitorTests.config(lifetime: .milliseconds(1500), streams: 8)

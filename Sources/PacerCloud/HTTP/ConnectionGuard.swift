@@ -23,12 +23,15 @@ final class ConnectionGate: Sendable {
     /// Trusted proxies: their connections carry many clients, so only the total cap holds them.
     private let exempt: Set<String>
     private let logger: Logger
+    /// /metrics' open and refused connections.
+    private let metrics: CloudMetrics?
     private let counts = Mutex(Counts())
 
-    init(limits: ConnectionLimits, exempt: Set<String>, logger: Logger) {
+    init(limits: ConnectionLimits, exempt: Set<String>, logger: Logger, metrics: CloudMetrics? = nil) {
         self.limits = limits
         self.exempt = exempt
         self.logger = logger
+        self.metrics = metrics
     }
 
     var open: Int { counts.withLock { $0.total } }
@@ -68,6 +71,7 @@ final class ConnectionGate: Sendable {
             counts.byAddress[key] = fromAddress + 1
             return (decision, nil)
         }
+        if decision == .admitted { metrics?.connectionOpened() } else { metrics?.connectionRefused() }
         if let report {
             logger.warning("refusing connections at the cap", metadata: [
                 "refused": "\(report.refused)", "open": "\(report.total)", "max_connections": "\(limits.maxConnections)",
@@ -83,6 +87,7 @@ final class ConnectionGate: Sendable {
             let left = counts.byAddress[key, default: 1] - 1
             counts.byAddress[key] = left > 0 ? left : nil
         }
+        metrics?.connectionClosed()
     }
 }
 
