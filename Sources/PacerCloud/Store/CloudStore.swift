@@ -143,7 +143,6 @@ public protocol CloudStore: MonitorStore, HealthStore, Sendable {
     /// the newest; oldest first) and how many it has in all.
     func alert(secret: String, messages: Int) async throws -> AlertMessages?
 
-
     // The sync channel.
     func addNotice(_ notice: StoredNotice) async throws
     /// The device's notices not yet delivered, oldest first, at most `limit`.
