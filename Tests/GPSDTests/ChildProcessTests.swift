@@ -3,8 +3,9 @@ import Glibc
 import PacerTestSupport
 import Testing
 
-/// The process fixture the live gpsd tests stand on.
-@Suite(.timeLimit(.minutes(1)))
+/// The process fixture the live gpsd tests stand on. They wait on real processes, so they run
+/// with the timed suites (tools/test); the waits are for events, with generous bounds.
+@Suite(.timeLimit(.minutes(5)))
 struct ChildProcessTests {
     @Test func capturesOutputAndExitStatus() async throws {
         let directory = try TemporaryDirectory()
@@ -17,7 +18,8 @@ struct ChildProcessTests {
 
     @Test func aChildIgnoringSIGTERMIsKilledAndReaped() async throws {
         let child = try ChildProcess("/bin/sh", ["-c", "trap '' TERM; sleep 30 & wait; sleep 30"])
-        try await Task.sleep(for: .milliseconds(200))  // let the trap be set
+        // The trap is set once the shell has started its first `sleep`.
+        #expect(await eventually(timeout: .seconds(30)) { ChildProcess.liveMembers(ofGroup: child.pid).count == 2 })
         let status = await child.terminate(grace: .milliseconds(300))
         #expect(status == .signalled(SIGKILL))
         #expect(!child.isRunning)
@@ -28,8 +30,8 @@ struct ChildProcessTests {
     @Test func terminateAlsoEndsTheChildsGroup() async throws {
         // The shell's `sleep` is a grandchild in the same group, like gpsd under gpsfake.
         let child = try ChildProcess("/bin/sh", ["-c", "sleep 30 & wait"])
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(ChildProcess.liveMembers(ofGroup: child.pid).count == 2)
+        // Until the shell has started its `sleep` (200 ms was not always enough on a loaded machine).
+        #expect(await eventually(timeout: .seconds(30)) { ChildProcess.liveMembers(ofGroup: child.pid).count == 2 })
         await child.terminate()
         #expect(ChildProcess.liveMembers(ofGroup: child.pid).isEmpty)
     }

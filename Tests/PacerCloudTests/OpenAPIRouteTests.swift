@@ -11,7 +11,7 @@ import Testing
 /// reaches it), with the security its access policy has, its forms requiring `csrf`; checked by
 /// `tools/check-contract --routes` against the router itself, so a route added without its spec
 /// fails here. And the 405 table (`RouteTable`) knows every route's method.
-@Suite(.timeLimit(.minutes(2))) struct OpenAPIRouteTests {
+@Suite(.timeLimit(.minutes(10))) struct OpenAPIRouteTests {
     static let spec = DaemonFixture.repositoryRoot + "/Sources/PacerCloud/openapi.yaml"
     static let checker = DaemonFixture.repositoryRoot + "/tools/check-contract"
 
@@ -71,7 +71,7 @@ import Testing
 /// #31: the plan form's numbers, shown again on a refusal, are read without unchecked
 /// arithmetic: a repeat's block of Int.min made the form's row indentation count down past
 /// Int.min, a trap (the process died on one signed-in post).
-@Suite(.timeLimit(.minutes(2))) struct PlanFormShownAgainTests {
+@Suite(.timeLimit(.minutes(10))) struct PlanFormShownAgainTests {
     @Test("a refused form with any block count is shown again, never a trap",
           arguments: ["-9223372036854775808", "9223372036854775807", "-1", "0", "99999999999999999999"])
     func anyBlockCountIsShownAgain(block: String) throws {
@@ -106,7 +106,7 @@ import Testing
 /// #31: the pages' query parameters mean what openapi.yaml says (a page number as the links
 /// write it, dates and months in digits), so the fuzzer's "not a page number" is refused: `Int()`
 /// alone took "+5", "05" and "+123-05".
-@Suite(.timeLimit(.minutes(2))) struct PageQueryTests {
+@Suite(.timeLimit(.minutes(10))) struct PageQueryTests {
     @Test("a page, a date or a month with a sign or a leading zero too many is 400 naming it; the ordinary ones are read",
           arguments: Backend.allCases)
     func signsAndPaddingAreRefused(backend: Backend) async throws {

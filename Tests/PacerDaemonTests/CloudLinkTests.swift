@@ -135,7 +135,7 @@ import Glibc
         defer { daemon.cleanUp() }
         try await daemon.start()
         let unknown = try await daemon.ctl("cloud", "link", cloud.url, "2345-6789")
-        #expect(unknown.status == 64 && unknown.stderr.contains("no such link code"), "\(unknown.stderr)")
+        #expect(unknown.status == 64 && unknown.stderr.contains("this link code is not valid"), "\(unknown.stderr)")
         let malformed = try await daemon.ctl("cloud", "link", cloud.url, "hello")
         #expect(malformed.status == 64 && malformed.stderr.contains("'code'"), "\(malformed.stderr)")
         let plain = try await daemon.ctl("cloud", "link", "http://192.0.2.1:8080", "2345-6789")
