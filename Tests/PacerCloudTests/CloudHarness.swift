@@ -65,6 +65,17 @@ struct Cloud: Sendable {
         case .postgres:
             store = try DatabaseURL(try await freshPostgresDatabase()).open()
         }
+        // HummingbirdTesting's live client opens its connection when the test starts; a test
+        // that first spent seconds on bcrypt in a loaded run left it silent past the 10 s
+        // header timeout, and the server rightly closed it ("I/O on closed channel"). The
+        // timeouts are ConnectionLimitTests' to test, against a live process of their own.
+        var configuration = configuration
+        if configuration.connections.headerTimeout == ConnectionLimits.defaults.headerTimeout {
+            configuration.connections.headerTimeout = .seconds(600)
+        }
+        if configuration.connections.idleTimeout == ConnectionLimits.defaults.idleTimeout {
+            configuration.connections.idleTimeout = .seconds(600)
+        }
         let app = try CloudApplication.make(store: store, configuration: configuration, logger: logger, now: now, wallClock: wallClock)
         let path = backend == .sqlite ? directory.file("cloud.db") : nil
         try await app.test(testing) { client in try await body(Cloud(client: client, store: store, databasePath: path)) }
