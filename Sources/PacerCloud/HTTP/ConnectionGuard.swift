@@ -39,12 +39,8 @@ final class ConnectionGate: Sendable {
     /// The key a peer's connections are counted under: its IPv4 address, or its IPv6 /64 (one
     /// subscriber's prefix: any of its 2^64 addresses is the same client).
     static func key(_ address: SocketAddress?) -> String {
-        guard case .v6(let v6) = address else { return address?.ipAddress.flatMap(ClientAddress.normalized) ?? "unknown" }
-        let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-            return bytes[12..<16].map(String.init).joined(separator: ".")  // IPv4-mapped
-        }
-        return bytes[0..<8].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+        // The rate limits' key: IPv4-mapped addresses as IPv4, IPv6 by its /64.
+        address?.ipAddress.flatMap(ClientAddress.normalized).map(ClientAddress.rateKey) ?? "unknown"
     }
 
     /// Counts the connection when it is under both caps; the caller releases `key` once closed.
