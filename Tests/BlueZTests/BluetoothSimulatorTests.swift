@@ -5,7 +5,7 @@ import Testing
 /// The simulated bluetoothd (tools/bluez-sim) on a private dbus-daemon, driven and watched only
 /// with busctl and gdbus: what a BlueZ client will see of it. Serialized: the 4 Hz test measures
 /// timing and wants a quiet machine.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct BluetoothSimulatorTests {
     /// Random static addresses (top two bits set), as LE straps use.
     static let strap = "C4:7D:9A:12:34:56"

@@ -5,7 +5,7 @@ import Testing
 
 /// The process fixture the live gpsd tests stand on. They wait on real processes, so they run
 /// with the timed suites (tools/test); the waits are for events, with generous bounds.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ChildProcessTests {
     @Test func capturesOutputAndExitStatus() async throws {
         let directory = try TemporaryDirectory()

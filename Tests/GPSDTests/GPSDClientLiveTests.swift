@@ -5,7 +5,7 @@ import Testing
 
 /// The live client against real gpsd 3.22, fed by gpsfake on a free port. Serialized: each test
 /// runs its own gpsd, and the printed reconnect latency means more on a quiet machine.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct GPSDClientLiveTests {
     /// gpsfake's log for the tests that do not need the shared data: `seconds` epochs.
     static func syntheticLog(seconds: Int, in directory: TemporaryDirectory) throws -> String {

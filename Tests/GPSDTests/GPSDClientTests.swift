@@ -3,7 +3,7 @@ import PacerTestSupport
 import Testing
 
 /// The client without a gpsd: failures reported clearly, stopping, and the cooperative pool.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(10)))
 struct GPSDClientTests {
     @Test func stopBeforeStartFinishesTheStream() async {
         let client = GPSDClient(host: "127.0.0.1", port: 1)

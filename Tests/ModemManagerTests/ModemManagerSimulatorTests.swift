@@ -5,7 +5,7 @@ import Testing
 
 /// The simulated ModemManager (tools/modemmanager-sim) on a private dbus-daemon, seen with busctl
 /// and a plain BusConnection: the names, types, errors and signals a ModemManager client meets.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct ModemManagerSimulatorTests {
     static let modem = ModemManagerSimulator.modemPath(0)
     static let messaging = "org.freedesktop.ModemManager1.Modem.Messaging"

@@ -7,7 +7,7 @@ import Testing
 
 /// Status reports against the simulated ModemManager, which exports them as ModemManager 1.20
 /// does: a received message of their own (PduType STATUS_REPORT) announced by Messaging.Added.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct SMSDeliveryReportsTests {
     static let number = "+393331234567"
 

@@ -6,7 +6,7 @@ import Testing
 
 /// The SMS sender against the simulated ModemManager on a private dbus-daemon. Serialized: some
 /// tests measure how long a send takes.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct SMSSenderTests {
     static let number = "+393331234567"
     static let text = "SOS from Pacer: runner down at 45.50350, 9.17949 (10:42). Heart rate 0."

@@ -6,7 +6,7 @@ import Systemd
 import Testing
 
 /// The voice caller against the simulated ModemManager's Voice and Call interfaces.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct VoiceCallerTests {
     static let number = "+393331234567"
 

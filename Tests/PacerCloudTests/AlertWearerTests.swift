@@ -10,7 +10,7 @@ import Testing
 /// Issue #30 item 8: every alert says who (the wearer, then the device), where (the last
 /// positions on a map) and when ("20:45 (3 min ago)" in the reader's zone, else the wearer's):
 /// the e-mail, the webhook, the alert page and the dashboard.
-@Suite("pacer-cloud: alerts name the wearer and say when in the reader's zone", .timeLimit(.minutes(5)))
+@Suite("pacer-cloud: alerts name the wearer and say when in the reader's zone", .timeLimit(.minutes(10)))
 struct AlertWearerTests {
     /// Mail and a webhook that are never sent (the outbox polls once an hour): the payloads are
     /// read from the outbox as recorded.

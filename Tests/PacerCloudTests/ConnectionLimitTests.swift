@@ -12,7 +12,7 @@ import Testing
 /// never sent, long-polls with one token. The process lives, the excess is refused cleanly
 /// (503 with Retry-After at accept, 429 for long-polls), and stalled connections are closed
 /// after their timeout. Counts are small (caps lowered to tens) and timeouts short (2 s).
-@Suite("pacer-cloud: connection caps and client timeouts", .timeLimit(.minutes(5)))
+@Suite("pacer-cloud: connection caps and client timeouts", .timeLimit(.minutes(10)))
 struct ConnectionLimitTests {
     static let short = ["--header-timeout", "3", "--idle-timeout", "2", "--body-timeout", "2"]
 

@@ -163,9 +163,10 @@ struct HeavyWorkTests {
         let cloud: CloudServer
         let jar: String
 
-        func fetch(_ path: String, arguments more: [String] = []) throws -> (status: Int, body: String) {
+        /// `timeout` bounds the wait for curl: longer than any `--max-time` in `more`.
+        func fetch(_ path: String, arguments more: [String] = [], timeout: Duration = .seconds(180)) throws -> (status: Int, body: String) {
             let result = try DaemonFixture.runBlocking("/usr/bin/curl", ["-s", "-o", "-", "-w", "\n%{http_code}", "-b", jar, "-c", jar]
-                                                       + more + [cloud.url + path])
+                                                       + more + [cloud.url + path], timeout: timeout)
             var lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
             let status = Int(lines.popLast() ?? "") ?? 0
             return (status, lines.joined(separator: "\n"))
@@ -207,13 +208,16 @@ struct HeavyWorkTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for file in files {
                 group.addTask {
+                    // Counted even when the fetch throws, so that the prober stops and the error
+                    // surfaces (the prober polled for the rest of the time limit once).
+                    defer { tally.done.add(1, ordering: .relaxed) }
                     let started = ContinuousClock.now
                     let answer = try await offPool {
-                        try session.fetch("/import", arguments: ["-F", "csrf=\(csrf)", "-F", "file=@\(file);type=application/gpx+xml", "--max-time", "300"])
+                        try session.fetch("/import", arguments: ["-F", "csrf=\(csrf)", "-F", "file=@\(file);type=application/gpx+xml", "--max-time", "300"],
+                                          timeout: .seconds(320))
                     }
                     let seconds = (ContinuousClock.now - started) / .seconds(1)
                     tally.imports.withLock { $0.append((answer.status, seconds, answer.body)) }
-                    tally.done.add(1, ordering: .relaxed)
                 }
             }
             group.addTask {

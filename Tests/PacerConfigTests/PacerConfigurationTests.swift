@@ -119,7 +119,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1))) func theWearersNameIsPlainText() throws {
+    @Test(.timeLimit(.minutes(10))) func theWearersNameIsPlainText() throws {
         #expect(try PacerConfiguration.parse("[profile]\nname = \"  Anna   Rossi \"\n", file: "pacer.toml").wearerName == "Anna Rossi")
         #expect(try PacerConfiguration.parse("[profile]\nname = \"\"\n", file: "pacer.toml").wearerName == nil)
         #expect(try PacerConfiguration.parse("[profile]\nname = \"Zoë Ørsted-Łukasz\"\n", file: "pacer.toml").wearerName == "Zoë Ørsted-Łukasz")

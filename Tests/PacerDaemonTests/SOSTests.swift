@@ -241,7 +241,7 @@ import Testing
     /// wearer stands (gpsfake plays standstill-1), the strap reads a steep fall and falls silent:
     /// `hr_signal_lost` goes out at once, no question, through the simulated ModemManager on the
     /// bus, the HTTPS sink and the hook.
-    @Test(.enabled(if: DaemonFixture.hasSharedData), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: DaemonFixture.hasSharedData), .timeLimit(.minutes(10)))
     func anArrestOutsideAnyRunIsRaisedOnEveryChannel() async throws {
         let fake = try GPSFake(log: DaemonFixture.sharedData + "/sim/standstill-1.nmea", options: .init(cycle: 0.33, holdUntilReleased: true))
         try await fake.start()
@@ -271,7 +271,7 @@ import Testing
 
     /// The signal and the movement stop together (standing, the strap silent): asked at once;
     /// answered, nothing; asked again at the next silence and, unanswered, raised.
-    @Test(.enabled(if: DaemonFixture.hasSharedData), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: DaemonFixture.hasSharedData), .timeLimit(.minutes(10)))
     func signalAndMotionLostTogetherIsAskedThenManDown() async throws {
         let fake = try GPSFake(log: DaemonFixture.sharedData + "/sim/standstill-1.nmea", options: .init(cycle: 0.33, holdUntilReleased: true))
         try await fake.start()

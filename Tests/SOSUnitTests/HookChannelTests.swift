@@ -4,7 +4,7 @@ import PacerTestSupport
 import Testing
 @testable import SOS
 
-@Suite(.timeLimit(.minutes(1))) struct HookChannelTests {
+@Suite(.timeLimit(.minutes(10))) struct HookChannelTests {
     /// An executable shell script in `dir`.
     static func script(_ dir: TemporaryDirectory, _ body: String, name: String = "hook", mode: mode_t = 0o755) throws -> String {
         let path = dir.file(name)

@@ -5,7 +5,7 @@ import Threads
 @testable import SOS
 
 /// The lane reads the run button itself: a very long press raises with no pipeline at all.
-@Suite(.timeLimit(.minutes(1))) struct LaneButtonTests {
+@Suite(.timeLimit(.minutes(10))) struct LaneButtonTests {
     static let enter: UInt16 = 28
     static let buttons = ButtonGestureConfiguration(longPress: .milliseconds(1500), veryLongPress: .seconds(5))
 

@@ -4,7 +4,7 @@ import Testing
 @testable import SOS
 
 /// The rehearsal after a memory trim runs the alert path on copies: nothing leaves the lane.
-@Suite(.timeLimit(.minutes(1))) struct LaneRehearsalTests {
+@Suite(.timeLimit(.minutes(10))) struct LaneRehearsalTests {
     @Test func aRehearsalSendsStoresSaysAndLogsNothingAndLeavesTheWatcherAsItWas() async throws {
         let dir = try TemporaryDirectory()
         let store = try AlertStore(path: dir.file("sos.db"))

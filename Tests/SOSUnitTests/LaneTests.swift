@@ -55,7 +55,7 @@ final class LaneHarness: Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct LaneTests {
+@Suite(.timeLimit(.minutes(10))) struct LaneTests {
     static let contacts = ["+393470000001", "+393470000002"]
     static let alertsURL = "https://pacer.example.org/v1/alerts"
     static let hookPath = "/usr/local/bin/pacer-hook"

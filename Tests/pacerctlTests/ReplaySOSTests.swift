@@ -6,7 +6,7 @@ import Testing
 /// The HR scenarios of ../shared/data/hr through `pacerctl replay --gps LOG --hr FILE --config
 /// FILE`, as the issue states the check: exactly the events in each .truth.json, each alert's
 /// `time` at most 5 s after its `first_out_of_range`; normal, spike and dropout raise nothing.
-@Suite(.enabled(if: PacerCtlTests.hasSharedData, "needs ../shared/data beside the repository"), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: PacerCtlTests.hasSharedData, "needs ../shared/data beside the repository"), .timeLimit(.minutes(10)))
 struct ReplaySOSTests {
     static let scenarios = ["normal", "spike", "dropout", "brady", "tachy", "both", "arrest", "arrest-silent", "tachy-jitter"]
     /// Runs of different length and shape: the HR file outlasts some and not others.
