@@ -14,7 +14,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // pacer-cloud (the backend) only: HTTP server, PostgreSQL, webhooks, SHA-256 and HMAC.
@@ -33,6 +32,11 @@ let package = Package(
         // Prometheus' text format by swift-prometheus.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // pacer-cloud's store: every query written once over SQLKit, on PostgreSQL (postgres-kit,
+        // over PostgresNIO's pool) and SQLite (sqlite-kit, over SQLiteNIO).
+        .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
     ],
     targets: [
         // Pure: samples and time in, decisions out. No I/O, no clocks, no Foundation.
@@ -176,7 +180,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -260,6 +266,7 @@ let package = Package(
             dependencies: [
                 "PacerCloud", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud", "Export", "PacerCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -289,7 +296,7 @@ if ProcessInfo.processInfo.environment["PACER_FUZZ"] != nil {
 if ProcessInfo.processInfo.environment["PACER_DEVICE_ONLY"] != nil {
     let backendPackages = [
         "hummingbird", "postgres-nio", "async-http-client", "swift-crypto", "swift-nio", "swift-nio-ssl",
-        "hummingbird-auth", "swift-mustache", "swift-metrics", "swift-prometheus",
+        "hummingbird-auth", "swift-mustache", "swift-metrics", "swift-prometheus", "sql-kit", "postgres-kit", "sqlite-kit",
     ]
     package.dependencies.removeAll { dependency in
         guard case .sourceControl(_, let location, _) = dependency.kind else { return false }

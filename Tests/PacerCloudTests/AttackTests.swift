@@ -60,12 +60,12 @@ struct AttackTests {
     func storedHugeAccuracy(backend: Backend) async throws {
         try await Cloud.with(backend) { cloud in
             _ = try await cloud.addDevice("pacer-7")
-            let device = try await cloud.store.devices()[0].id
+            let device = try await cloud.store.devices.devices()[0].id
             var message = AlertTests.message(Track.runID(), 0)
             message["position"] = ["lat": 45.4, "lon": 9.2, "accuracy_m": 1e300, "time": "9999-12-31T23:59:59.000Z"]
             let json = String(decoding: try JSONSerialization.data(withJSONObject: message), as: UTF8.self)
             let secret = Tokens.random(bytes: 24)
-            _ = try await cloud.store.recordAlertMessage(AlertMessageInput(
+            _ = try await cloud.store.alerts.recordAlertMessage(AlertMessageInput(
                 device: device, alertID: message["alert_id"] as! String, sequence: 0, type: "alert", kind: "hr_high", test: false,
                 json: json, receivedMs: WallClock.nowMilliseconds(), newSecret: secret, forward: []))
             let page = try await cloud.request(.get, "/a/\(secret)", token: nil)

@@ -23,7 +23,7 @@ extension CloudRoutes {
                                           "Idempotency-Key \(WireLimits.quoted(key)) does not match alert_id:sequence '\(alertID):\(message.sequence)'")
             }
         }
-        let stored = try await store.alert(device: device.id, alertID: alertID)
+        let stored = try await store.alerts.alert(device: device.id, alertID: alertID)
         if !AlertAdmission.alwaysTaken(message, stored: stored), let seconds = alertAdmission.take(device: device.id, alertID: alertID) {
             var refusal = APIError(.tooManyRequests, "rate_limited",
                                    "sequence: too many updates of alert \(alertID) from this device (at most \(AlertAdmission.perAlert.phrase) per alert, "
@@ -36,7 +36,7 @@ extension CloudRoutes {
         // The wearer: the account's display name where the device belongs to one, else the name
         // the device sent; times in the reader's zone where known, else the wearer's.
         var runner: Account?
-        if let accountID = device.accountID { runner = try await store.account(id: accountID) }
+        if let accountID = device.accountID { runner = try await store.accounts.account(id: accountID) }
         let words = AlertWords(device: device.name, account: runner, messages: [message])
         var forward: [ForwardTarget] = []
         if let webhook = device.webhook {
@@ -52,7 +52,7 @@ extension CloudRoutes {
         }
         // Each person consented to watch the runner gets the e-mail too, in their own zone.
         if let runner = device.accountID, let mail = configuration.mail {
-            for monitor in try await store.monitors(runnerID: runner) where monitor.email != device.email {
+            for monitor in try await store.monitoring.monitors(runnerID: runner) where monitor.email != device.email {
                 let (email, zone) = (monitor.email, monitor.timezone)
                 forward.append(ForwardTarget(channel: "email", target: email) { secret in
                     Forwarding.emailPayload(from: mail.from, to: email, words: words, page: base + "/a/" + secret, message: message,
@@ -60,7 +60,7 @@ extension CloudRoutes {
                 })
             }
         }
-        let result = try await store.recordAlertMessage(AlertMessageInput(
+        let result = try await store.alerts.recordAlertMessage(AlertMessageInput(
             device: device.id, alertID: alertID, sequence: message.sequence, type: message.type, kind: message.kind,
             test: message.test, json: json, receivedMs: receivedMs, newSecret: Tokens.random(bytes: 24),
             forward: forward))
@@ -79,8 +79,8 @@ extension CloudRoutes {
     /// justified no more, so it is forgotten as the heartbeat forgets one (issue 31).
     private func forgetPrivatePosition(_ deviceID: String) async throws {
         guard try await storedState(deviceID)?.in_private_place == true,
-              try await store.alerts(device: deviceID, state: .open, before: nil, limit: 1).isEmpty else { return }
-        try await store.forgetPosition(device: deviceID)
+              try await store.alerts.alerts(device: deviceID, state: .open, before: nil, limit: 1).isEmpty else { return }
+        try await store.monitoring.forgetPosition(device: deviceID)
     }
 
     /// `GET /v1/alerts?state=&limit=&before=`: a page of the device's alerts, newest first, and
@@ -111,7 +111,7 @@ extension CloudRoutes {
         }
         let base = linkBase
         // One more than asked: whether there is a next page, without counting.
-        var alerts = try await store.alerts(device: device.id, state: state, before: before, limit: limit + 1)
+        var alerts = try await store.alerts.alerts(device: device.id, state: state, before: before, limit: limit + 1)
         let more = alerts.count > limit
         alerts = Array(alerts.prefix(limit))
         // The stored message (its known fields) is spliced in rather than decoded and encoded again.
@@ -129,16 +129,16 @@ extension CloudRoutes {
     func alertPage(context: CloudRequestContext) async throws -> Response {
         let secret = context.parameters.get("secret") ?? ""
         let headers = AlertPage.headers
-        guard Tokens.isWellFormedSecret(secret), let read = try await store.alert(secret: secret, messages: AlertLimits.pageMessages) else {
+        guard Tokens.isWellFormedSecret(secret), let read = try await store.alerts.alert(secret: secret, messages: AlertLimits.pageMessages) else {
             return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(string: AlertPage.notFound())))
         }
         let (alert, messages) = (read.alert, read.messages)
-        let answers = try await store.alertAnswers(device: alert.device, alertID: alert.alertID, newest: AlertLimits.answersShown)
+        let answers = try await store.monitoring.alertAnswers(device: alert.device, alertID: alert.alertID, newest: AlertLimits.answersShown)
         // Who: the account's display name where the device belongs to one, else what the device
         // sent; the reader of this public page is not known, so times are in the wearer's zone.
-        let device = try await store.device(id: alert.device)
+        let device = try await store.devices.device(id: alert.device)
         var runner: Account?
-        if let accountID = device?.accountID { runner = try await store.account(id: accountID) }
+        if let accountID = device?.accountID { runner = try await store.accounts.account(id: accountID) }
         let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }.sorted { $0.sequence < $1.sequence }
         let words = AlertWords(device: device?.name ?? decoded.first?.device ?? "the device", account: runner, messages: decoded)
         let html = AlertPage.html(alert: alert, messages: messages, answers: answers, nowMs: WallClock.nowMilliseconds(), words: words,

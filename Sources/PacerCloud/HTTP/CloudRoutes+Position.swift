@@ -10,12 +10,12 @@ extension CloudRoutes {
         // position from a clock far ahead (9999-12-31) cannot hold the place for good. The
         // device's time stays in the stored position as data.
         let orderMs = min(deviceMs, WallClock.nowMilliseconds())
-        let stored = try await store.putPosition(device: device.id, timeMs: orderMs, json: try JSONInput.canonical(position))
+        let stored = try await store.alerts.putPosition(device: device.id, timeMs: orderMs, json: try JSONInput.canonical(position))
         if stored, let runner = device.accountID {
             // A position from a private place (one asked for during an alert) is shown with the
             // alert but never joins the trail.
             if let runID = position.run_id, try await storedState(device.id)?.in_private_place != true {
-                try await store.addTrailPoint(device: device.id, runID: runID, point: TrailPoint(timeMs: orderMs, lat: position.lat, lon: position.lon),
+                try await store.monitoring.addTrailPoint(device: device.id, runID: runID, point: TrailPoint(timeMs: orderMs, lat: position.lat, lon: position.lon),
                                               forgetBeforeMs: orderMs - configuration.monitoring.trailKept.milliseconds)
             }
             await hub.publish(HubEvent(kind: .position, account: runner, subject: device.id))
@@ -25,7 +25,7 @@ extension CloudRoutes {
 
     func getPosition(context: CloudRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        guard let json = try await store.position(device: device.id) else { throw APIError.notFound("no position stored yet") }
+        guard let json = try await store.alerts.position(device: device.id) else { throw APIError.notFound("no position stored yet") }
         return JSONInput.json(Array(json.utf8))
     }
 }

@@ -24,7 +24,7 @@ extension CloudRoutes {
         }
         let body = try await JSONInput.body(of: request, context: context)
         let samples = try Self.checkChunk(body, gzip: encoding == "gzip", seq: seq)
-        let elsewhere = try await store.storedSamples(device: device.id, runID: runID, below: CloudLimits.maxChunksPerRun, excluding: seq)
+        let elsewhere = try await store.runs.storedSamples(device: device.id, runID: runID, below: CloudLimits.maxChunksPerRun, excluding: seq)
         guard elsewhere + samples <= TrackChunkFormat.maxSamplesPerRun else {
             throw APIError(.contentTooLarge, "run_too_large",
                            "run \(runID) would have \(elsewhere + samples) samples with chunk \(seq); a run has at most \(TrackChunkFormat.maxSamplesPerRun)")
@@ -32,7 +32,7 @@ extension CloudRoutes {
         // The encoding is part of what was received: the same bytes with another encoding differ.
         let digest = Tokens.digest(Array((encoding ?? "identity").utf8) + [0] + body)
         let chunk = StoredChunk(runID: runID, seq: seq, body: body, contentEncoding: encoding, digest: digest, samples: samples)
-        let result = try await store.putChunk(chunk, device: device.id)
+        let result = try await store.runs.putChunk(chunk, device: device.id)
         if result != .conflict {
             // The last chunk may be what completes a run that followed a planned session (a
             // resent one too: the first answer may have been lost after the chunk was stored).
@@ -70,7 +70,7 @@ extension CloudRoutes {
         let summary = try JSONInput.decode(RunSummaryBody.self, from: try await JSONInput.jsonBody(of: request, context: context))
         let startMs = try summary.validate()
         let stored = StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs)
-        let result = try await store.putSummary(stored, device: device.id)
+        let result = try await store.runs.putSummary(stored, device: device.id)
         let missing = try await missingChunks(device: device.id, runID: runID, count: summary.chunks)
         if missing.isEmpty, summary.planned_session_id != nil { try await markFollowedSession(device: device, runID: runID) }
         if missing.isEmpty, result != .unchanged { figuresIfComplete(device: device.id, runID: runID) }
@@ -81,7 +81,7 @@ extension CloudRoutes {
 
     /// Chunk numbers below `count` not stored yet (the device's resume list).
     private func missingChunks(device: String, runID: String, count: Int) async throws -> [Int] {
-        let present = Set(try await store.chunkNumbers(device: device, runID: runID, below: count))
+        let present = Set(try await store.runs.chunkNumbers(device: device, runID: runID, below: count))
         return (0..<count).filter { !present.contains($0) }
     }
 
@@ -89,7 +89,7 @@ extension CloudRoutes {
         let device = try context.requireDevice()
         let limit = try integerQuery(request, "limit", default: 20, range: 1...200)
         let offset = try integerQuery(request, "offset", default: 0, range: 0...1_000_000)
-        let runs = try await store.completeRuns(device: device.id, limit: limit, offset: offset)
+        let runs = try await store.runs.completeRuns(device: device.id, limit: limit, offset: offset)
         return try JSONInput.encode(RunList(runs: try runs.map(RunItem.init), limit: limit, offset: offset))
     }
 
@@ -113,7 +113,7 @@ extension CloudRoutes {
     func deleteRun(context: CloudRequestContext) async throws -> Response {
         let device = try context.requireDevice()
         let runID = try Identifiers.runID(context.parameters.get("run_id"))
-        guard try await store.deleteRun(device: device.id, runID: runID) else { throw APIError.notFound("no run \(runID)") }
+        guard try await store.runs.deleteRun(device: device.id, runID: runID) else { throw APIError.notFound("no run \(runID)") }
         return Response(status: .noContent)
     }
 
@@ -122,10 +122,10 @@ extension CloudRoutes {
     private func completeRun(context: CloudRequestContext) async throws -> (RunItem, TrackStream.Chunks) {
         let device = try context.requireDevice()
         let runID = try Identifiers.runID(context.parameters.get("run_id"))
-        guard let stored = try await store.completeRun(device: device.id, runID: runID) else {
+        guard let stored = try await store.runs.completeRun(device: device.id, runID: runID) else {
             throw APIError.notFound("no complete run \(runID) (unknown, or its summary or a chunk is still missing)")
         }
-        let samples = try await store.storedSamples(device: device.id, runID: runID, below: stored.chunks, excluding: nil)
+        let samples = try await store.runs.storedSamples(device: device.id, runID: runID, below: stored.chunks, excluding: nil)
         guard samples <= TrackChunkFormat.maxSamplesPerRun else {
             throw APIError(.contentTooLarge, "run_too_large",
                            "run \(runID) has \(samples) samples; at most \(TrackChunkFormat.maxSamplesPerRun) are served")

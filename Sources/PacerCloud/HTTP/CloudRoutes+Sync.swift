@@ -10,7 +10,7 @@ extension CloudRoutes {
     /// below and one line here (and its optional field in `DeviceSync.Sections`).
     func syncSections(for device: Device) async throws -> DeviceSync.Sections {
         // The owner's account, read once for the profile and the plan (a device may have none).
-        let account: Account? = if let accountID = device.accountID { try await store.account(id: accountID) } else { nil }
+        let account: Account? = if let accountID = device.accountID { try await store.accounts.account(id: accountID) } else { nil }
         return DeviceSync.Sections(
             notices: try Self.versioned(try await noticesSection(device)),
             profile: try Self.versioned(profileSection(account)),
@@ -41,7 +41,7 @@ extension CloudRoutes {
             throw JSONInput.invalid("notice_ids[\(index)]", "\(WireLimits.quoted(id)) is not a notice id (a lowercase UUID)")
         }
         let ids = Array(Set(ack.notice_ids)).sorted()
-        let unknown = try await store.acknowledgeNotices(device: device.id, ids: ids, nowMs: WallClock.nowMilliseconds())
+        let unknown = try await store.sync.acknowledgeNotices(device: device.id, ids: ids, nowMs: WallClock.nowMilliseconds())
         guard unknown.isEmpty else {
             throw APIError(.notFound, "not_found",
                            "no notice of this device has the id \(unknown.prefix(5).map { "'\($0)'" }.joined(separator: ", "))"
@@ -56,7 +56,7 @@ extension CloudRoutes {
         try state.validate()
         let previous = try await storedState(device.id)
         let nowMs = WallClock.nowMilliseconds()
-        try await store.putDeviceState(device: device.id, receivedMs: nowMs, json: try JSONInput.canonical(state), daily: state.hr_daily ?? [])
+        try await store.health.putDeviceState(device: device.id, receivedMs: nowMs, json: try JSONInput.canonical(state), daily: state.hr_daily ?? [])
         try await applyPrivacyAndRunEnd(device.id, state, previous: previous, nowMs: nowMs)
         if let runner = device.accountID { await hub.publish(HubEvent(kind: .state, account: runner, subject: device.id)) }
         return try JSONInput.encode(PositionReply(stored: true))
@@ -64,7 +64,7 @@ extension CloudRoutes {
 
     /// The device's stored heartbeat, decoded (nil: none yet).
     func storedState(_ deviceID: String) async throws -> DeviceState? {
-        try await store.deviceState(device: deviceID).flatMap { try? JSONDecoder().decode(DeviceState.self, from: Data($0.json.utf8)) }
+        try await store.sync.deviceState(device: deviceID).flatMap { try? JSONDecoder().decode(DeviceState.self, from: Data($0.json.utf8)) }
     }
 
     /// What a heartbeat changes beyond itself. The run ended (idle): its live trail is forgotten.
@@ -72,20 +72,20 @@ extension CloudRoutes {
     /// position is forgotten unless an alert is open (an alert always shows where the person is),
     /// so no monitor is served where the runner was just before entering, however old.
     private func applyPrivacyAndRunEnd(_ deviceID: String, _ state: DeviceState, previous: DeviceState?, nowMs: Int64) async throws {
-        if state.state == "idle", previous?.state != "idle" { try await store.clearTrail(device: deviceID) }
+        if state.state == "idle", previous?.state != "idle" { try await store.monitoring.clearTrail(device: deviceID) }
         guard state.in_private_place == true else { return }
-        let stored = try await store.position(device: deviceID)
+        let stored = try await store.alerts.position(device: deviceID)
         if previous?.in_private_place != true, state.state != "idle",
            let runID = stored.flatMap({ try? JSONDecoder().decode(LivePosition.self, from: Data($0.utf8)) })?.run_id {
-            try await store.addTrailBreak(device: deviceID, runID: runID, timeMs: nowMs)
+            try await store.monitoring.addTrailBreak(device: deviceID, runID: runID, timeMs: nowMs)
         }
-        if stored != nil, try await store.alerts(device: deviceID, state: .open).isEmpty { try await store.forgetPosition(device: deviceID) }
+        if stored != nil, try await store.alerts.alerts(device: deviceID, state: .open).isEmpty { try await store.monitoring.forgetPosition(device: deviceID) }
     }
 
     // MARK: Sections
 
     private func noticesSection(_ device: Device) async throws -> NoticesSection {
-        let pending = try await store.pendingNotices(device: device.id, limit: NoticesSection.maxItems)
+        let pending = try await store.sync.pendingNotices(device: device.id, limit: NoticesSection.maxItems)
         return NoticesSection(version: "", items: pending.map {
             Notice(id: $0.id, text: $0.text, created_at: WireTime.text(milliseconds: $0.createdMs))
         })
@@ -105,7 +105,7 @@ extension CloudRoutes {
     func planSection(_ account: Account?) async throws -> PlanSection? {
         guard let account else { return nil }
         let today = today(account)
-        let occurrences = try await store.planOccurrences(accountID: account.id, from: today, through: today + PlanSection.days - 1)
+        let occurrences = try await store.plans.planOccurrences(accountID: account.id, from: today, through: today + PlanSection.days - 1)
         let sessions = occurrences.lazy.filter { $0.done == nil }.prefix(PlanSection.maxSessions).map { occurrence in
             PlannedSession(id: occurrence.id, date: occurrence.date, name: Self.spokenName(occurrence.session.name),
                            steps: occurrence.session.steps)

@@ -4,7 +4,7 @@ import Hummingbird
 /// behind a device's bearer token, the account pages behind a session. Every route is added
 /// with its `AccessPolicy`, recorded in `accessRegistry` for the access harness.
 public struct CloudRoutes: Sendable {
-    let store: any CloudStore
+    let store: CloudStore
     let configuration: CloudConfiguration
     /// "https://cloud.example.org": what alert page links start with (`CloudConfiguration.linkBase`).
     let linkBase: String
@@ -37,7 +37,7 @@ public struct CloudRoutes: Sendable {
     /// Each route's policy, filled by `router()`.
     public let accessRegistry = AccessRegistry()
 
-    public init(store: any CloudStore, configuration: CloudConfiguration, linkBase: String,
+    public init(store: CloudStore, configuration: CloudConfiguration, linkBase: String,
                 now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow, wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock,
                 wakeForwarder: @escaping @Sendable () -> Void = {}, hub: any EventHub = LocalEventHub()) {
         self.hub = hub

@@ -1,10 +1,8 @@
 import Synchronization
 
-/// Where the SQLite store reports each statement's time (GRDB's profile trace, on every
-/// connection of its pool). Nothing is kept until an application attaches its metrics
-/// (`CloudApplication.make`). PostgresNIO's client reports nothing per query or lease (its
-/// pool's observability delegate is internal and logs only connects and closes), so the
-/// PostgreSQL store is timed by the forwarder's probe instead (`CloudMetrics.databaseProbe`).
+/// Where the store reports the time of each read and transaction (`StoreDatabase`), on SQLite
+/// and PostgreSQL alike. Nothing is kept until an application attaches its metrics
+/// (`CloudApplication.make`). The forwarder's probe times the database too (`CloudMetrics.databaseProbe`).
 public final class QueryObserver: Sendable {
     private let metrics = Mutex<CloudMetrics?>(nil)
 

@@ -64,12 +64,12 @@ extension CloudRoutes {
                                 error: String? = nil) async throws -> Response {
         let (account, session) = try signedIn(context)
         let person = { (other: Account) -> [String: String] in ["id": other.id, "name": other.displayName, "email": other.email] }
-        let invites = try await store.monitorInvites(runnerID: account.id, nowMs: wallClock()).map {
+        let invites = try await store.monitoring.monitorInvites(runnerID: account.id, nowMs: wallClock()).map {
             ["email": $0.email, "until": WireTime.text(milliseconds: $0.expiresMs)]
         }
         var values: [String: Any] = [
-            "monitors": try await store.monitors(runnerID: account.id).map(person),
-            "runners": try await store.watchedRunners(monitorID: account.id).map(person),
+            "monitors": try await store.monitoring.monitors(runnerID: account.id).map(person),
+            "runners": try await store.monitoring.watchedRunners(monitorID: account.id).map(person),
             "invites": invites,
         ]
         if let notice { values["notice"] = notice }
@@ -93,7 +93,7 @@ extension CloudRoutes {
             return try await refuse(.serviceUnavailable, "email: this server sends no e-mail, so it cannot send invitations")
         }
         let nowMs = wallClock()
-        let pending = try await store.monitorInvites(runnerID: account.id, nowMs: nowMs)
+        let pending = try await store.monitoring.monitorInvites(runnerID: account.id, nowMs: nowMs)
         let limit = configuration.monitoring.pendingInvitesPerRunner
         guard pending.count < limit else {
             return try await refuse(.tooManyRequests, "email: you have \(limit) invitations waiting already; wait until some are accepted or expire")
@@ -103,7 +103,7 @@ extension CloudRoutes {
         let text = InvitationMail.text(inviterName: account.displayName, inviterEmail: account.email,
                                        link: "\(linkBase)/monitoring/accept?token=\(token)", lifetimeDays: lifetime / 86_400_000)
         let payload = try JSONInput.canonical(Forwarding.Email(from: mail.from, to: email, subject: InvitationMail.subject, text: text))
-        try await store.addMonitorInvite(
+        try await store.monitoring.addMonitorInvite(
             MonitorInvite(hash: Tokens.hash(token), runnerID: account.id, email: email, createdMs: nowMs, expiresMs: nowMs + lifetime),
             mail: OutboxMail(to: email, payload: payload))
         wakeForwarder()
@@ -113,7 +113,7 @@ extension CloudRoutes {
     /// The invitation the token names: a 400 without a token, a 404 naming it when it names none.
     private func invitation(_ token: String) async throws -> MonitorInvite {
         guard !token.isEmpty else { throw WebRefusal.plain(.badRequest, "token is missing: open the link from the invitation e-mail") }
-        guard Tokens.isWellFormedSecret(token), let invite = try await store.monitorInvite(hash: Tokens.hash(token), nowMs: wallClock()) else {
+        guard Tokens.isWellFormedSecret(token), let invite = try await store.monitoring.monitorInvite(hash: Tokens.hash(token), nowMs: wallClock()) else {
             throw WebRefusal.plain(.notFound, "token: this invitation is not valid, was used already or has expired; ask for a new one")
         }
         return invite
@@ -122,7 +122,7 @@ extension CloudRoutes {
     private func acceptPage(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
         let token = request.uri.queryParameters["token"].map(String.init) ?? ""
         let invite = try await invitation(token)
-        let runner = try await store.account(id: invite.runnerID)?.displayName ?? "A runner"
+        let runner = try await store.accounts.account(id: invite.runnerID)?.displayName ?? "A runner"
         let values: [String: Any] = ["runner": runner, "email": invite.email, "token": token, "signed_in": context.session != nil]
         return MonitorPage.response(MonitorPage.accept, values: values, csrf: context.session?.csrf ?? "", title: "Watch over \(runner)")
     }
@@ -137,7 +137,7 @@ extension CloudRoutes {
             throw WebRefusal.plain(.forbidden, "token: this invitation was sent to another address; log in with the address it was sent to")
         }
         guard invite.runnerID != account.id else { throw WebRefusal.plain(.badRequest, "token: you cannot watch over yourself") }
-        guard let runnerID = try await store.acceptMonitorInvite(hash: Tokens.hash(token), monitorID: account.id, nowMs: wallClock()) else {
+        guard let runnerID = try await store.monitoring.acceptMonitorInvite(hash: Tokens.hash(token), monitorID: account.id, nowMs: wallClock()) else {
             throw WebRefusal.plain(.notFound, "token: this invitation was used already or has expired; ask for a new one")
         }
         await hub.publish(HubEvent(kind: .consent, account: runnerID, subject: account.id))
@@ -156,7 +156,7 @@ extension CloudRoutes {
         } else {
             return try await monitoringPage(context, status: .badRequest, error: "monitor or runner is missing: say whose watching ends")
         }
-        guard try await store.endConsent(runnerID: runnerID, monitorID: monitorID) else {
+        guard try await store.monitoring.endConsent(runnerID: runnerID, monitorID: monitorID) else {
             return try await monitoringPage(context, status: .notFound, error: "monitor or runner: there is no such watching to end")
         }
         await hub.publish(HubEvent(kind: .consent, account: runnerID, subject: monitorID))
@@ -208,7 +208,7 @@ extension CloudRoutes {
                 streams.give(account.id)
                 slot.release()
             }
-            var watched = Set(try await store.watchedRunners(monitorID: account.id).map(\.id))
+            var watched = Set(try await store.monitoring.watchedRunners(monitorID: account.id).map(\.id))
             try await writer.write(ByteBuffer(string: "retry: 3000\n: connected\n\n"))
             // A server shutting down waits for open responses: the stream ends at once then.
             try await withGracefulShutdownHandler {
@@ -234,12 +234,12 @@ extension CloudRoutes {
                         }
                         if event.kind == .consent {
                             guard event.account == account.id || event.subject == account.id else { continue }
-                            watched = Set(try await store.watchedRunners(monitorID: account.id).map(\.id))
+                            watched = Set(try await store.monitoring.watchedRunners(monitorID: account.id).map(\.id))
                             try await writer.write(ByteBuffer(string: "event: consent\ndata: {}\n\n"))
                             continue
                         }
-                        guard watched.contains(event.account), let runner = try await store.account(id: event.account),
-                              let device = try await store.device(id: event.subject), device.accountID == runner.id, !device.revoked
+                        guard watched.contains(event.account), let runner = try await store.accounts.account(id: event.account),
+                              let device = try await store.devices.device(id: event.subject), device.accountID == runner.id, !device.revoked
                         else { continue }
                         let card = try await Dashboard(store: store, nowMs: wallClock(), csrf: csrf, timezone: timezone).card(runner: runner, device: device)
                         let json = String(decoding: try JSONEncoder().encode(card), as: UTF8.self)
@@ -260,15 +260,15 @@ extension CloudRoutes {
         let form = try await WebForm.read(request, context: context)
         let deviceID = context.parameters.get("device") ?? "", alertID = context.parameters.get("alert") ?? ""
         // Only a consented monitor of the device's runner; anyone else learns nothing of it.
-        guard let device = try await store.device(id: deviceID), let runnerID = device.accountID,
-              try await store.isMonitor(account.id, of: runnerID),
-              let alert = try await store.alert(device: device.id, alertID: alertID) else {
+        guard let device = try await store.devices.device(id: deviceID), let runnerID = device.accountID,
+              try await store.monitoring.isMonitor(account.id, of: runnerID),
+              let alert = try await store.alerts.alert(device: device.id, alertID: alertID) else {
             throw WebRefusal.plain(.notFound, "no such alert among the runners you watch over")
         }
         guard alert.state == .open else { throw WebRefusal.plain(.conflict, "alert: this alert is no longer open, so it takes no answer") }
         // The device speaks every answer: one monitor cannot make it talk without end.
         let limit = configuration.monitoring.answersPerMonitorPerAlert
-        let sent = try await store.alertAnswers(device: device.id, alertID: alert.alertID)
+        let sent = try await store.monitoring.alertAnswers(device: device.id, alertID: alert.alertID)
             .filter { $0.monitorID == account.id && $0.kind != AlertAnswer.whereAreYou }.count
         guard sent < limit else {
             throw WebRefusal.plain(.tooManyRequests, "kind: you have sent \(limit) answers to this alert already, the most one person may")
@@ -287,7 +287,7 @@ extension CloudRoutes {
         default:
             throw WebRefusal.plain(.badRequest, "kind: expected on_my_way or text")
         }
-        _ = try await store.addAlertAnswer(AlertAnswer(device: device.id, alertID: alert.alertID, monitorID: account.id,
+        _ = try await store.monitoring.addAlertAnswer(AlertAnswer(device: device.id, alertID: alert.alertID, monitorID: account.id,
                                                        monitorName: account.displayName, kind: text == nil ? AlertAnswer.onMyWay : AlertAnswer.text,
                                                        text: text, createdMs: wallClock()))
         await hub.publish(HubEvent(kind: .answer, account: runnerID, subject: device.id))
@@ -303,21 +303,21 @@ extension CloudRoutes {
         _ = try await WebForm.read(request, context: context)
         let deviceID = context.parameters.get("device") ?? ""
         // Only a consented monitor of the device's runner; anyone else learns nothing of it.
-        guard let device = try await store.device(id: deviceID), !device.revoked, let runnerID = device.accountID,
-              try await store.isMonitor(account.id, of: runnerID) else {
+        guard let device = try await store.devices.device(id: deviceID), !device.revoked, let runnerID = device.accountID,
+              try await store.monitoring.isMonitor(account.id, of: runnerID) else {
             throw WebRefusal.plain(.notFound, "no such device among the runners you watch over")
         }
-        let alertID = try await store.alerts(device: device.id, state: .open).first?.alertID ?? ""
+        let alertID = try await store.alerts.alerts(device: device.id, state: .open).first?.alertID ?? ""
         let nowMs = wallClock()
         // The device answers each at once: one monitor asks at most a few times a minute.
         let limit = configuration.monitoring.whereAreYouPerMinute
-        let recent = try await store.alertAnswers(device: device.id, alertID: alertID).filter {
+        let recent = try await store.monitoring.alertAnswers(device: device.id, alertID: alertID).filter {
             $0.monitorID == account.id && $0.kind == AlertAnswer.whereAreYou && nowMs - $0.createdMs < 60_000
         }
         guard recent.count < limit else {
             throw WebRefusal.tooManyAttempts(retryAfter: 60, message: "you asked \(limit) times in the last minute already; the position comes when the device is online")
         }
-        _ = try await store.addAlertAnswer(AlertAnswer(device: device.id, alertID: alertID, monitorID: account.id, monitorName: account.displayName,
+        _ = try await store.monitoring.addAlertAnswer(AlertAnswer(device: device.id, alertID: alertID, monitorID: account.id, monitorName: account.displayName,
                                                        kind: AlertAnswer.whereAreYou, text: nil, createdMs: nowMs))
         await hub.publish(HubEvent(kind: .answer, account: runnerID, subject: device.id))
         return Response(status: .seeOther, headers: [.location: "/watch", .cacheControl: "no-store"])
@@ -344,7 +344,7 @@ extension CloudRoutes {
             wait = value
         }
         let limit = 100
-        var answers = try await store.alertAnswers(device: device.id, after: after, limit: limit)
+        var answers = try await store.monitoring.alertAnswers(device: device.id, after: after, limit: limit)
         if answers.isEmpty, wait > 0 {
             // A long-poll holds a connection: only a few per device (issue 31).
             let slot = try longPollSlot(device: device.id)
@@ -352,7 +352,7 @@ extension CloudRoutes {
             let subscription = hub.subscribe(bufferingNewest: 16)
             defer { subscription.end() }
             // Read again once subscribed: an answer stored in between is not missed.
-            answers = try await store.alertAnswers(device: device.id, after: after, limit: limit)
+            answers = try await store.monitoring.alertAnswers(device: device.id, after: after, limit: limit)
             if answers.isEmpty {
                 let timeout = Task {
                     try? await Task.sleep(for: .seconds(wait))
@@ -362,7 +362,7 @@ extension CloudRoutes {
                 for await signal in subscription.signals {
                     if case .event(let event) = signal, event.kind == .answer, event.subject == device.id { break }
                 }
-                answers = try await store.alertAnswers(device: device.id, after: after, limit: limit)
+                answers = try await store.monitoring.alertAnswers(device: device.id, after: after, limit: limit)
             }
         }
         let items = answers.map {

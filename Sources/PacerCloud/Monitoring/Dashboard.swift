@@ -57,7 +57,7 @@ struct DeviceCard: Encodable, Sendable {
 /// Builds the dashboard's cards from the store. Everything from devices or people is
 /// HTML-escaped by Mustache's `{{ }}`.
 struct Dashboard {
-    let store: any CloudStore
+    let store: CloudStore
     let nowMs: Int64
     let csrf: String
     /// The monitor's time zone: "offline since 07:31" is their clock's time.
@@ -68,10 +68,10 @@ struct Dashboard {
 
     /// A card for every device of every runner the monitor watches, runners in consent order.
     func cards(monitorID: String) async throws -> [DeviceCard] {
-        let runners = try await store.watchedRunners(monitorID: monitorID)
+        let runners = try await store.monitoring.watchedRunners(monitorID: monitorID)
         var cards: [DeviceCard] = []
         for runner in runners {
-            for device in try await store.devices(accountID: runner.id) where !device.revoked {
+            for device in try await store.devices.devices(accountID: runner.id) where !device.revoked {
                 cards.append(try await card(runner: runner, device: device))
             }
         }
@@ -79,12 +79,12 @@ struct Dashboard {
     }
 
     func card(runner: Account, device: Device) async throws -> DeviceCard {
-        var position = try await store.position(device: device.id).flatMap { try? JSONDecoder().decode(LivePosition.self, from: Data($0.utf8)) }
+        var position = try await store.alerts.position(device: device.id).flatMap { try? JSONDecoder().decode(LivePosition.self, from: Data($0.utf8)) }
         // Only what the card shows is read (issue 31): the newest open alerts, the newest closed ones.
-        let open = try await store.alerts(device: device.id, state: .open, before: nil, limit: AlertLimits.cardOpenAlerts)
+        let open = try await store.alerts.alerts(device: device.id, state: .open, before: nil, limit: AlertLimits.cardOpenAlerts)
         var closed: [StoredAlert] = []
         for state in [AlertState.resolved, .cancelled] {
-            closed += try await store.alerts(device: device.id, state: state, before: nil, limit: Self.closedAlertsShown)
+            closed += try await store.alerts.alerts(device: device.id, state: state, before: nil, limit: Self.closedAlertsShown)
         }
         closed.sort { ($0.createdMs, $1.alertID) > ($1.createdMs, $0.alertID) }
         let shown = open + closed.prefix(Self.closedAlertsShown)
@@ -97,7 +97,7 @@ struct Dashboard {
         }
 
         var state = DeviceStateView.unknown
-        if let stored = try await store.deviceState(device: device.id),
+        if let stored = try await store.sync.deviceState(device: device.id),
            let heartbeat = try? JSONDecoder().decode(DeviceState.self, from: Data(stored.json.utf8)) {
             state = DeviceStateView(heartbeat: heartbeat, receivedMs: stored.receivedMs, nowMs: nowMs)
         }
@@ -126,7 +126,7 @@ struct Dashboard {
             // The current run's trail: none once the device says the run ended (idle).
             var trail: [[[Double]]] = []
             if let runID = position.run_id, state.state != "idle" {
-                trail = TrailPoint.segments(try await store.trail(device: device.id, runID: runID, limit: Self.trailPoints))
+                trail = TrailPoint.segments(try await store.monitoring.trail(device: device.id, runID: runID, limit: Self.trailPoints))
             }
             map = MapView(lat: position.lat, lon: position.lon, accuracy_m: position.accuracy_m, trail: trail)
         }
@@ -143,7 +143,7 @@ struct Dashboard {
 
     /// The alert as the card shows it, and the newest position its messages carry.
     private func alertValue(_ alert: StoredAlert, device: Device) async throws -> ([String: Any], LivePosition?) {
-        let messages = try await store.alert(secret: alert.secret, messages: AlertLimits.cardMessages)?.messages ?? []
+        let messages = try await store.alerts.alert(secret: alert.secret, messages: AlertLimits.cardMessages)?.messages ?? []
         let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }.sorted { $0.sequence < $1.sequence }
         // Where the runner was is shown only while the alert is open (issue 31): a closed alert's
         // positions may be inside a private place, which the alert no longer justifies showing.
@@ -154,7 +154,7 @@ struct Dashboard {
             return LivePosition(time: position.time ?? message.time, lat: position.lat, lon: position.lon, accuracy_m: position.accuracy_m,
                                 speed_mps: nil, heart_rate: nil, run_id: message.run_id)
         }
-        let answers = try await store.alertAnswers(device: device.id, alertID: alert.alertID, newest: AlertLimits.answersShown)
+        let answers = try await store.monitoring.alertAnswers(device: device.id, alertID: alert.alertID, newest: AlertLimits.answersShown)
             .map { Self.line($0, nowMs: nowMs) }
         let stateText: String
         switch alert.state {

@@ -1,11 +1,13 @@
 import Foundation
-import GRDB
-import PostgresNIO
+import Logging
+import NIOPosix
+import SQLiteKit
+import SQLKit
 
-/// `pacer-cloud backup FILE` and `restore FILE`. SQLite: SQLite's online backup API (through
-/// GRDB: `sqlite3_backup_*` in one step inside a read transaction), so the copy is one
-/// consistent snapshot even while a server writes; the file is a plain SQLite database.
-/// PostgreSQL: `pg_dump -Fc` and `pg_restore`, from PATH or /usr/lib/postgresql/15/bin.
+/// `pacer-cloud backup FILE` and `restore FILE`. SQLite: `VACUUM INTO`, so the copy is one
+/// consistent snapshot even while a server writes, and a plain SQLite file; restoring copies it
+/// into place (the server stopped). PostgreSQL: `pg_dump -Fc` and `pg_restore`, from PATH or
+/// /usr/lib/postgresql/15/bin.
 public enum CloudBackup {
     /// Writes a backup of `database` to `file`, which must not exist; returns what was written.
     public static func backup(_ database: DatabaseURL, to file: String) async throws -> String {
@@ -19,17 +21,16 @@ public enum CloudBackup {
         switch database {
         case .sqlite(let path):
             guard FileManager.default.fileExists(atPath: path) else { throw StoreError("no SQLite database at \(path)") }
-            // Not opened read-only: a read-only WAL database cannot be opened once its last
-            // writer has gone (and removed its -shm). The backup only reads.
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            let source = try DatabasePool(path: path, configuration: configuration)
-            let destination = try DatabaseQueue(path: partial)
-            try source.backup(to: destination)
-            // The copy takes the source's WAL mode; a backup is one self-contained file.
-            try await destination.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode=DELETE") }
-            try destination.close()
-            try source.close()
+            let source = try await StoreDatabase.sqlite(path: path, readers: 1)
+            do {
+                try await source.read { try await $0.raw("VACUUM INTO \(bind: partial)").run() }
+            } catch {
+                await source.close()
+                throw StoreError("cannot back up \(path): \(error)")
+            }
+            await source.close()
+            // A backup is one self-contained file, whatever mode the source was in.
+            try await withSQLiteFile(partial) { try await $0.raw("PRAGMA journal_mode = DELETE").run() }
         case .postgres:
             try run(try tool("pg_dump"), ["--format=custom", "--no-owner", "--file=\(partial)"] + connectionArguments(database),
                     environment: environment(database))
@@ -45,28 +46,29 @@ public enum CloudBackup {
         guard FileManager.default.fileExists(atPath: file) else { throw StoreError("no backup at \(file)") }
         switch database {
         case .sqlite(let path):
-            var readOnly = Configuration()
-            readOnly.readonly = true
-            let source: DatabaseQueue
+            let isBackup: Bool
             do {
-                source = try DatabaseQueue(path: file, configuration: readOnly)
-                guard try await source.read({ try $0.tableExists("schema_version") }) else {
-                    throw StoreError("\(file) is not a pacer-cloud backup (no schema_version table)")
+                isBackup = try await withSQLiteFile(file) { db in
+                    try await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('schema_version', 'pacer_migration')").first() != nil
                 }
-            } catch let error as StoreError { throw error } catch {
+            } catch {
                 throw StoreError("\(file) is not a pacer-cloud SQLite backup: \(error)")
             }
-            let target = try DatabasePool(path: path)
-            if !force, let table = try await target.read({ try firstTableWithRows($0) }) {
+            guard isBackup else { throw StoreError("\(file) is not a pacer-cloud backup (no schema_version table)") }
+            if FileManager.default.fileExists(atPath: path), !force,
+               let table = try await withSQLiteFile(path, { try await firstTableWithRows($0) }) {
                 throw StoreError("\(path) is not empty (table \(table) has rows): restore refuses to replace data without --force")
             }
-            try source.backup(to: target)
-            try target.close()
-            try source.close()
+            // Copied beside the database and renamed over it; the old file's WAL goes with it.
+            let partial = path + ".restoring-\(getpid())"
+            defer { try? FileManager.default.removeItem(atPath: partial) }
+            try? FileManager.default.removeItem(atPath: partial)
+            try FileManager.default.copyItem(atPath: file, toPath: partial)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            guard rename(partial, path) == 0 else { throw StoreError("cannot write \(path): \(String(cString: strerror(errno)))") }
         case .postgres:
-            let store = try database.open()
-            guard let postgres = store as? PostgresCloudStore else { throw StoreError("not a PostgreSQL store") }
-            let (tables, filled) = try await postgres.withRunning { try await postgres.publicTables() }
+            let target = try await database.openDatabase()
+            let (tables, filled) = try await target.withRunning { try await publicTables(target) }
             if let filled, !force {
                 throw StoreError("the database is not empty (table \(filled) has rows): restore refuses to replace data without --force")
             }
@@ -76,18 +78,30 @@ public enum CloudBackup {
                         + ["--dbname=\(try connectionString(database))", file], environment: environment(database))
         }
         // A backup from an older version gets this version's schema.
-        let store = try database.open()
-        if let postgres = store as? PostgresCloudStore {
-            try await postgres.withRunning { try await store.migrate() }
-        } else {
-            try await store.migrate()
+        let restored = try await database.openDatabase()
+        try await restored.withRunning { try await Migrator.migrate(restored, nowMs: WallClock.nowMilliseconds()) }
+    }
+
+    /// One plain connection to an SQLite file (no WAL set up: a backup stays as it is).
+    private static func withSQLiteFile<T: Sendable>(_ path: String, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: Logger(label: "pacer-cloud.backup"))
+        do {
+            let value = try await body(connection.sql())
+            try await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
         }
     }
 
     /// The first table (of the application's) with a row, or nil.
-    private static func firstTableWithRows(_ db: Database) throws -> String? {
-        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'schema_version' ORDER BY name")
-        for table in tables where try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \"\(table)\")") == true { return table }
+    private static func firstTableWithRows(_ db: any SQLDatabase) async throws -> String? {
+        let tables = try await db.raw("""
+            SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+            AND name NOT IN ('schema_version', 'pacer_migration') ORDER BY name
+            """).all().map { try $0.decode(column: "name", as: String.self) }
+        for table in tables where try await db.raw("SELECT 1 AS filled FROM \(ident: table) LIMIT 1").first() != nil { return table }
         return nil
     }
 
@@ -158,22 +172,18 @@ public enum CloudBackup {
     }
 }
 
-extension PostgresCloudStore {
+extension CloudBackup {
     /// How many tables the public schema has, and the first with a row (nil: all empty).
-    func publicTables() async throws -> (count: Int, filled: String?) {
-        var names: [String] = []
-        for try await name in try await client.query(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename != 'schema_version' ORDER BY tablename",
-            logger: logger).decode(String.self) {
-            names.append(name)
-        }
-        for name in names {
-            let quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            for try await filled in try await client.query(PostgresQuery(unsafeSQL: "SELECT EXISTS (SELECT 1 FROM \(quoted))"), logger: logger)
-                .decode(Bool.self) where filled {
+    static func publicTables(_ database: StoreDatabase) async throws -> (count: Int, filled: String?) {
+        try await database.read { db in
+            let names = try await db.raw("""
+                SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_version', 'pacer_migration')
+                ORDER BY tablename
+                """).all().map { try $0.decode(column: "tablename", as: String.self) }
+            for name in names where try await db.raw("SELECT 1 AS filled FROM \(ident: name) LIMIT 1").first() != nil {
                 return (names.count, name)
             }
+            return (names.count, nil)
         }
-        return (names.count, nil)
     }
 }

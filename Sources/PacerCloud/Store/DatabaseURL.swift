@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOSSL
 import PostgresNIO
 
@@ -74,11 +75,11 @@ public enum DatabaseURL: Sendable, Equatable {
         }
     }
 
-    /// Opens the store (not yet migrated). A PostgreSQL store must also be run (it is a Service).
-    public func open() throws -> any CloudStore {
+    /// Opens the database (not yet migrated). PostgreSQL's must also be run (it is a Service).
+    public func openDatabase() async throws -> StoreDatabase {
         switch self {
         case .sqlite(let path):
-            return try SQLiteCloudStore(path: path)
+            return try await StoreDatabase.sqlite(path: path)
         case .postgres(let host, let port, let user, let password, let database, let tls):
             let clientTLS: PostgresClient.Configuration.TLS
             let probeTLS: PostgresConnection.Configuration.TLS
@@ -90,10 +91,13 @@ public enum DatabaseURL: Sendable, Equatable {
             } else {
                 (clientTLS, probeTLS) = (.disable, .disable)
             }
-            return PostgresCloudStore(
-                configuration: .init(host: host, port: port, username: user, password: password, database: database, tls: clientTLS),
-                probe: .init(host: host, port: port, username: user, password: password, database: database, tls: probeTLS),
-                describedAs: "\(user)@\(host):\(port)/\(database) (\(tls.sslmode))")
+            let logger = Logger(label: "pacer-cloud.postgres")
+            let client = PostgresClient(configuration: .init(host: host, port: port, username: user, password: password, database: database,
+                                                             tls: clientTLS),
+                                        backgroundLogger: logger)
+            return StoreDatabase.postgres(client, probe: .init(host: host, port: port, username: user, password: password, database: database,
+                                                               tls: probeTLS),
+                                          describedAs: "\(user)@\(host):\(port)/\(database) (\(tls.sslmode))", logger: logger)
         }
     }
 

@@ -142,7 +142,7 @@ public struct PlanOccurrence: Sendable {
     public var id: String { PlanDates.occurrenceID(sessionID: session.id, date: date) }
 }
 
-extension CloudStore {
+extension PlanRepository {
     /// The account's occurrences within `from...through` (day numbers), by date then name, with
     /// their done state. Bounded: at most `PlanSession.maxPerAccount` sessions, each once a day.
     public func planOccurrences(accountID: String, from: Int, through: Int) async throws -> [PlanOccurrence] {

@@ -1,5 +1,7 @@
-/// The one schema both stores create, spelled for each: PostgreSQL wants BYTEA, BIGSERIAL and
-/// real booleans where SQLite takes BLOB, an INTEGER PRIMARY KEY and 0/1.
+/// The schema at version 8, the last one numbered by hand, spelled for each database (PostgreSQL
+/// wants BYTEA, BIGSERIAL and real booleans where SQLite takes BLOB, an INTEGER PRIMARY KEY and
+/// 0/1): what the first named migration (`Schema8`) makes. Frozen: never edited (a change is a
+/// new migration; `MigrationTests.shippedMigrationsAreUnchanged`).
 enum Schema {
     /// Bumped with every change; a store refuses a database newer than it knows.
     /// 2: alert sequences 64-bit in PostgreSQL too; chunk.samples (the run's cap is checked
@@ -173,30 +175,6 @@ enum Schema {
         ("device", "account_id", "TEXT"), ("device", "last_seen_ms", "INTEGER"), ("account", "max_hr", "INTEGER"),
     ]
 
-    /// What deleting an account (?1) deletes of monitoring besides its devices' data: its
-    /// consents either way, its invitations, and the answers it sent; and its training plan.
-    static let accountMonitoringDeletes = [
-        "DELETE FROM plan_done WHERE account_id = ?1",
-        "DELETE FROM plan_session WHERE account_id = ?1",
-        "DELETE FROM monitor_consent WHERE runner_id = ?1 OR monitor_id = ?1",
-        "DELETE FROM monitor_invite WHERE runner_id = ?1",
-        "DELETE FROM alert_answer WHERE monitor_id = ?1",
-    ]
-
-    /// What a run's figures are kept in, deleted with the run or a new summary (`?1` device, `?2` run).
-    static let runFigureDeletes = [
-        "DELETE FROM run_figures WHERE device_id = ?1 AND run_id = ?2",
-        "DELETE FROM run_best_effort WHERE device_id = ?1 AND run_id = ?2",
-    ]
-
-    /// What goes with a device besides `StoreCounts.deviceTables` and run_view.
-    static let deviceHealthTables = ["run_figures", "run_best_effort", "hr_daily"]
-
     /// Chunks counted in a migration at a time (their bodies are read to count the samples).
     static let backfillBatch = 50
-
-    /// Complete runs: a summary, and as many chunks below its count as it names.
-    static let completeRunCondition = """
-        r.chunks = (SELECT COUNT(*) FROM chunk c WHERE c.device_id = r.device_id AND c.run_id = r.run_id AND c.seq < r.chunks)
-        """
 }

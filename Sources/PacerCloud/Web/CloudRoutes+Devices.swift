@@ -17,7 +17,7 @@ extension CloudRoutes {
 
     private func devicesPage(_ context: CloudRequestContext, code: String? = nil) async throws -> Response {
         guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
-        let devices = try await store.devices(accountID: account.id).filter { !$0.holdsImports }.map { device -> [String: Any] in
+        let devices = try await store.devices.devices(accountID: account.id).filter { !$0.holdsImports }.map { device -> [String: Any] in
             ["id": device.id, "name": device.name, "linked": !device.revoked,
              "last_seen": device.lastSeenMs.map { Self.minuteText($0) } ?? "not yet"]
         }
@@ -40,7 +40,7 @@ extension CloudRoutes {
         guard let account = context.account else { throw WebRefusal.signInFirst }
         let code = LinkCodes.random()
         let now = wallClock()
-        try await store.addLinkCode(hash: LinkCodes.hash(code), accountID: account.id, expiresMs: now + LinkCodes.lifetimeMs, nowMs: now)
+        try await store.devices.addLinkCode(hash: LinkCodes.hash(code), accountID: account.id, expiresMs: now + LinkCodes.lifetimeMs, nowMs: now)
         return try await devicesPage(context, code: code)
     }
 
@@ -48,7 +48,7 @@ extension CloudRoutes {
     private func ownedDevice(_ context: CloudRequestContext) async throws -> (Device, StoredSession) {
         guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
         let id = context.parameters.get("device") ?? ""
-        guard let device = try await store.devices(accountID: account.id).first(where: { $0.id == id && !$0.holdsImports }) else {
+        guard let device = try await store.devices.devices(accountID: account.id).first(where: { $0.id == id && !$0.holdsImports }) else {
             throw WebRefusal.plain(.notFound, "device: you have no such device")
         }
         return (device, session)
@@ -57,7 +57,7 @@ extension CloudRoutes {
     private func unlink(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
         _ = try await WebForm.read(request, context: context)
         let (device, session) = try await ownedDevice(context)
-        _ = try await store.unlinkDevice(id: device.id, accountID: session.accountID)
+        _ = try await store.devices.unlinkDevice(id: device.id, accountID: session.accountID)
         context.logger.notice("device \(device.name) unlinked by its account; its token is revoked")
         return Response(status: .seeOther, headers: [.location: "/devices", .cacheControl: "no-store"])
     }
@@ -66,7 +66,7 @@ extension CloudRoutes {
     /// stay its account's.
     func unlinkSelf(context: CloudRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        _ = try await store.revokeDevice(name: device.name)
+        _ = try await store.devices.revokeDevice(name: device.name)
         context.logger.notice("device \(device.name) unlinked itself; its token is revoked")
         return Response(status: .noContent)
     }
@@ -92,10 +92,10 @@ extension CloudRoutes {
             attempt += 1
             let name = input.name ?? "pacer-" + LinkCodes.random().prefix(5).lowercased()
             let device = Device(id: UUID().uuidString.lowercased(), name: name, email: nil, webhook: nil, createdAt: WireTime.text(milliseconds: now))
-            switch try await store.linkDevice(codeHash: LinkCodes.hash(code), nowMs: now, device: device, tokenHash: Tokens.hash(token)) {
+            switch try await store.devices.linkDevice(codeHash: LinkCodes.hash(code), nowMs: now, device: device, tokenHash: Tokens.hash(token)) {
             case .linked(let linked, let relinked):
                 var accountName = ""
-                if let id = linked.accountID, let account = try await store.account(id: id) {
+                if let id = linked.accountID, let account = try await store.accounts.account(id: id) {
                     accountName = account.displayName.isEmpty ? account.email : account.displayName
                 }
                 context.logger.notice("device \(linked.name) \(relinked ? "re-linked" : "linked") to account \(linked.accountID ?? "-") by a link code")

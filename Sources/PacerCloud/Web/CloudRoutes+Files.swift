@@ -27,7 +27,7 @@ extension CloudRoutes {
         guard let account = context.account else { throw WebRefusal.signInFirst }
         let text = context.parameters.get("run_id") ?? ""
         let notFound = WebRefusal.plain(.notFound, "run \(WireLimits.quoted(text)): you have no complete run with this id")
-        guard let runID = try? Identifiers.runID(text), let run = try await store.accountRun(accountID: account.id, runID: runID) else {
+        guard let runID = try? Identifiers.runID(text), let run = try await store.runs.accountRun(accountID: account.id, runID: runID) else {
             throw notFound
         }
         return (run.deviceID, try RunItem(run.summary), run.summary.chunks)
@@ -35,7 +35,7 @@ extension CloudRoutes {
 
     private func exportRun(_ format: FileFormat, _ context: CloudRequestContext) async throws -> Response {
         let (device, item, chunks) = try await ownRun(context)
-        let samples = try await store.storedSamples(device: device, runID: item.run_id, below: chunks, excluding: nil)
+        let samples = try await store.runs.storedSamples(device: device, runID: item.run_id, below: chunks, excluding: nil)
         guard samples <= TrackChunkFormat.maxSamplesPerRun else {
             throw WebRefusal.plain(.contentTooLarge, "run \(item.run_id) has \(samples) samples; at most \(TrackChunkFormat.maxSamplesPerRun) are served")
         }
@@ -85,11 +85,11 @@ extension CloudRoutes {
         for (seq, body) in chunkBodies.enumerated() {
             let chunk = StoredChunk(runID: runID, seq: seq, body: body, contentEncoding: nil, digest: Tokens.digest(Array("identity".utf8) + [0] + body),
                                     samples: min(TrackChunkFormat.samplesPerChunk, imported.run.samples.count - seq * TrackChunkFormat.samplesPerChunk))
-            if try await store.putChunk(chunk, device: device.id) == .created { stored = true }
+            if try await store.runs.putChunk(chunk, device: device.id) == .created { stored = true }
         }
         let summary = imported.run.summary
         let startMs = WireTime.milliseconds(summary.start_time) ?? 0
-        if try await store.putSummary(StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs),
+        if try await store.runs.putSummary(StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs),
                                       device: device.id) != .unchanged { stored = true }
         if stored { figuresIfComplete(device: device.id, runID: runID) }
         let kilometres = String(format: "%.2f", summary.distance_m / 1000)
@@ -106,16 +106,16 @@ extension CloudRoutes {
     /// revoked mark, which no token hashes to: nothing can ever sign in as it.
     private func importDevice(for account: Account) async throws -> Device {
         let name = Device.importDeviceName(accountID: account.id)
-        if let device = try await store.devices().first(where: { $0.name == name }) { return device }
+        if let device = try await store.devices.devices().first(where: { $0.name == name }) { return device }
         let device = Device(id: UUID().uuidString.lowercased(), name: name, email: nil, webhook: nil,
                             createdAt: WireTime.text(milliseconds: wallClock()))
         do {
-            try await store.addDevice(device, tokenHash: Device.revokedTokenMark + device.id, webhookSecret: nil)
-            _ = try await store.assignDevice(name: name, accountID: account.id)
+            try await store.devices.addDevice(device, tokenHash: Device.revokedTokenMark + device.id, webhookSecret: nil)
+            _ = try await store.devices.assignDevice(name: name, accountID: account.id)
             return device
         } catch is StoreError {
             // Another request made it first.
-            guard let made = try await store.devices().first(where: { $0.name == name }) else { throw StoreError("the import device of \(account.id) went") }
+            guard let made = try await store.devices.devices().first(where: { $0.name == name }) else { throw StoreError("the import device of \(account.id) went") }
             return made
         }
     }

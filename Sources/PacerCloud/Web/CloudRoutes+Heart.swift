@@ -28,7 +28,7 @@ extension CloudRoutes {
     /// failure, or a stop before they are stored, is the next page view's to make up.
     func figuresIfComplete(device: String, runID: String) {
         Task {
-            guard let summary = try? await store.completeRun(device: device, runID: runID) else { return }
+            guard let summary = try? await store.runs.completeRun(device: device, runID: runID) else { return }
             try? await storeFigures(AccountRun(deviceID: device, summary: summary), background: true)
         }
     }
@@ -47,13 +47,13 @@ extension CloudRoutes {
             figures.heartRateSeconds = String(decoding: try JSONEncoder().encode(view.heartRateSeconds), as: UTF8.self)
             figures.bestEfforts = view.bestEfforts.map { RunFigures.Effort(name: $0.name, seconds: $0.seconds) }
         }
-        try await store.putRunFigures(figures)
+        try await store.health.putRunFigures(figures)
     }
 
     /// Counts the account's runs that have no figures yet, at most `figuresPerRequest`; true
     /// when some are still left (the page says so).
     func countNewRuns(_ account: Account) async throws -> Bool {
-        let missing = try await store.runsWithoutFigures(accountID: account.id, limit: Self.figuresPerRequest + 1)
+        let missing = try await store.health.runsWithoutFigures(accountID: account.id, limit: Self.figuresPerRequest + 1)
         for run in missing.prefix(Self.figuresPerRequest) { try? await storeFigures(run) }
         return missing.count > Self.figuresPerRequest
     }
@@ -77,8 +77,8 @@ extension CloudRoutes {
     /// The newest heartbeat of each of the account's devices.
     private func deviceStates(_ account: Account) async throws -> [(state: DeviceState, receivedMs: Int64)] {
         var states: [(state: DeviceState, receivedMs: Int64)] = []
-        for device in try await store.devices(accountID: account.id) {
-            guard let stored = try await store.deviceState(device: device.id),
+        for device in try await store.devices.devices(accountID: account.id) {
+            guard let stored = try await store.sync.deviceState(device: device.id),
                   let state = try? JSONDecoder().decode(DeviceState.self, from: Data(stored.json.utf8)) else { continue }
             states.append((state, stored.receivedMs))
         }
@@ -96,7 +96,7 @@ extension CloudRoutes {
         let (maxHR, maxSource) = Self.zoneMaximum(account, states: states)
         let thisWeek = calendar.periodStartMs(now, .week)
         let fromMs = calendar.adding(weeks: -(Self.heartWeeks - 1), to: thisWeek)
-        let runs = try await store.runHeartRates(accountID: account.id, fromMs: fromMs, limit: Self.heartRunLimit)
+        let runs = try await store.health.runHeartRates(accountID: account.id, fromMs: fromMs, limit: Self.heartRunLimit)
 
         // Average and maximum per run, oldest first.
         let charted = runs.reversed().filter { $0.hrAvg != nil || $0.hrMax != nil }
@@ -116,7 +116,7 @@ extension CloudRoutes {
         }
 
         // Resting: today's estimate, else the newest; the last days' summaries.
-        let days = try await store.heartRateDays(accountID: account.id, fromDate: calendar.day(fromMs))
+        let days = try await store.health.heartRateDays(accountID: account.id, fromDate: calendar.day(fromMs))
         let today = calendar.day(now)
         // "Today", else "11 May".
         let dayLabel = { (date: String) in date == today ? "Today" : calendar.dayStartMs(date).map(calendar.shortDate) ?? date }

@@ -34,7 +34,7 @@ extension CloudRoutes {
     /// The account's session named in the path; 404 for another account's as for none.
     private func ownSession(_ context: CloudRequestContext, _ account: Account) async throws -> PlanSession {
         let id = context.parameters.get("session_id") ?? ""
-        guard CloudRoutes.isLowercaseUUID(id), let session = try await store.planSession(accountID: account.id, id: id) else {
+        guard CloudRoutes.isLowercaseUUID(id), let session = try await store.plans.planSession(accountID: account.id, id: id) else {
             throw WebRefusal.plain(.notFound, "no planned session \(id.prefix(40)) of yours")
         }
         return session
@@ -65,7 +65,7 @@ extension CloudRoutes {
         let upcomingEnd = today + Self.upcomingDays - 1
         // Two reads, so a month far from today does not make one long range.
         var byDay: [Int: [PlanOccurrence]] = [:]
-        for occurrence in try await store.planOccurrences(accountID: account.id, from: gridStart, through: gridEnd) {
+        for occurrence in try await store.plans.planOccurrences(accountID: account.id, from: gridStart, through: gridEnd) {
             byDay[occurrence.day, default: []].append(occurrence)
         }
 
@@ -80,7 +80,7 @@ extension CloudRoutes {
                         }]
             }]
         }
-        let upcoming = try await store.planOccurrences(accountID: account.id, from: today, through: upcomingEnd)
+        let upcoming = try await store.plans.planOccurrences(accountID: account.id, from: today, through: upcomingEnd)
             .prefix(PlanSection.maxSessions).map { occurrenceItem($0, today: today) }
         func monthText(_ y: Int, _ m: Int) -> String { String(format: "%04d-%02d", y, m) }
         let previous = month == 1 ? (year - 1, 12) : (year, month - 1), following = month == 12 ? (year + 1, 1) : (year, month + 1)
@@ -127,7 +127,7 @@ extension CloudRoutes {
     /// The session's occurrences around today, for its page's done buttons.
     private func sessionOccurrences(_ planned: PlanSession, _ account: Account) async throws -> [[String: Any]] {
         let today = today(account)
-        return try await store.planOccurrences(accountID: account.id, from: today - Self.sessionPageDays.back, through: today + Self.sessionPageDays.ahead)
+        return try await store.plans.planOccurrences(accountID: account.id, from: today - Self.sessionPageDays.back, through: today + Self.sessionPageDays.ahead)
             .filter { $0.session.id == planned.id }.map { occurrenceItem($0, today: today, back: "session") }
     }
 
@@ -159,11 +159,11 @@ extension CloudRoutes {
             return sessionForm(form, id: id, csrf: session.csrf, error: error.message, status: .badRequest)
         }
         if id == nil {
-            guard try await store.addPlanSession(planned, limit: PlanSession.maxPerAccount) else {
+            guard try await store.plans.addPlanSession(planned, limit: PlanSession.maxPerAccount) else {
                 return sessionForm(form, id: nil, csrf: session.csrf, error: "the plan holds at most \(PlanSession.maxPerAccount) sessions: "
                                        + "delete old ones first", status: .conflict)
             }
-        } else if try await !store.updatePlanSession(planned) {
+        } else if try await !store.plans.updatePlanSession(planned) {
             throw WebRefusal.plain(.notFound, "no planned session \(planned.id) of yours")
         }
         return Self.seeOther("/plan?month=" + planned.startDate.prefix(7))
@@ -173,7 +173,7 @@ extension CloudRoutes {
         _ = try await WebForm.read(request, context: context)
         let (account, _) = try planAccount(context)
         let planned = try await ownSession(context, account)
-        guard try await store.deletePlanSession(accountID: account.id, id: planned.id) else {
+        guard try await store.plans.deletePlanSession(accountID: account.id, id: planned.id) else {
             throw WebRefusal.plain(.notFound, "no planned session \(planned.id) of yours")
         }
         return Self.seeOther("/plan")
@@ -190,9 +190,9 @@ extension CloudRoutes {
             throw WebRefusal.plain(.badRequest, "date: the session \(planned.name) is not planned on \(date)")
         }
         if done {
-            _ = try await store.markPlanDone(PlanDone(sessionID: planned.id, date: date, accountID: account.id, doneMs: wallClock()))
+            _ = try await store.plans.markPlanDone(PlanDone(sessionID: planned.id, date: date, accountID: account.id, doneMs: wallClock()))
         } else {
-            _ = try await store.unmarkPlanDone(accountID: account.id, sessionID: planned.id, date: date)
+            _ = try await store.plans.unmarkPlanDone(accountID: account.id, sessionID: planned.id, date: date)
         }
         return Self.seeOther(fields["back"] == "session" ? "/plan/sessions/\(planned.id)" : "/plan?month=" + date.prefix(7))
     }
@@ -207,11 +207,11 @@ extension CloudRoutes {
     /// device's account, marks that occurrence done by the run. Another account's occurrence,
     /// or none, is passed over without a word: the upload succeeds the same.
     func markFollowedSession(device: Device, runID: String) async throws {
-        guard let accountID = device.accountID, let stored = try await store.completeRun(device: device.id, runID: runID),
+        guard let accountID = device.accountID, let stored = try await store.runs.completeRun(device: device.id, runID: runID),
               let occurrenceID = (try? RunItem(stored))?.summary.planned_session_id,
-              let account = try await store.account(id: accountID),
+              let account = try await store.accounts.account(id: accountID),
               let followed = try await followedOccurrence(account, occurrenceID: occurrenceID, startMs: stored.startMs) else { return }
-        _ = try await store.markPlanDone(PlanDone(sessionID: followed.session.id, date: followed.date, accountID: accountID, runDeviceID: device.id,
+        _ = try await store.plans.markPlanDone(PlanDone(sessionID: followed.session.id, date: followed.date, accountID: accountID, runDeviceID: device.id,
                                                   runID: runID, doneMs: wallClock()))
     }
 
@@ -220,9 +220,9 @@ extension CloudRoutes {
     /// and its clock (GPS time, or none yet) may put the run on another date.
     func followedOccurrence(_ account: Account, occurrenceID: String, startMs: Int64) async throws -> PlanOccurrence? {
         let runDay = PlanDates.day(atMs: startMs, timezone: account.timezone)
-        if let found = try await store.planOccurrence(accountID: account.id, id: occurrenceID, near: runDay) { return found }
+        if let found = try await store.plans.planOccurrence(accountID: account.id, id: occurrenceID, near: runDay) { return found }
         let today = today(account)
         guard abs(today - runDay) > PlanDates.lookupDays else { return nil }
-        return try await store.planOccurrence(accountID: account.id, id: occurrenceID, near: today)
+        return try await store.plans.planOccurrence(accountID: account.id, id: occurrenceID, near: today)
     }
 }

@@ -47,7 +47,7 @@ extension CloudRoutes {
         let pageText = query["page"].map(String.init) ?? "1"
         // Written as the links write it: "+5" and "05" are no page numbers.
         guard let page = Int(pageText), String(page) == pageText, (1...100_000).contains(page) else { throw refuse("page: '\(pageText.prefix(20))' is not a page number 1, 2, …") }
-        let runs = try await store.accountRuns(accountID: account.id, fromMs: fromMs, toMs: toMs, limit: Self.runsPerPage + 1,
+        let runs = try await store.runs.accountRuns(accountID: account.id, fromMs: fromMs, toMs: toMs, limit: Self.runsPerPage + 1,
                                                offset: (page - 1) * Self.runsPerPage)
         values["runs"] = runs.prefix(Self.runsPerPage).compactMap { run -> [String: Any]? in
             guard let summary = try? RunItem(run.summary).summary else { return nil }
@@ -74,7 +74,7 @@ extension CloudRoutes {
         let (account, session) = try signedIn(context)
         let runID = context.parameters.get("run_id") ?? ""
         // Another account's run is answered as no run at all.
-        guard (try? Identifiers.runID(runID)) != nil, let run = try await store.accountRun(accountID: account.id, runID: runID) else {
+        guard (try? Identifiers.runID(runID)) != nil, let run = try await store.runs.accountRun(accountID: account.id, runID: runID) else {
             throw WebRefusal.plain(.notFound, "no run \(runID.prefix(40)) among your runs")
         }
         let summary = try RunItem(run.summary).summary
@@ -131,18 +131,18 @@ extension CloudRoutes {
     /// splits, 500 of each chart) and quick to decode. `background`: no request waits for it.
     func runView(_ run: AccountRun, background: Bool = false) async throws -> RunView {
         let source = RunView.source(summaryJSON: run.summary.json)
-        if let stored = try await store.runView(device: run.deviceID, runID: run.summary.runID, source: source),
+        if let stored = try await store.runs.runView(device: run.deviceID, runID: run.summary.runID, source: source),
            let view = try? JSONDecoder().decode(RunView.self, from: Data(stored.utf8)) {
             return view
         }
         // Counted before any chunk is read: a run stored before the caps may be larger.
-        let stored = try await store.storedSamples(device: run.deviceID, runID: run.summary.runID, below: run.summary.chunks, excluding: nil)
+        let stored = try await store.runs.storedSamples(device: run.deviceID, runID: run.summary.runID, below: run.summary.chunks, excluding: nil)
         guard stored <= TrackChunkFormat.maxSamplesPerRun else {
             throw WebRefusal.plain(.contentTooLarge, "run \(run.summary.runID) has more than \(TrackChunkFormat.maxSamplesPerRun) samples")
         }
         var chunks: [StoredChunk] = []
         for seq in 0..<run.summary.chunks {
-            guard let chunk = try await store.chunk(device: run.deviceID, runID: run.summary.runID, seq: seq) else {
+            guard let chunk = try await store.runs.chunk(device: run.deviceID, runID: run.summary.runID, seq: seq) else {
                 throw WebRefusal.plain(.notFound, "run \(run.summary.runID) changed while it was read; reload the page")
             }
             chunks.append(chunk)
@@ -164,7 +164,7 @@ extension CloudRoutes {
             let encoder = JSONEncoder()
             return (view, String(decoding: try encoder.encode(view), as: UTF8.self), String(decoding: try encoder.encode(view.bestEfforts), as: UTF8.self))
         }
-        try await store.putRunView(device: run.deviceID, runID: runID, source: source, body: body, records: records)
+        try await store.runs.putRunView(device: run.deviceID, runID: runID, source: source, body: body, records: records)
         return view
     }
 
@@ -176,9 +176,9 @@ extension CloudRoutes {
         let (account, session) = try signedIn(context)
         let calendar = RunnerCalendar(account.timezone)
         let uncounted = try await countNewRuns(account)
-        let runs = try await store.runTotals(accountID: account.id)
+        let runs = try await store.health.runTotals(accountID: account.id)
 
-        let best = try await store.records(accountID: account.id)
+        let best = try await store.health.records(accountID: account.id)
         let records: [[String: Any]] = RunView.recordDistances.compactMap { record in
             best.first { $0.name == record.name }.map {
                 ["name": record.name, "time": RunnerFormat.duration($0.seconds), "pace": RunnerFormat.pace($0.seconds * 1_000 / record.meters),
@@ -207,7 +207,7 @@ extension CloudRoutes {
 
         // Goals against the current week and month.
         let now = wallClock()
-        let goals: [[String: Any]] = try await store.goals(accountID: account.id).map { goal in
+        let goals: [[String: Any]] = try await store.plans.goals(accountID: account.id).map { goal in
             let unit: RunnerCalendar.Unit = goal.period == .week ? .week : .month
             let start = calendar.periodStartMs(now, unit)
             // The period tables' sums: the same runs added in the same order.
@@ -236,7 +236,7 @@ extension CloudRoutes {
             return try await statsPage(context, error: "period: choose week or month", status: .badRequest)
         }
         let goal = Goal(id: id ?? UUID().uuidString.lowercased(), accountID: account.id, period: period, distanceM: km * 1_000)
-        guard try await (id == nil ? store.addGoal(goal) : store.updateGoal(goal)) else { throw WebRefusal.plain(.notFound, "no goal \(goal.id) of yours") }
+        guard try await (id == nil ? store.plans.addGoal(goal) : store.plans.updateGoal(goal)) else { throw WebRefusal.plain(.notFound, "no goal \(goal.id) of yours") }
         return Response(status: .seeOther, headers: [.location: "/stats", .cacheControl: "no-store"])
     }
 
@@ -244,7 +244,7 @@ extension CloudRoutes {
         _ = try await WebForm.read(request, context: context)
         let (account, _) = try signedIn(context)
         let id = context.parameters.get("goal_id") ?? ""
-        guard try await store.deleteGoal(accountID: account.id, id: id) else { throw WebRefusal.plain(.notFound, "no goal \(id.prefix(40)) of yours") }
+        guard try await store.plans.deleteGoal(accountID: account.id, id: id) else { throw WebRefusal.plain(.notFound, "no goal \(id.prefix(40)) of yours") }
         return Response(status: .seeOther, headers: [.location: "/stats", .cacheControl: "no-store"])
     }
 
@@ -265,7 +265,7 @@ extension CloudRoutes {
             guard let value = Int(maxText), (100...240).contains(value) else { throw refuse("max_hr: '\(maxText.prefix(10))' is not a heart rate from 100 to 240 bpm") }
             maxHR = value
         }
-        try await store.setAccountSettings(id: account.id, timezone: timezone, maxHeartRate: maxHR)
+        try await store.accounts.setAccountSettings(id: account.id, timezone: timezone, maxHeartRate: maxHR)
         return Response(status: .seeOther, headers: [.location: "/account", .cacheControl: "no-store"])
     }
 }

@@ -110,7 +110,7 @@ extension CloudRoutes {
         let text = "\(intro)\n\n\(linkBase)\(path)?token=\(token)\n\nThe link works once, for \(hours) hours. "
             + "If you did not ask for this, ignore this e-mail."
         let payload = try JSONInput.canonical(Forwarding.Email(from: mail.from, to: account.email, subject: subject, text: text))
-        try await store.addAccountToken(
+        try await store.accounts.addAccountToken(
             AccountToken(hash: Tokens.hash(token), accountID: account.id, purpose: purpose, expiresMs: wallClock() + lifetime.milliseconds),
             mail: OutboxMail(to: account.email, payload: payload))
         wakeForwarder()
@@ -120,7 +120,7 @@ extension CloudRoutes {
     /// Queues an e-mail without a link; false when this server has no mail relay.
     private func mailNotice(to address: String, subject: String, text: String) async throws -> Bool {
         guard let mail = configuration.mail else { return false }
-        try await store.queueMail(OutboxMail(to: address, payload: try JSONInput.canonical(
+        try await store.outbox.queueMail(OutboxMail(to: address, payload: try JSONInput.canonical(
             Forwarding.Email(from: mail.from, to: address, subject: subject, text: text))))
         wakeForwarder()
         return true
@@ -130,7 +130,7 @@ extension CloudRoutes {
     private func takeToken(_ form: WebForm, purpose: String, page: WebPage) async throws -> String {
         let token = try form.required("token", page: page)
         guard Tokens.isWellFormedSecret(token),
-              let accountID = try await store.takeAccountToken(hash: Tokens.hash(token), purpose: purpose, nowMs: wallClock()) else {
+              let accountID = try await store.accounts.takeAccountToken(hash: Tokens.hash(token), purpose: purpose, nowMs: wallClock()) else {
             throw WebRefusal.plain(.badRequest, "token: this link is not valid, was used already or has expired; ask for a new one")
         }
         return accountID
@@ -139,7 +139,7 @@ extension CloudRoutes {
     private func confirm(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
         let form = try await WebForm.read(request, context: context)
         let accountID = try await takeToken(form, purpose: AccountToken.confirm, page: .confirm)
-        _ = try await store.confirmAccount(id: accountID)
+        _ = try await store.accounts.confirmAccount(id: accountID)
         return message("Address confirmed", "You can log in now.", link: ("/login", "Log in"))
     }
 
@@ -162,11 +162,11 @@ extension CloudRoutes {
         }
         // A new id at every log-in (no session fixation); the browser's old session, if any, ends.
         if let old = request.cookies[Sessions.cookieName]?.value, Tokens.isWellFormedSecret(old) {
-            try await store.deleteSession(idHash: Tokens.hash(old))
+            try await store.accounts.deleteSession(idHash: Tokens.hash(old))
         }
         let (id, started) = try await sessions.start(accountID: account.id)
         // Sessions nobody came back to are deleted here, at the rate people log in.
-        try await store.deleteExpiredSessions(idleBeforeMs: started.createdMs - configuration.sessions.idle.milliseconds,
+        try await store.accounts.deleteExpiredSessions(idleBeforeMs: started.createdMs - configuration.sessions.idle.milliseconds,
                                               createdBeforeMs: started.createdMs - configuration.sessions.absolute.milliseconds)
         return Response(status: .seeOther, headers: [.location: "/account", .setCookie: sessions.sessionCookie(id: id), .cacheControl: "no-store"])
     }
@@ -178,7 +178,7 @@ extension CloudRoutes {
     /// with no account is counted by the address typed, in a table of its own that may drop
     /// buckets; the refusal reads the same either way.
     private func limitAttempts(_ request: Request, _ context: CloudRequestContext, email: String, what: String) async throws {
-        let accountID = try await store.account(email: email)?.account.id
+        let accountID = try await store.accounts.account(email: email)?.account.id
         try limitAttempts(request, context, accountID: accountID, email: email, what: what)
     }
 
@@ -196,7 +196,7 @@ extension CloudRoutes {
 
     private func logOut(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
         _ = try await WebForm.read(request, context: context)
-        if let session = context.session { try await store.deleteSession(idHash: session.idHash) }
+        if let session = context.session { try await store.accounts.deleteSession(idHash: session.idHash) }
         return Response(status: .seeOther, headers: [.location: "/login", .setCookie: sessions.clearedSessionCookie(), .cacheControl: "no-store"])
     }
 
@@ -210,7 +210,7 @@ extension CloudRoutes {
         }
         // The log-in limits: reset e-mails cannot be used to flood someone's inbox either.
         try await limitAttempts(request, context, email: email, what: "reset")
-        if let stored = try await store.account(email: email) { _ = try await mailLink(to: stored.account, purpose: AccountToken.reset) }
+        if let stored = try await store.accounts.account(email: email) { _ = try await mailLink(to: stored.account, purpose: AccountToken.reset) }
         return message("Check your e-mail", "If \(email) has an account here, we sent it a link to choose a new password.")
     }
 
@@ -221,16 +221,16 @@ extension CloudRoutes {
         // The password is checked before the token is taken: a weak one does not use up the link.
         if let problem = PasswordPolicy.problem(with: password) { throw refuse(problem, .resetPassword, values: values) }
         let accountID = try await takeToken(form, purpose: AccountToken.reset, page: .resetPassword)
-        try await store.setPassword(accountID: accountID, passwordHash: await Passwords.hash(password, cost: configuration.passwordCost))
+        try await store.accounts.setPassword(accountID: accountID, passwordHash: await Passwords.hash(password, cost: configuration.passwordCost))
         // Following the e-mailed link proves the address as well as confirming it would.
-        _ = try await store.confirmAccount(id: accountID)
+        _ = try await store.accounts.confirmAccount(id: accountID)
         return message("Password changed", "Every session of your account has ended. Log in with the new password.", link: ("/login", "Log in"),
                        headers: [.setCookie: sessions.clearedSessionCookie()])
     }
 
     private func accountPage(_ context: CloudRequestContext) async throws -> Response {
         guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
-        let devices = try await store.devices(accountID: account.id).filter { !$0.holdsImports }.map { ["name": $0.name] }
+        let devices = try await store.devices.devices(accountID: account.id).filter { !$0.holdsImports }.map { ["name": $0.name] }
         return WebPage.account.response(
             values: ["display_name": account.displayName, "email": account.email, "timezone": account.timezone, "devices": devices,
                      "max_hr": account.maxHeartRate.map(String.init) ?? ""],
@@ -243,7 +243,7 @@ extension CloudRoutes {
         let password = try form.required("password", page: .accountDelete)
         // A stolen session must not become unlimited password guesses.
         try limitAttempts(request, context, accountID: account.id, email: account.email, what: "password")
-        guard let stored = try await store.account(email: account.email), await Passwords.verify(password, hash: stored.passwordHash) else {
+        guard let stored = try await store.accounts.account(email: account.email), await Passwords.verify(password, hash: stored.passwordHash) else {
             throw WebRefusal.form(.unauthorized, page: .accountDelete, message: "password: this is not your password; nothing was deleted")
         }
         _ = try await store.deleteAccount(id: account.id)
