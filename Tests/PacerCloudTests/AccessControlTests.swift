@@ -255,7 +255,9 @@ struct AccessControlTests {
             let secret = String(page.split(separator: "/").last!)
             // The injected fault: the alert table goes away under the running server.
             let database = try #require(cloud.databasePath)
-            let dropped = try await offPool { try DaemonFixture.runBlocking("/usr/bin/sqlite3", [database, "DROP TABLE alert"]) }
+            // The CLI waits for the server's writer as any other writer must (it has no busy
+            // timeout of its own: a transaction in progress made it fail with "database is locked").
+            let dropped = try await offPool { try DaemonFixture.runBlocking("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", database, "DROP TABLE alert"]) }
             #expect(dropped.status == 0, "\(dropped.stderr)")
             let failed = try await cloud.request(.get, "/a/\(secret)", token: token)
             #expect(failed.status == .internalServerError)

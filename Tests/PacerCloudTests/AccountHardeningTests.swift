@@ -238,6 +238,12 @@ struct AccountHardeningTests {
                 try await cloud.store.accounts.addAccount(Account(id: id, email: email, confirmed: true, displayName: "Old \(id)", timezone: "UTC",
                                                          createdAt: "2026-01-01T00:00:00.000Z"), passwordHash: hash)
             }
+            // Those rows were stored by pacer-cloud 8, before its first named migration: the
+            // database as it left it (version 8, no migration recorded), as the upgrade finds it.
+            try await cloud.store.database.transaction { db in
+                try await db.raw("DELETE FROM pacer_migration").run()
+                try await db.raw("UPDATE schema_version SET version = 8").run()
+            }
             try await cloud.store.migrate()  // what the next start does
             try await cloud.store.migrate()  // and the one after: nothing more changes
             #expect(try await cloud.store.accounts.account(email: "bob@example.org")?.account.id == "1")

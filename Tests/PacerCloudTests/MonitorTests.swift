@@ -496,8 +496,13 @@ struct MonitorTests {
     func fanOutAcrossInstances() async throws {
         let url = try await Cloud.freshPostgresDatabase()
         let storeA = try await CloudStore.open(DatabaseURL(url)), storeB = try await CloudStore.open(DatabaseURL(url))
-        let appA = try CloudApplication.make(store: storeA, configuration: Self.config(lifetime: .seconds(60)))
-        let appB = try CloudApplication.make(store: storeB, configuration: Self.config(lifetime: .seconds(60)))
+        // The live client's connection opens at the start and waits through the pairing (bcrypt,
+        // e-mail) on A: B waits for its headers as long as `Cloud.with`'s servers do.
+        var configuration = Self.config(lifetime: .seconds(60))
+        configuration.connections.headerTimeout = .seconds(600)
+        configuration.connections.idleTimeout = .seconds(600)
+        let appA = try CloudApplication.make(store: storeA, configuration: configuration)
+        let appB = try CloudApplication.make(store: storeB, configuration: configuration)
         try await appA.test(.router) { clientA in
             try await appB.test(.live) { clientB in
                 let cloudA = Cloud(client: clientA, store: storeA), cloudB = Cloud(client: clientB, store: storeB)

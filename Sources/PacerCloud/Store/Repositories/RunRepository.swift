@@ -117,7 +117,7 @@ public struct RunRepository: Sendable {
     public func storedSamples(device: String, runID: String, below count: Int, excluding: Int?) async throws -> Int {
         try await database.read { db in
             try await db.raw("""
-                SELECT COALESCE(SUM(samples), 0) AS samples FROM chunk
+                SELECT CAST(COALESCE(SUM(samples), 0) AS BIGINT) AS samples FROM chunk
                 WHERE device_id = \(bind: device) AND run_id = \(bind: runID) AND seq < \(bind: count) AND seq <> \(bind: excluding ?? -1)
                 """).first()?.decode(column: "samples", as: Int.self) ?? 0
         }
