@@ -150,23 +150,35 @@ public final class StoreDatabase: Service, Sendable {
     }
 }
 
-/// The SQLite file's connections: one writer, lent to one transaction at a time, and readers.
+/// The SQLite file's connections: one writer, lent to one transaction at a time, and up to
+/// `maxReaders` readers, opened when reads overlap (each is three descriptors: the file, its WAL
+/// and shared memory; a process holding many stores, as the tests do, must not open them all).
 final class SQLiteConnections: Sendable {
+    private let path: String
+    private let logger: Logger
     private let writer: SQLiteConnection
     private let writerGate = AsyncGate(permits: 1)
-    private let readers: [SQLiteConnection]
     private let readerGate: AsyncGate
-    /// The readers not lent out.
-    private let idleReaders: Mutex<[Int]>
+    /// Every reader opened, and those not lent out.
+    private let readers = Mutex<(all: [SQLiteConnection], idle: [SQLiteConnection])>(([], []))
+    private let closed = Atomic<Bool>(false)
 
-    private init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
+    private init(path: String, logger: Logger, writer: SQLiteConnection, maxReaders: Int) {
+        self.path = path
+        self.logger = logger
         self.writer = writer
-        self.readers = readers
-        readerGate = AsyncGate(permits: readers.count)
-        idleReaders = Mutex(Array(readers.indices))
+        readerGate = AsyncGate(permits: max(1, maxReaders))
     }
 
-    static func open(path: String, readers count: Int, logger: Logger) async throws -> SQLiteConnections {
+    deinit {
+        // SQLiteNIO asserts that a connection is closed before it goes: closed here when nobody
+        // called close(), by a task that holds them until they are.
+        guard !closed.load(ordering: .acquiring) else { return }
+        let connections = [writer] + readers.withLock { $0.all }
+        Task { for connection in connections { try? await connection.close() } }
+    }
+
+    static func open(path: String, readers maxReaders: Int, logger: Logger) async throws -> SQLiteConnections {
         let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         do {
             // WAL: readers see the last commit while the writer writes. The busy timeout replaces
@@ -175,13 +187,7 @@ final class SQLiteConnections: Sendable {
             for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 10000", "PRAGMA synchronous = NORMAL"] {
                 try await writer.sql().raw(SQLQueryString(pragma)).run()
             }
-            var readers: [SQLiteConnection] = []
-            for _ in 0..<max(1, count) {
-                let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-                readers.append(reader)
-                try await reader.sql().raw("PRAGMA busy_timeout = 10000").run()
-            }
-            return SQLiteConnections(writer: writer, readers: readers)
+            return SQLiteConnections(path: path, logger: logger, writer: writer, maxReaders: maxReaders)
         } catch {
             try? await writer.close()
             throw error
@@ -196,27 +202,27 @@ final class SQLiteConnections: Sendable {
 
     func withReader<T: Sendable>(_ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
         try await readerGate.enter()
-        let index = idleReaders.withLock { $0.removeLast() }
-        defer {
-            idleReaders.withLock { $0.append(index) }
-            readerGate.leave()
+        defer { readerGate.leave() }
+        let reader: SQLiteConnection
+        if let idle = readers.withLock({ $0.idle.popLast() }) {
+            reader = idle
+        } else {
+            reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            do {
+                try await reader.sql().raw("PRAGMA busy_timeout = 10000").run()
+            } catch {
+                try? await reader.close()
+                throw error
+            }
+            readers.withLock { $0.all.append(reader) }
         }
-        return try await body(readers[index])
-    }
-
-    private let closed = Atomic<Bool>(false)
-
-    deinit {
-        // SQLiteNIO asserts that a connection is closed before it goes: closed here when nobody
-        // called close(), by a task that holds them until they are.
-        guard !closed.load(ordering: .acquiring) else { return }
-        let connections = [writer] + readers
-        Task { for connection in connections { try? await connection.close() } }
+        defer { readers.withLock { $0.idle.append(reader) } }
+        return try await body(reader)
     }
 
     /// Closes every connection, once.
     func close() async {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        for connection in [writer] + readers { try? await connection.close() }
+        for connection in [writer] + readers.withLock({ $0.all }) { try? await connection.close() }
     }
 }
