@@ -113,13 +113,7 @@ import Testing
                 for statement in Schema.postgresUpgrades { try await db.raw(SQLQueryString(statement)).run() }
             case .sqlite:
                 // As pacer-cloud 8 did: the columns its CREATE TABLEs lack, added.
-                for (table, column, type) in Schema.sqliteAddedColumns {
-                    let columns = try await db.raw("SELECT name FROM pragma_table_info(\(bind: table))").all()
-                        .map { try $0.decode(column: "name", as: String.self) }
-                    if !columns.contains(column) {
-                        try await db.raw("ALTER TABLE \(ident: table) ADD COLUMN \(ident: column) \(unsafeRaw: type)").run()
-                    }
-                }
+                try await Schema8.addMissingSQLiteColumns(db)
             }
             try await db.raw("INSERT INTO schema_version (version) VALUES (8)").run()
         }

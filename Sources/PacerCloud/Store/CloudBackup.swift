@@ -79,7 +79,7 @@ public enum CloudBackup {
         }
         // A backup from an older version gets this version's schema.
         let restored = try await database.openDatabase()
-        try await restored.withRunning { try await Migrator.migrate(restored, nowMs: WallClock.nowMilliseconds()) }
+        _ = try await restored.withRunning { try await Migrator.migrate(restored, nowMs: WallClock.nowMilliseconds()) }
     }
 
     /// One plain connection to an SQLite file (no WAL set up: a backup stays as it is).

@@ -21,19 +21,24 @@ enum Schema8 {
         case .postgres:
             for statement in Schema.postgresUpgrades { try await db.raw(SQLQueryString(statement)).run() }
         case .sqlite:
-            // SQLite has no ADD COLUMN IF NOT EXISTS.
-            for (table, column, type) in Schema.sqliteAddedColumns {
-                let columns = try await db.raw("SELECT name FROM pragma_table_info(\(bind: table))").all()
-                    .map { try $0.decode(column: "name", as: String.self) }
-                if !columns.contains(column) {
-                    try await db.raw("ALTER TABLE \(ident: table) ADD COLUMN \(ident: column) \(unsafeRaw: type)").run()
-                }
-            }
+            try await addMissingSQLiteColumns(db)
         }
         try await countChunkSamples(db)
         try await normalizeAccountEmails(db)
         try await db.raw("DELETE FROM schema_version").run()
         try await db.raw("INSERT INTO schema_version (version) VALUES (9)").run()
+    }
+
+    /// The columns added to SQLite tables since version 1 that `db` lacks (SQLite has no ADD
+    /// COLUMN IF NOT EXISTS).
+    static func addMissingSQLiteColumns(_ db: any SQLDatabase) async throws {
+        for (table, column, type) in Schema.sqliteAddedColumns {
+            let columns = try await db.raw("SELECT name FROM pragma_table_info(\(bind: table))").all()
+                .map { try $0.decode(column: "name", as: String.self) }
+            if !columns.contains(column) {
+                try await db.raw("ALTER TABLE \(ident: table) ADD COLUMN \(ident: column) \(unsafeRaw: type)").run()
+            }
+        }
     }
 
     /// Chunks stored before version 2 had no sample count (a run's cap is checked without reading
