@@ -109,7 +109,6 @@ struct AccessHarnessTests {
             body: { _ in Array(#"{"time":"2026-05-10T09:00:00.000Z","state":"paused","sos_monitoring":false}"#.utf8) },
             contentType: "application/json", scoped: true)),
         "GET /monitoring/accept": .publicRoute,
-        "GET /watch/assets/{name}": .publicRoute,
         "GET /monitoring": .guarded(Case(method: .get, uri: { _ in "/monitoring" }, scoped: true)),
         "POST /monitoring/invite": .guarded(Case(
             method: .post, uri: { _ in "/monitoring/invite" }, body: { _ in form(["email": "someone@example.org"]) }, contentType: formType,

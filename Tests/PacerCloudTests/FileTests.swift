@@ -43,7 +43,7 @@ struct FileTests {
     static func upload(_ cloud: Cloud, _ browser: Browser, csrf: String?, fileName: String, _ bytes: [UInt8]) async throws -> TestResponse {
         let (type, body) = multipart(csrf: csrf, fileName: fileName, file: bytes)
         var headers: HTTPFields = [.contentType: type]
-        headers[.cookie] = browser.cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
+        headers[.cookie] = browser.cookieHeader
         return try await cloud.client.execute(uri: "/import", method: .post, headers: headers, body: ByteBuffer(bytes: body))
     }
 
@@ -220,7 +220,7 @@ struct FileTests {
             let big = try await Self.upload(cloud, ann, csrf: csrf, fileName: "a.gpx", [UInt8](repeating: 0x20, count: FileImport.maxBytes + 1))
             #expect(big.status == .contentTooLarge)
             var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
-            headers[.cookie] = ann.cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
+            headers[.cookie] = ann.cookieHeader
             let plain = try await cloud.client.execute(uri: "/import", method: .post, headers: headers, body: ByteBuffer(string: "csrf=\(csrf)"))
             #expect(plain.status == .unsupportedMediaType)
             #expect(try await Self.upload(cloud, ann, csrf: csrf, fileName: "a.gpx", gpx).status == .created)
@@ -248,11 +248,10 @@ struct FileTests {
             let (type, body) = Self.multipart(csrf: csrf, fileName: "marathon.gpx", file: bytes)
             let dir = try TemporaryDirectory()
             try Data(body).write(to: URL(fileURLWithPath: dir.file("body")))
-            let cookie = ann.cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
             let result = try await offPool {
                 try DaemonFixture.runBlocking("/usr/bin/curl", [
                     "-sS", "--max-time", "150", "-o", dir.file("answer"), "-w", "%{http_code}", "-H", "Content-Type: \(type)",
-                    "-H", "Cookie: \(cookie)", "--data-binary", "@" + dir.file("body"), "http://127.0.0.1:\(port)/import",
+                    "-H", "Cookie: \(ann.cookieHeader)", "--data-binary", "@" + dir.file("body"), "http://127.0.0.1:\(port)/import",
                 ])
             }
             let answer = (try? String(contentsOfFile: dir.file("answer"), encoding: .utf8)) ?? ""

@@ -10,16 +10,16 @@ import Testing
 /// #31: every route of the router is in Sources/PacerCloud/openapi.yaml (so tools/fuzz-api
 /// reaches it), with the security its access policy has, its forms requiring `csrf`; checked by
 /// `tools/check-contract --routes` against the router itself, so a route added without its spec
-/// fails here. And the 405 table (`RouteTable`) knows every route's method.
+/// fails here. And the 405's `Allow`, read from the access registry, knows every route's method.
 @Suite(.timeLimit(.minutes(10))) struct OpenAPIRouteTests {
     static let spec = DaemonFixture.repositoryRoot + "/Sources/PacerCloud/openapi.yaml"
     static let checker = DaemonFixture.repositoryRoot + "/tools/check-contract"
 
-    static func withRouter(_ body: (Router<CloudRequestContext>, CloudRoutes) throws -> Void) async throws {
+    static func withRouter<T>(_ body: (Router<CloudRequestContext>, CloudRoutes) throws -> T) async throws -> T {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-openapi")
         let routes = CloudRoutes(store: try await CloudStore.open(.sqlite(path: directory.file("cloud.db"))), configuration: WebConfig.make(),
                                  linkBase: "http://127.0.0.1:8080")
-        try body(routes.router(), routes)
+        return try body(routes.router(), routes)
     }
 
     /// Runs the checker on the router's routes (each with its policy's rule, "none" without one).
@@ -55,15 +55,23 @@ import Testing
         }
     }
 
-    @Test("the 405 table takes every method the router has, on every route")
-    func routeTableKnowsEveryRoute() async throws {
-        try await Self.withRouter { router, _ in
+    @Test("the 405's Allow takes every method the router has, on every route, and only those")
+    func allowKnowsEveryRoute() async throws {
+        try await Self.withRouter { router, routes in
+            var expected: [String: Set<String>] = [:]
             for route in router.routes {
                 // A concrete path: each parameter one segment.
-                let path = "\(route.path)".replacing(/\{[^}]+\}/, with: "x")
-                let methods = RouteTable.methods(for: path)
-                #expect(methods?.contains(route.method.rawValue) == true, "\(route.method) \(route.path): RouteTable has \(methods ?? [])")
+                expected["\(route.path)".replacing(/\{[^}]+\}/, with: "x"), default: []].insert(route.method.rawValue)
             }
+            for (path, methods) in expected {
+                #expect(routes.accessRegistry.methods(for: path) == methods.sorted(), "\(path)")
+            }
+            #expect(routes.accessRegistry.methods(for: "/v1/nothing") == nil)
+            #expect(routes.accessRegistry.methods(for: "/runs/x/y/z/w") == nil)
+            // A route added to the router through the registry is in the next answer.
+            PolicedRoutes(group: router.group(), prefix: "", registry: routes.accessRegistry)
+                .on(.delete, "account/everything", SignedInAccess()) { _, _ in "gone" }
+            #expect(routes.accessRegistry.methods(for: "/account/everything") == ["DELETE"])
         }
     }
 }

@@ -59,8 +59,10 @@ struct PlanTests {
         // version nibble 8, variant bits 10.
         let hex = Array(Tokens.digest(Array("pacer-plan-occurrence:\(session):2026-05-10".utf8)).prefix(32))
         let nibble = { (c: Character, mask: Int, bits: Int) in String((Int(String(c), radix: 16)! & mask) | bits, radix: 16) }
-        let expected = String(hex[0..<8]) + "-" + String(hex[8..<12]) + "-" + nibble(hex[12], 0, 8) + String(hex[13..<16]) + "-"
-            + nibble(hex[16], 3, 8) + String(hex[17..<20]) + "-" + String(hex[20..<32])
+        // Joined, not one chain of +: that took the compiler 3 s.
+        let parts: [String] = [String(hex[0..<8]), String(hex[8..<12]), nibble(hex[12], 0, 8) + String(hex[13..<16]),
+                               nibble(hex[16], 3, 8) + String(hex[17..<20]), String(hex[20..<32])]
+        let expected = parts.joined(separator: "-")
         #expect(id == expected)
 
         // Mondays and Thursdays for two weeks from Wednesday 6 May: 7, 11, 14 and 18 May.
@@ -172,7 +174,7 @@ struct PlanTests {
             #expect(try await cloud.store.plans.addPlanSession(Self.session(bob.id, "Bob's", "2026-05-10"), limit: 10))
 
             let first = try #require(try await Self.plan(cloud, token))
-            let expected = [(easy, "2026-05-10"), (weekly, "2026-05-11"), (weekly, "2026-05-14"), (saturday, "2026-05-16")]
+            let expected: [(PlanSession, String)] = [(easy, "2026-05-10"), (weekly, "2026-05-11"), (weekly, "2026-05-14"), (saturday, "2026-05-16")]
             #expect(first.sessions.map(\.date) == expected.map(\.1))
             #expect(first.sessions.map(\.id) == expected.map { PlanDates.occurrenceID(sessionID: $0.0.id, date: $0.1) })
             #expect(first.sessions.map(\.name) == ["Easy brun/b by the river", "Intervals", "Intervals", "Long run"])
@@ -180,7 +182,7 @@ struct PlanTests {
             #expect(first.version != empty.version)
 
             // Nothing changed: the same version, and a 304 on the ETag.
-            clock.advance(.seconds(4 * 3_600 + 29 * 60 + 59))  // 23:59:59 in Auckland
+            clock.advance(.seconds(16_199))  // 4 h 29 min 59 s later: 23:59:59 in Auckland
             let etag = try #require(try await cloud.request(.get, "/v1/device/sync", token: token).headers[.eTag])
             #expect(try await Self.plan(cloud, token)?.version == first.version)
             // Midnight in Auckland (noon UTC, still the 10th there): Monday is today, next Sunday is in.

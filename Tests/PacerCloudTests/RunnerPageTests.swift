@@ -322,7 +322,8 @@ struct RunnerPageTests {
     func assets() async throws {
         try await Cloud.with(.sqlite, configuration: WebConfig.make()) { cloud in
             for (path, type) in [("/assets/leaflet/leaflet.js", "text/javascript"), ("/assets/leaflet/leaflet.css", "text/css"),
-                                 ("/assets/chart.js/chart.min.js", "text/javascript"), ("/assets/pacer/run.js", "text/javascript")] {
+                                 ("/assets/chart.js/chart.min.js", "text/javascript"), ("/assets/pacer/run.js", "text/javascript"),
+                                 ("/assets/pacer/dashboard.js", "text/javascript")] {
                 let file = try await cloud.request(.get, path, token: nil)
                 #expect(file.status == .ok, "\(path)")
                 #expect(file.headers[.contentType]?.hasPrefix(type) == true && file.headers[.cacheControl] == Assets.cacheControl)
@@ -332,6 +333,9 @@ struct RunnerPageTests {
                 #expect(again.status == .notModified && again.body.readableBytes == 0)
             }
             #expect(try await cloud.request(.get, "/assets/pacer/run.js", token: nil).text.contains("dataset.complete"))
+            #expect(try await cloud.request(.get, "/assets/pacer/dashboard.js", token: nil).text.contains("new EventSource(\"/watch/events\")"))
+            // The dashboard's files come from here too: its old place is gone.
+            #expect(try await cloud.request(.get, "/watch/assets/dashboard.js", token: nil).status == .notFound)
             for path in ["/assets/leaflet/leaflet.esm.js", "/assets/leaflet/..%2F..%2F..%2Fetc%2Fpasswd", "/assets/..%2Fetc/passwd"] {
                 #expect(try await cloud.request(.get, path, token: nil).status == .notFound, "\(path)")
             }

@@ -24,9 +24,14 @@ final class Browser: Sendable {
     var receivedSetCookies: [String] { setCookies.withLock { $0 } }
     func setCookie(_ name: String, _ value: String) { jar.withLock { $0[name] = value } }
 
+    /// The Cookie header this browser sends (empty when it has no cookie).
+    var cookieHeader: String {
+        cookies.filter { !$0.value.isEmpty }.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
+    }
+
     private var headers: HTTPFields {
         var fields: HTTPFields = [:]
-        let cookie = cookies.filter { !$0.value.isEmpty }.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
+        let cookie = cookieHeader
         if !cookie.isEmpty { fields[.cookie] = cookie }
         if let address { fields[.init("X-Forwarded-For")!] = address }
         return fields

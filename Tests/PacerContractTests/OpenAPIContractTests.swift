@@ -156,7 +156,7 @@ import Testing
         ]
         // The numbers the server pages and caps alerts by (issue 31), as the spec must say them.
         let limits: [String: Any] = ["alerts_page_default": WireLimits.alertsPageDefault, "alerts_page_max": WireLimits.alertsPageMax,
-                                     "alert_message_max_bytes": WireLimits.alertMessageMaxBytes]
+                                     "alert_message_max_bytes": WireLimits.alertMessageMaxBytes, "bounds": Self.bounds]
         let cases: [String: Any] = ["objects": objects, "strings": strings, "invalid": invalid, "limits": limits]
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pacer-contract-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
         try JSONSerialization.data(withJSONObject: cases, options: [.sortedKeys]).write(to: file)
@@ -165,6 +165,45 @@ import Testing
         let result = try DaemonFixture.runBlocking("/usr/bin/env", ["python3", Self.checker, Self.spec, file.path])
         #expect(result.status == 0, "tools/check-contract: \(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("0 problem(s)"), "\(result.stderr)")
+    }
+
+    /// Each range of WireLimits and the schema fields it bounds (path inside the schema, "[]" an
+    /// array's items): the checker holds the spec's minimum and maximum to these numbers.
+    static var bounds: [[String: Any]] {
+        func bound<T: Comparable & Sendable>(_ range: ClosedRange<T>, _ fields: [(String, [String])]) -> [[String: Any]] {
+            fields.map { ["schema": $0.0, "path": $0.1, "minimum": range.lowerBound, "maximum": range.upperBound] }
+        }
+        return bound(WireLimits.accuracyM, [("Position", ["accuracy_m"]), ("AlertMessage", ["position", "accuracy_m"])])
+            + bound(WireLimits.speedMps, [("Position", ["speed_mps"]), ("RunSummary", ["max_speed_mps"])])
+            + bound(WireLimits.heartRate, [("Position", ["heart_rate"]), ("RunSummary", ["hr_max"]), ("AlertMessage", ["heart_rate", "bpm"]),
+                                           ("AlertMessage", ["heart_rate", "min_30s"]), ("AlertMessage", ["heart_rate", "max_30s"]),
+                                           ("AlertMessage", ["heart_rate", "threshold_bpm"]), ("DeviceState", ["heart_rate", "bpm"]),
+                                           ("DeviceState", ["hr_daily", "[]", "min_bpm"]), ("DeviceState", ["hr_daily", "[]", "resting_bpm"])])
+            + bound(0...Double(WireLimits.heartRate.upperBound), [("RunSummary", ["hr_avg"])])
+            + bound(WireLimits.batteryPercent, [("AlertMessage", ["battery_percent"]), ("DeviceState", ["battery_percent"]),
+                                                ("DeviceState", ["strap_battery_percent"])])
+            + bound(WireLimits.sequence, [("AlertMessage", ["sequence"])])
+            + bound(WireLimits.distanceM, [("RunSummary", ["distance_m"])])
+            + bound(WireLimits.durationS, [("RunSummary", ["moving_time_s"]), ("RunSummary", ["elapsed_time_s"])])
+            + bound(WireLimits.paceSPerKm, [("RunSummary", ["avg_pace_s_per_km"])])
+            + bound(WireLimits.trendBpmPerMin, [("AlertMessage", ["heart_rate", "trend_bpm_per_min"])])
+            + bound(WireLimits.ageS, [("AlertMessage", ["position", "age_s"])])
+    }
+
+    @Test("a WireLimits range the spec says otherwise, or a field it bounds that the spec lacks, fails the check")
+    func aChangedBoundFails() throws {
+        var bounds = Self.bounds
+        bounds[0]["maximum"] = 99_999.0
+        bounds.append(["schema": "Position", "path": ["altitude_m"], "minimum": 0, "maximum": 10])
+        let limits: [String: Any] = ["alerts_page_default": WireLimits.alertsPageDefault, "alerts_page_max": WireLimits.alertsPageMax,
+                                     "alert_message_max_bytes": WireLimits.alertMessageMaxBytes, "bounds": bounds]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pacer-contract-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
+        try JSONSerialization.data(withJSONObject: ["limits": limits], options: [.sortedKeys]).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try DaemonFixture.runBlocking("/usr/bin/env", ["python3", Self.checker, Self.spec, file.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("Position.accuracy_m: the spec's maximum is 100000, WireLimits' is 99999"), "\(result.stdout)")
+        #expect(result.stdout.contains("Position.altitude_m: no such field in the spec"), "\(result.stdout)")
     }
 
     @Test("the JSON of each type decodes back to the same value")

@@ -135,11 +135,20 @@ def describe_failure(entry, error, browser, cloud):
     return "\n  ".join(lines)
 
 
-def prepare_shots(shots):
-    """An empty screenshots directory: what is in it after a run is that run's."""
+def prepare_shots(shots, chosen=None, every=None):
+    """The screenshots directory without the shots of the flows about to run (`chosen`, of
+    `every` flow; all when None): what is in it after a run is that run's. Other flows' shots
+    stay, so that runs of different flows side by side keep each other's. A shot is named
+    FLOW-SHOT-DEVICE.png, and belongs to the longest flow name it starts with (run-page-no-tiles,
+    not run-page)."""
     os.makedirs(shots, exist_ok=True)
+    names = sorted((f.name for f in every or []), key=len, reverse=True)
+    mine = None if chosen is None else {f.name for f in chosen}
     for name in os.listdir(shots):
-        if name.endswith(".png"):
+        if not name.endswith(".png"):
+            continue
+        owner = next((flow for flow in names if name.startswith(flow + "-")), None)
+        if mine is None or owner in mine:
             os.remove(os.path.join(shots, name))
 
 

@@ -62,7 +62,7 @@ public struct CloudRoutes: Sendable {
         let router = Router(context: CloudRequestContext.self)
         // Outermost, so it counts the statuses ErrorMiddleware's refusals become.
         router.add(middleware: RequestMetricsMiddleware(metrics: configuration.metrics, settings: configuration.metricsAccess))
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(routes: accessRegistry))
         let root = PolicedRoutes(group: router.group(), prefix: "", registry: accessRegistry)
         root.on(.get, "health", PublicAccess(why: "a liveness probe that says nothing")) { _, _ in
             JSONInput.json(Array(#"{"status":"ok"}"#.utf8))

@@ -6,6 +6,9 @@ import NIOCore
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = CloudRequestContext
 
+    /// The routes, for a 405's `Allow`.
+    let routes: AccessRegistry
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -18,7 +21,7 @@ struct ErrorMiddleware: RouterMiddleware {
             throw APIError(.contentTooLarge, "too_large", "the body is larger than \(context.maxUploadSize) bytes")
         } catch let error as HTTPError where error.status == .notFound && error.body == nil {
             // The router found no route: a known path with another method is 405, not 404.
-            if let allowed = RouteTable.methods(for: request.uri.path) {
+            if let allowed = routes.methods(for: request.uri.path) {
                 var refusal = APIError(.methodNotAllowed, "method_not_allowed",
                                        "\(request.method) is not taken here; this path takes \(allowed.joined(separator: ", "))")
                 refusal.allow = allowed.joined(separator: ", ")

@@ -41,12 +41,6 @@ extension CloudRoutes {
         web.on(.get, "watch/events", SignedInAccess()) { _, context in try await dashboardEvents(context) }
         web.on(.post, "watch/alerts/:device/:alert/answer", SignedInAccess()) { request, context in try await answer(request, context) }
         web.on(.post, "watch/devices/:device/where", SignedInAccess()) { request, context in try await askWhere(request, context) }
-        web.on(.get, "watch/assets/:name", PublicAccess(why: "the dashboard's static script and Leaflet, the same for everyone")) { _, context in
-            guard let response = DashboardAssets.response(name: context.parameters.get("name") ?? "") else {
-                throw WebRefusal.plain(.notFound, "no such file")
-            }
-            return response
-        }
     }
 
     func addDeviceMonitorRoutes(_ device: PolicedRoutes) {

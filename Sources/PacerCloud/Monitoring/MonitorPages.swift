@@ -65,11 +65,10 @@ enum MonitorPage {
             </body></html>
 
             """,
-        // Where the dashboard's script and map come from: the one place to repoint (issue 22 shares
-        // asset serving with the runner's pages).
+        // The dashboard's script and map, from the one asset server the runner's pages use.
         "map_assets": """
-            <link rel="stylesheet" href="/watch/assets/leaflet.css"><script src="/watch/assets/leaflet.js" defer></script>
-            <script src="/watch/assets/dashboard.js" defer></script>
+            <link rel="stylesheet" href="/assets/leaflet/leaflet.css"><script src="/assets/leaflet/leaflet.js" defer></script>
+            <script src="/assets/pacer/dashboard.js" defer></script>
             """,
     ]
 

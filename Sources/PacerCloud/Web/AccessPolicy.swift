@@ -44,6 +44,23 @@ public final class AccessRegistry: Sendable {
 
     /// The key of a route: its method and Hummingbird's spelling of its path.
     public static func key(method: HTTPRequest.Method, path: String) -> String { "\(method) \(RouterPath(path))" }
+
+    /// The methods the registered routes take on `path` (a parameter matches any one segment),
+    /// sorted, or nil when no route has the path: what a 405's `Allow` lists, since the router
+    /// itself only says "no route". Read from the registry, so it cannot miss a route.
+    public func methods(for path: String) -> [String]? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var methods: Set<String> = []
+        for key in rules.withLock({ Array($0.keys) }) {
+            let parts = key.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let pattern = parts[1].split(separator: "/", omittingEmptySubsequences: true)
+            guard pattern.count == segments.count,
+                  zip(pattern, segments).allSatisfy({ $0.first == "{" || $0.first == ":" || $0 == "*" || $0 == $1 }) else { continue }
+            methods.insert(String(parts[0]))
+        }
+        return methods.isEmpty ? nil : methods.sorted()
+    }
 }
 
 /// A router group whose routes can only be added with a policy, asked before the handler runs.

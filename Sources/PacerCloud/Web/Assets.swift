@@ -3,7 +3,8 @@ import Foundation
 import Hummingbird
 import Synchronization
 
-/// The run page's script and style files under `/assets/PACKAGE/FILE`: Leaflet and Chart.js
+/// Every page's script and style files under `/assets/PACKAGE/FILE` (the run, heart-rate,
+/// plan and alert pages' and the dashboard's): Leaflet and Chart.js
 /// from Debian's libjs-leaflet and libjs-chart.js (in `MapSettings.assetsDirectory`), and the
 /// page's own script, compiled in. Only the files listed here are served, never a path from the
 /// request. Each is read once and kept; they are public and versioned with the package, so
@@ -41,6 +42,7 @@ final class Assets: Sendable {
         "pacer/plan.js": file(Data(PlanTemplates.script.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/heart.js": file(Data(RunScript.heart.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/alert.js": file(Data(RunScript.alert.utf8), contentType: "text/javascript; charset=utf-8"),
+        "pacer/dashboard.js": file(Data(DashboardScript.source.utf8), contentType: "text/javascript; charset=utf-8"),
     ]
 
     func response(package: String, file name: String, request: Request) throws -> Response {

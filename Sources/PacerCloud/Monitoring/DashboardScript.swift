@@ -1,32 +1,11 @@
-import Foundation
-import Hummingbird
-
-/// The dashboard's static files: its script (a constant here) and Leaflet, read from Debian's
-/// libjs-leaflet. Only these names are served; nothing else of the directory is reachable.
-enum DashboardAssets {
-    static let leafletDirectory = "/usr/share/javascript/leaflet"
-
-    static func response(name: String) -> Response? {
-        let (type, body): (String, ByteBuffer)
-        switch name {
-        case "dashboard.js":
-            (type, body) = ("text/javascript; charset=utf-8", ByteBuffer(string: script))
-        case "leaflet.js", "leaflet.css":
-            // Without the package the dashboard still works: its script shows positions as text.
-            guard let data = FileManager.default.contents(atPath: leafletDirectory + "/" + name) else { return nil }
-            (type, body) = (name.hasSuffix(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8", ByteBuffer(bytes: data))
-        default:
-            return nil
-        }
-        return Response(status: .ok, headers: [.contentType: type, .cacheControl: "public, max-age=3600", .init("X-Content-Type-Options")!: "nosniff"],
-                        body: .init(byteBuffer: body))
-    }
-
+/// The dashboard's script, served by `Assets` as /assets/pacer/dashboard.js beside the run
+/// pages' scripts and Leaflet.
+enum DashboardScript {
     /// Draws each card's map, and applies the stream's updates: a `device` event replaces that
     /// card's text (rendered by the server, escaped there) and moves its map and trail (lines of
     /// points, one polyline with a gap wherever the runner entered a private place); a `consent`
     /// event reloads the page (a runner came or went).
-    static let script = """
+    static let source = """
         "use strict";
         (function () {
           var maps = {};
