@@ -6,10 +6,10 @@ import Testing
 /// pacerd's SOS lane end to end: the simulated strap (bluetoothd) and modem (ModemManager) on
 /// one private dbus-daemon, a real HTTPS server for `/v1/alerts`, a hook script. The heart rate
 /// is played from ../shared/data/hr, a trimmed window around each event, one notification a
-/// second as the strap sends them. Each test has a world of its own (bus, simulators, sink,
-/// pacerd's directory and ports), so they run side by side: one after the other they took
-/// 245 s in the start burst, most of it the replays' real time.
-@Suite(.timeLimit(.minutes(10))) struct SOSTests {
+/// second as the strap sends them. One test at a time: side by side (each has a world of its
+/// own) two of them failed in the start burst, an arrest asked about instead of raised at once
+/// and a raise 0.3 s before its lower bound, as the replays' 1 Hz timing slipped.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SOSTests {
     static let strap = "C8:4F:0E:12:34:56"
     static let contacts = ["+393471234567", "+447700900123"]
 
