@@ -153,9 +153,15 @@ public final class StoreDatabase: Service, Sendable {
 /// The SQLite file's connections: one writer, lent to one transaction at a time, and up to
 /// `maxReaders` readers, opened when reads overlap (each is three descriptors: the file, its WAL
 /// and shared memory; a process holding many stores, as the tests do, must not open them all).
+///
+/// Every SQLite call blocks its thread, for up to the busy timeout while another process holds
+/// the lock, so the connections run on threads of their own, one per connection that can be
+/// lent at once: on SQLiteNIO's default, NIO's shared blocking pool (one thread per core), two
+/// waiting connections held every other store and NIO's file I/O with them.
 final class SQLiteConnections: Sendable {
     private let path: String
     private let logger: Logger
+    private let threads: NIOThreadPool
     private let writer: SQLiteConnection
     private let writerGate = AsyncGate(permits: 1)
     private let readerGate: AsyncGate
@@ -163,33 +169,59 @@ final class SQLiteConnections: Sendable {
     private let readers = Mutex<(all: [SQLiteConnection], idle: [SQLiteConnection])>(([], []))
     private let closed = Atomic<Bool>(false)
 
-    private init(path: String, logger: Logger, writer: SQLiteConnection, maxReaders: Int) {
+    private init(path: String, logger: Logger, threads: NIOThreadPool, writer: SQLiteConnection, maxReaders: Int) {
         self.path = path
         self.logger = logger
+        self.threads = threads
         self.writer = writer
         readerGate = AsyncGate(permits: max(1, maxReaders))
     }
 
     deinit {
         // SQLiteNIO asserts that a connection is closed before it goes: closed here when nobody
-        // called close(), by a task that holds them until they are.
+        // called close(), by a task that holds them (and their threads) until they are.
         guard !closed.load(ordering: .acquiring) else { return }
-        let connections = [writer] + readers.withLock { $0.all }
-        Task { for connection in connections { try? await connection.close() } }
+        let (connections, threads) = ([writer] + readers.withLock { $0.all }, threads)
+        Task {
+            for connection in connections { try? await connection.close() }
+            try? await threads.shutdownGracefully()
+        }
     }
 
     static func open(path: String, readers maxReaders: Int, logger: Logger) async throws -> SQLiteConnections {
-        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let threads = NIOThreadPool(numberOfThreads: 1 + max(1, maxReaders))
+        threads.start()
+        let writer: SQLiteConnection
         do {
-            // WAL: readers see the last commit while the writer writes. The busy timeout replaces
-            // SQLiteNIO's handler that retries at once, forever: another process (a backup, the
-            // sqlite3 shell) makes a writer wait up to 10 s, then fail with "database is locked".
-            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 10000", "PRAGMA synchronous = NORMAL"] {
+            writer = try await open(path: path, threads: threads, logger: logger)
+        } catch {
+            try? await threads.shutdownGracefully()
+            throw error
+        }
+        do {
+            // WAL: readers see the last commit while the writer writes.
+            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"] {
                 try await writer.sql().raw(SQLQueryString(pragma)).run()
             }
-            return SQLiteConnections(path: path, logger: logger, writer: writer, maxReaders: maxReaders)
+            return SQLiteConnections(path: path, logger: logger, threads: threads, writer: writer, maxReaders: maxReaders)
         } catch {
             try? await writer.close()
+            try? await threads.shutdownGracefully()
+            throw error
+        }
+    }
+
+    /// A connection on the store's threads, with a busy timeout: it replaces SQLiteNIO's handler
+    /// that retries at once, forever; another process (a backup, the sqlite3 shell) makes it
+    /// wait up to 10 s, then fail with "database is locked".
+    private static func open(path: String, threads: NIOThreadPool, logger: Logger) async throws -> SQLiteConnection {
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, logger: logger,
+                                                         on: MultiThreadedEventLoopGroup.singleton.any())
+        do {
+            try await connection.sql().raw("PRAGMA busy_timeout = 10000").run()
+            return connection
+        } catch {
+            try? await connection.close()
             throw error
         }
     }
@@ -207,13 +239,7 @@ final class SQLiteConnections: Sendable {
         if let idle = readers.withLock({ $0.idle.popLast() }) {
             reader = idle
         } else {
-            reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-            do {
-                try await reader.sql().raw("PRAGMA busy_timeout = 10000").run()
-            } catch {
-                try? await reader.close()
-                throw error
-            }
+            reader = try await Self.open(path: path, threads: threads, logger: logger)
             readers.withLock { $0.all.append(reader) }
         }
         defer { readers.withLock { $0.idle.append(reader) } }
@@ -224,5 +250,6 @@ final class SQLiteConnections: Sendable {
     func close() async {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for connection in [writer] + readers.withLock({ $0.all }) { try? await connection.close() }
+        try? await threads.shutdownGracefully()
     }
 }
