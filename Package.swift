@@ -172,7 +172,7 @@ let package = Package(
         .target(
             name: "PacerCloud",
             dependencies: [
-                "Gzip", "PacerContract", "Export",
+                "Gzip", "PacerContract", "Export", "Threads",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -264,7 +264,7 @@ let package = Package(
         .testTarget(
             name: "PacerCloudTests",
             dependencies: [
-                "PacerCloud", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud", "Export", "PacerCore",
+                "PacerCloud", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud", "Export", "PacerCore", "Threads",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import PacerContract
 import ServiceLifecycle
+import Threads
 
 /// pacer-cloud assembled: the store (migrated before the server accepts requests), the router
 /// and the forwarder, as one Hummingbird application. Stateless: any number of these can share
@@ -71,7 +72,7 @@ public enum CloudApplication {
         }
         let token = Tokens.random()
         let device = Device(id: UUID().uuidString.lowercased(), name: name, email: email, webhook: webhook,
-                            createdAt: WireTime.text(milliseconds: WallClock.nowMilliseconds()))
+                            createdAt: WireTime.text(milliseconds: WallClock.milliseconds()))
         let webhookSecret = webhook == nil ? nil : Tokens.random()
         try await store.devices.addDevice(device, tokenHash: Tokens.hash(token), webhookSecret: webhookSecret)
         return (device, token, webhookSecret)

@@ -5,6 +5,7 @@ import HummingbirdTesting
 @testable import PacerCloud
 import PacerContract
 import Testing
+import Threads
 
 /// The attacks of issue 19 replayed, each against both stores: every one refused with a 4xx
 /// naming the field, or neutralised, and nothing stored by a refusal.
@@ -67,7 +68,7 @@ struct AttackTests {
             let secret = Tokens.random(bytes: 24)
             _ = try await cloud.store.alerts.recordAlertMessage(AlertMessageInput(
                 device: device, alertID: message["alert_id"] as! String, sequence: 0, type: "alert", kind: "hr_high", test: false,
-                json: json, receivedMs: WallClock.nowMilliseconds(), newSecret: secret, forward: []))
+                json: json, receivedMs: WallClock.milliseconds(), newSecret: secret, forward: []))
             let page = try await cloud.request(.get, "/a/\(secret)", token: nil)
             #expect(page.status == .ok)
             #expect(page.text.contains("45.400000"))
@@ -164,7 +165,7 @@ struct AttackTests {
             // The latest time taken, then a true one: the server's clock decides, so it is stored.
             #expect(try await cloud.json(.put, "/v1/position", token: token, base.merging(["time": "2199-12-31T00:00:00.000Z"]) { $1 })
                 .object["stored"] as? Bool == true)
-            let now = WireTime.text(milliseconds: WallClock.nowMilliseconds())
+            let now = WireTime.text(milliseconds: WallClock.milliseconds())
             let current = try await cloud.json(.put, "/v1/position", token: token, base.merging(["time": now, "lat": 46.0]) { $1 })
             #expect(current.object["stored"] as? Bool == true)
             #expect(try await cloud.request(.get, "/v1/position", token: token).object["lat"] as? Double == 46.0)

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import PacerTestSupport
 import Synchronization
 import Testing
+import Threads
 
 /// What an operator runs pacer-cloud with (issue 31, deliverable 7): /metrics, and backup and restore.
 @Suite("pacer-cloud: operations (metrics, backup, restore)", .timeLimit(.minutes(10)))
@@ -126,9 +127,9 @@ struct OperationsTests {
             #expect(Self.value(text, "pacer_cloud_outbox_pending") == 1, "\(text)")
             #expect((Self.value(text, "pacer_cloud_forwards_total", [#"channel="webhook""#, #"result="failed""#]) ?? 0) >= 1)
             // The status as the store reports it: one pending; not due again until its backoff ends.
-            let status = try await cloud.store.outbox.outboxStatus(nowMs: WallClock.nowMilliseconds())
+            let status = try await cloud.store.outbox.outboxStatus(nowMs: WallClock.milliseconds())
             #expect(status.pending == 1)
-            let later = try await cloud.store.outbox.outboxStatus(nowMs: WallClock.nowMilliseconds() + 3_600_000)
+            let later = try await cloud.store.outbox.outboxStatus(nowMs: WallClock.milliseconds() + 3_600_000)
             #expect(later.lagMs > 3_000_000, "an item an hour overdue: \(later)")
         }
     }

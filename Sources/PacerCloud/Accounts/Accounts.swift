@@ -1,5 +1,6 @@
 import Foundation
 import PacerContract
+import Threads
 
 /// Creating accounts and checking passwords: the same rules for the admin CLI and the sign-up
 /// page, so neither can make an account the other would refuse.
@@ -15,7 +16,7 @@ public enum Accounts {
             throw AccountInputError(field: "timezone", "timezone '\(timezone.prefix(64))' is not a time zone name like Europe/Rome or UTC")
         }
         let account = Account(id: UUID().uuidString.lowercased(), email: address, confirmed: confirmed, displayName: name, timezone: timezone,
-                              createdAt: WireTime.text(milliseconds: WallClock.nowMilliseconds()))
+                              createdAt: WireTime.text(milliseconds: WallClock.milliseconds()))
         try await store.accounts.addAccount(account, passwordHash: await Passwords.hash(password, cost: cost))
         return account
     }

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import Threads
 
 /// Sends the outbox: webhook POSTs and e-mails for new alert messages, each retried with
 /// backoff until delivered (2xx, or the SMTP server's 250 for the message). The outbox is in
@@ -46,13 +47,13 @@ public final class Forwarder: Service {
     /// Sends everything due now, once.
     public func drain() async {
         do {
-            let now = WallClock.nowMilliseconds()
+            let now = WallClock.milliseconds()
             // A lease longer than one attempt can take (10 s timeouts).
             let items = try await store.outbox.claimOutbox(nowMs: now, leaseUntilMs: now + 60_000, limit: 20)
             for item in items { await deliver(item) }
             // The gauges as this pass leaves the outbox (any instance's items: they share it).
             let probed = ContinuousClock.now
-            let status = try await store.outbox.outboxStatus(nowMs: WallClock.nowMilliseconds())
+            let status = try await store.outbox.outboxStatus(nowMs: WallClock.milliseconds())
             configuration.metrics.databaseProbe(store: store.database.dialect.rawValue, duration: .now - probed)
             configuration.metrics.outbox(pending: status.pending, lagSeconds: Double(status.lagMs) / 1000)
         } catch {
@@ -76,7 +77,7 @@ public final class Forwarder: Service {
             case "email": try await sendEmail(item)
             default: throw StoreError("unknown channel \(item.channel)")
             }
-            try await store.outbox.outboxDelivered(id: item.id, nowMs: WallClock.nowMilliseconds())
+            try await store.outbox.outboxDelivered(id: item.id, nowMs: WallClock.milliseconds())
             configuration.metrics.forwarded(channel: item.channel, delivered: true)
             logger.info("forwarded by \(item.channel) to \(item.target) (attempt \(item.attempts + 1))")
         } catch {
@@ -85,7 +86,7 @@ public final class Forwarder: Service {
             let maxMs = Int64(configuration.retryMax.components.seconds * 1000)
             let backoffMs = min(maxMs, Int64(1000) << min(attempt - 1, 20))
             logger.warning("forwarding by \(item.channel) to \(item.target) failed (attempt \(attempt)), retrying in \(backoffMs) ms: \(String(reflecting: error))")
-            try? await store.outbox.outboxFailed(id: item.id, error: String(reflecting: error), nextAttemptMs: WallClock.nowMilliseconds() + backoffMs)
+            try? await store.outbox.outboxFailed(id: item.id, error: String(reflecting: error), nextAttemptMs: WallClock.milliseconds() + backoffMs)
         }
     }
 
@@ -96,7 +97,7 @@ public final class Forwarder: Service {
         request.headers.add(name: "User-Agent", value: "pacer-cloud")
         if let secret = item.signingSecret {
             request.headers.add(name: WebhookSignature.header, value: WebhookSignature.value(
-                secret: secret, timestamp: WallClock.nowMilliseconds() / 1000, body: Array(item.payload.utf8)))
+                secret: secret, timestamp: WallClock.milliseconds() / 1000, body: Array(item.payload.utf8)))
         }
         request.body = .bytes(ByteBuffer(string: item.payload))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))

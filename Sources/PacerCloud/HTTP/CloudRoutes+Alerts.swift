@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PacerContract
+import Threads
 
 extension CloudRoutes {
     func postAlert(_ request: Request, context: CloudRequestContext) async throws -> Response {
@@ -32,7 +33,7 @@ extension CloudRoutes {
             throw refusal
         }
         let base = linkBase
-        let receivedMs = WallClock.nowMilliseconds()
+        let receivedMs = WallClock.milliseconds()
         // The wearer: the account's display name where the device belongs to one, else the name
         // the device sent; times in the reader's zone where known, else the wearer's.
         var runner: Account?
@@ -141,7 +142,7 @@ extension CloudRoutes {
         if let accountID = device?.accountID { runner = try await store.accounts.account(id: accountID) }
         let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }.sorted { $0.sequence < $1.sequence }
         let words = AlertWords(device: device?.name ?? decoded.first?.device ?? "the device", account: runner, messages: decoded)
-        let html = AlertPage.html(alert: alert, messages: messages, answers: answers, nowMs: WallClock.nowMilliseconds(), words: words,
+        let html = AlertPage.html(alert: alert, messages: messages, answers: answers, nowMs: WallClock.milliseconds(), words: words,
                                   map: configuration.map, messageCount: read.count)
         return Response(status: .ok, headers: AlertPage.pageHeaders(map: configuration.map), body: .init(byteBuffer: ByteBuffer(string: html)))
     }

@@ -1,5 +1,6 @@
 import Hummingbird
 import PacerContract
+import Threads
 
 extension CloudRoutes {
     func putPosition(_ request: Request, context: CloudRequestContext) async throws -> Response {
@@ -9,7 +10,7 @@ extension CloudRoutes {
         // Ordered by the device's time, but never later than the server received it: one
         // position from a clock far ahead (9999-12-31) cannot hold the place for good. The
         // device's time stays in the stored position as data.
-        let orderMs = min(deviceMs, WallClock.nowMilliseconds())
+        let orderMs = min(deviceMs, WallClock.milliseconds())
         let stored = try await store.alerts.putPosition(device: device.id, timeMs: orderMs, json: try JSONInput.canonical(position))
         if stored, let runner = device.accountID {
             // A position from a private place (one asked for during an alert) is shown with the

@@ -2,6 +2,7 @@ import Foundation
 import Crypto
 import Hummingbird
 import PacerContract
+import Threads
 
 /// The device's sync channel (openapi.yaml `/v1/device/sync`, `/v1/device/sync/ack`,
 /// `/v1/device/state`): what the cloud has for the device, its acknowledgements, its heartbeat.
@@ -41,7 +42,7 @@ extension CloudRoutes {
             throw JSONInput.invalid("notice_ids[\(index)]", "\(WireLimits.quoted(id)) is not a notice id (a lowercase UUID)")
         }
         let ids = Array(Set(ack.notice_ids)).sorted()
-        let unknown = try await store.sync.acknowledgeNotices(device: device.id, ids: ids, nowMs: WallClock.nowMilliseconds())
+        let unknown = try await store.sync.acknowledgeNotices(device: device.id, ids: ids, nowMs: WallClock.milliseconds())
         guard unknown.isEmpty else {
             throw APIError(.notFound, "not_found",
                            "no notice of this device has the id \(unknown.prefix(5).map { "'\($0)'" }.joined(separator: ", "))"
@@ -55,7 +56,7 @@ extension CloudRoutes {
         let state = try JSONInput.decode(DeviceState.self, from: try await JSONInput.jsonBody(of: request, context: context))
         try state.validate()
         let previous = try await storedState(device.id)
-        let nowMs = WallClock.nowMilliseconds()
+        let nowMs = WallClock.milliseconds()
         try await store.health.putDeviceState(device: device.id, receivedMs: nowMs, json: try JSONInput.canonical(state), daily: state.hr_daily ?? [])
         try await applyPrivacyAndRunEnd(device.id, state, previous: previous, nowMs: nowMs)
         if let runner = device.accountID { await hub.publish(HubEvent(kind: .state, account: runner, subject: device.id)) }

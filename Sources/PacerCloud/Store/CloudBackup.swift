@@ -3,6 +3,7 @@ import Logging
 import NIOPosix
 import SQLiteKit
 import SQLKit
+import Threads
 
 /// `pacer-cloud backup FILE` and `restore FILE`. SQLite: `VACUUM INTO`, so the copy is one
 /// consistent snapshot even while a server writes, and a plain SQLite file; restoring copies it
@@ -79,7 +80,7 @@ public enum CloudBackup {
         }
         // A backup from an older version gets this version's schema.
         let restored = try await database.openDatabase()
-        _ = try await restored.withRunning { try await Migrator.migrate(restored, nowMs: WallClock.nowMilliseconds()) }
+        _ = try await restored.withRunning { try await Migrator.migrate(restored, nowMs: WallClock.milliseconds()) }
     }
 
     /// One plain connection to an SQLite file (no WAL set up: a backup stays as it is).

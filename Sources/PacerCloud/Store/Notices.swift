@@ -1,5 +1,6 @@
 import Foundation
 import PacerContract
+import Threads
 
 /// Notices for devices to say (`pacer-cloud notice send`), delivered by the sync channel.
 public enum Notices {
@@ -26,7 +27,7 @@ public enum Notices {
         }
         var queued: [StoredNotice] = []
         for device in devices {
-            let notice = StoredNotice(id: UUID().uuidString.lowercased(), device: device.id, text: cleaned, createdMs: nowMs ?? WallClock.nowMilliseconds())
+            let notice = StoredNotice(id: UUID().uuidString.lowercased(), device: device.id, text: cleaned, createdMs: nowMs ?? WallClock.milliseconds())
             try await store.sync.addNotice(notice)
             queued.append(notice)
         }

@@ -1,4 +1,5 @@
 import SQLKit
+import Threads
 
 /// Everything pacer-cloud keeps: one repository per feature over one database, each written once
 /// for SQLite and PostgreSQL. A controller takes the repositories it needs; what spans features
@@ -35,7 +36,7 @@ public struct CloudStore: Sendable {
 
     /// Runs the migrations the database has not had yet (`Migrator`); safe from several instances at once.
     public func migrate(nowMs: Int64? = nil) async throws {
-        try await Migrator.migrate(database, nowMs: nowMs ?? WallClock.nowMilliseconds())
+        try await Migrator.migrate(database, nowMs: nowMs ?? WallClock.milliseconds())
     }
 
     /// Runs `body` with the database running (PostgreSQL's pool), then stops it.
