@@ -80,4 +80,12 @@ import Testing
             #expect(try await !devices.revokeDevice(name: "pacer-2"))
         }
     }
+
+    @Test("a record's property names read the store's column names, as SQLKit's snake-case conversion reads them")
+    func columnNames() {
+        for (key, column) in [("startMs", "start_ms"), ("hrSeconds", "hr_seconds"), ("runID", "run_id"), ("lastURLPath", "last_url_path"),
+                              ("id", "id"), ("restingBpm", "resting_bpm"), ("URL", "url")] {
+            #expect(SnakeCaseColumns.snakeCase(key) == column, "\(key)")
+        }
+    }
 }

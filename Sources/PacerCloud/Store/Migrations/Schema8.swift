@@ -50,7 +50,7 @@ enum Schema8 {
         while true {
             let rows = try await db.raw("""
                 SELECT device_id, run_id, seq, body, content_encoding FROM chunk WHERE samples IS NULL LIMIT \(literal: Schema.backfillBatch)
-                """).all(decoding: Uncounted.self, keyDecodingStrategy: .convertFromSnakeCase)
+                """).rows(Uncounted.self)
             for row in rows {
                 let samples = TrackChunkFormat.countSamples(Array(row.body), gzip: row.contentEncoding == "gzip") ?? Int(Int32.max)
                 try await db.raw("""

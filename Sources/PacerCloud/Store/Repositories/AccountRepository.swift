@@ -26,7 +26,7 @@ public struct AccountRepository: Sendable {
     }
 
     private func accounts(_ query: SQLQueryString) async throws -> [StoredAccount] {
-        try await database.read { try await $0.raw(query).all(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase).map(\.stored) }
+        try await database.read { try await $0.raw(query).rows(Row.self).map(\.stored) }
     }
 
     /// Throws `StoreError` when an account has that e-mail address already.
@@ -94,7 +94,7 @@ public struct AccountRepository: Sendable {
         struct Row: Decodable { let idSha256: String, accountId: String, csrf: String, createdMs: Int64, seenMs: Int64 }
         return try await database.read { db in
             try await db.raw("SELECT id_sha256, account_id, csrf, created_ms, seen_ms FROM session WHERE id_sha256 = \(bind: idHash)")
-                .first(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase)
+                .row(Row.self)
                 .map { StoredSession(idHash: $0.idSha256, accountID: $0.accountId, csrf: $0.csrf, createdMs: $0.createdMs, seenMs: $0.seenMs) }
         }
     }
@@ -139,7 +139,7 @@ public struct AccountRepository: Sendable {
             // Links nobody followed in time go here, at the rate links are followed.
             try await db.raw("DELETE FROM account_token WHERE expires_ms <= \(bind: nowMs) AND token_sha256 <> \(bind: hash)").run()
             guard let row = try await db.raw("DELETE FROM account_token WHERE token_sha256 = \(bind: hash) RETURNING account_id, purpose, expires_ms")
-                .first(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase) else { return nil }
+                .row(Row.self) else { return nil }
             return row.purpose == purpose && row.expiresMs > nowMs ? row.accountId : nil
         }
     }

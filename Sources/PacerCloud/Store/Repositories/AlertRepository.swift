@@ -16,7 +16,7 @@ public struct AlertRepository: Sendable {
     }
 
     static func alerts(_ db: any SQLDatabase, _ query: SQLQueryString) async throws -> [StoredAlert] {
-        try await db.raw(query).all(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase).map(\.alert)
+        try await db.raw(query).rows(Row.self).map(\.alert)
     }
 
     /// Stores the message (a new alert with its first), moves the alert to the newest message's
@@ -35,7 +35,7 @@ public struct AlertRepository: Sendable {
             // Locked: two instances recording messages of one alert take turns from here.
             guard let latest = try await db.raw("""
                 SELECT secret, latest_sequence FROM alert WHERE device_id = \(bind: message.device) AND alert_id = \(bind: message.alertID)\(unsafeRaw: lock)
-                """).first(decoding: Latest.self, keyDecodingStrategy: .convertFromSnakeCase)
+                """).row(Latest.self)
             else { throw StoreError("alert \(message.alertID) vanished while being recorded") }
             let inserted = try await db.raw("""
                 INSERT INTO alert_message (device_id, alert_id, sequence, type, body, received_ms)

@@ -21,7 +21,7 @@ public struct DeviceRepository: Sendable {
     }
 
     static func devices(_ db: any SQLDatabase, _ query: SQLQueryString) async throws -> [Device] {
-        try await db.raw(query).all(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase).map(\.device)
+        try await db.raw(query).rows(Row.self).map(\.device)
     }
 
     /// `webhookSecret` signs the device's webhooks (nil: it has none). Throws `StoreError` when a
@@ -122,7 +122,7 @@ public struct DeviceRepository: Sendable {
             // Locked: of two instances taking one code at once, the second waits and sees it used.
             guard let code = try await db.raw("""
                 SELECT account_id, expires_ms, used_ms FROM link_code WHERE code_sha256 = \(bind: codeHash)\(unsafeRaw: lock)
-                """).first(decoding: Code.self, keyDecodingStrategy: .convertFromSnakeCase) else { return .unknownCode }
+                """).row(Code.self) else { return .unknownCode }
             if code.usedMs != nil { return .usedCode }
             if code.expiresMs <= nowMs { return .expiredCode }
             var linked = device

@@ -7,7 +7,7 @@ public struct HealthRepository: Sendable {
     let database: StoreDatabase
 
     private func read<Row: Decodable & Sendable>(_ type: Row.Type, _ query: SQLQueryString) async throws -> [Row] {
-        try await database.read { try await $0.raw(query).all(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase) }
+        try await database.read { try await $0.raw(query).rows(Row.self) }
     }
 
     /// The account's complete runs whose figures (of this `RunFigures.version`) are not stored, newest first.

@@ -21,7 +21,7 @@ public struct MonitoringRepository: Sendable {
     }
 
     private func read<Row: Decodable & Sendable>(_ type: Row.Type, _ query: SQLQueryString) async throws -> [Row] {
-        try await database.read { try await $0.raw(query).all(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase) }
+        try await database.read { try await $0.raw(query).rows(Row.self) }
     }
 
     /// Stores the invitation and queues its e-mail in one transaction.
@@ -53,7 +53,7 @@ public struct MonitoringRepository: Sendable {
         struct Row: Decodable { let runnerId: String, expiresMs: Int64 }
         return try await database.transaction { db in
             guard let invite = try await db.raw("DELETE FROM monitor_invite WHERE token_sha256 = \(bind: hash) RETURNING runner_id, expires_ms")
-                .first(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase), invite.expiresMs > nowMs else { return nil }
+                .row(Row.self), invite.expiresMs > nowMs else { return nil }
             try await db.raw("""
                 INSERT INTO monitor_consent (runner_id, monitor_id, created_ms) VALUES (\(bind: invite.runnerId), \(bind: monitorID), \(bind: nowMs))
                 ON CONFLICT DO NOTHING

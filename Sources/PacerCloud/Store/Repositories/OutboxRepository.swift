@@ -23,7 +23,7 @@ public struct OutboxRepository: Sendable {
     }
 
     static func items(_ db: any SQLDatabase, _ query: SQLQueryString) async throws -> [OutboxItem] {
-        try await db.raw(query).all(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase).map(\.item)
+        try await db.raw(query).rows(Row.self).map(\.item)
     }
 
     /// Queues an e-mail that carries no link (a notice to an account's address).
@@ -80,7 +80,7 @@ public struct OutboxRepository: Sendable {
             try await db.raw("""
                 SELECT COUNT(*) AS pending, MIN(CASE WHEN next_attempt_ms <= \(bind: nowMs) THEN next_attempt_ms END) AS oldest_due
                 FROM outbox WHERE delivered_ms IS NULL
-                """).first(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase)
+                """).row(Row.self)
         }
         return OutboxStatus(pending: row?.pending ?? 0, lagMs: row?.oldestDue.map { max(0, nowMs - $0) } ?? 0)
     }
@@ -110,7 +110,7 @@ public struct SyncRepository: Sendable {
     }
 
     private func notices(_ query: SQLQueryString) async throws -> [StoredNotice] {
-        try await database.read { try await $0.raw(query).all(decoding: NoticeRow.self, keyDecodingStrategy: .convertFromSnakeCase).map(\.notice) }
+        try await database.read { try await $0.raw(query).rows(NoticeRow.self).map(\.notice) }
     }
 
     public func addNotice(_ notice: StoredNotice) async throws {
@@ -156,7 +156,7 @@ public struct SyncRepository: Sendable {
         struct Row: Decodable { let receivedMs: Int64, body: String }
         return try await database.read { db in
             try await db.raw("SELECT received_ms, body FROM device_state WHERE device_id = \(bind: device)")
-                .first(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase)
+                .row(Row.self)
                 .map { StoredDeviceState(receivedMs: $0.receivedMs, json: $0.body) }
         }
     }

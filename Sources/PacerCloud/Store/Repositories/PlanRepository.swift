@@ -14,7 +14,7 @@ public struct PlanRepository: Sendable {
     }
 
     private func sessions(_ query: SQLQueryString) async throws -> [PlanSession] {
-        try await database.read { try await $0.raw(query).all(decoding: SessionRow.self, keyDecodingStrategy: .convertFromSnakeCase).map(\.session) }
+        try await database.read { try await $0.raw(query).rows(SessionRow.self).map(\.session) }
     }
 
     /// The account's sessions that can fall within `from...through` ("YYYY-MM-DD"), by start date.
@@ -76,7 +76,7 @@ public struct PlanRepository: Sendable {
             try await db.raw("""
                 SELECT session_id, date, account_id, run_device_id, run_id, done_ms FROM plan_done
                 WHERE account_id = \(bind: accountID) AND date >= \(bind: from) AND date <= \(bind: through)
-                """).all(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase).map {
+                """).rows(Row.self).map {
                 PlanDone(sessionID: $0.sessionId, date: $0.date, accountID: $0.accountId, runDeviceID: $0.runDeviceId, runID: $0.runId, doneMs: $0.doneMs)
             }
         }
@@ -118,7 +118,7 @@ public struct PlanRepository: Sendable {
         return try await database.read { db in
             try await db.raw("""
                 SELECT id, account_id, period, distance_m FROM goal WHERE account_id = \(bind: accountID) ORDER BY period DESC, distance_m, id
-                """).all(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase).compactMap { row in
+                """).rows(Row.self).compactMap { row in
                 Goal.Period(rawValue: row.period).map { Goal(id: row.id, accountID: row.accountId, period: $0, distanceM: row.distanceM) }
             }
         }

@@ -29,7 +29,7 @@ public struct RunRepository: Sendable {
         """
 
     private func read<Row: Decodable & Sendable>(_ type: Row.Type, _ query: SQLQueryString) async throws -> [Row] {
-        try await database.read { try await $0.raw(query).all(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase) }
+        try await database.read { try await $0.raw(query).rows(Row.self) }
     }
 
     /// Stores the chunk unless one with that number is; a different one there is a conflict.
