@@ -43,13 +43,20 @@ public struct HealthRepository: Sendable {
         }
     }
 
-    /// Every counted run of the account (distance and moving time), newest first.
+    /// Every counted run of the account (distance and moving time), newest first. A row per run
+    /// (a thousand on the statistics page), read column by column: Codable's decoder costs
+    /// more than the query.
     public func runTotals(accountID: String) async throws -> [RunTotal] {
-        struct Row: Decodable { let runId: String, startMs: Int64, distanceM: Double, movingS: Double? }
-        return try await read(Row.self, """
-            SELECT f.run_id, f.start_ms, f.distance_m, f.moving_s FROM run_figures f JOIN device d ON d.id = f.device_id
-            WHERE d.account_id = \(bind: accountID) AND f.distance_m IS NOT NULL ORDER BY f.start_ms DESC, f.run_id DESC
-            """).map { RunTotal(runID: $0.runId, startMs: $0.startMs, distanceM: $0.distanceM, movingS: $0.movingS ?? 0) }
+        try await database.read { db in
+            try await db.raw("""
+                SELECT f.run_id, f.start_ms, f.distance_m, f.moving_s FROM run_figures f JOIN device d ON d.id = f.device_id
+                WHERE d.account_id = \(bind: accountID) AND f.distance_m IS NOT NULL ORDER BY f.start_ms DESC, f.run_id DESC
+                """).all().map { row in
+                    RunTotal(runID: try row.decode(column: "run_id", as: String.self), startMs: try row.decode(column: "start_ms", as: Int64.self),
+                             distanceM: try row.decode(column: "distance_m", as: Double.self),
+                             movingS: try row.decodeIfPresent(column: "moving_s", as: Double.self) ?? 0)
+                }
+        }
     }
 
     /// The account's best effort over each distance (the fastest; of equals, the newest).
@@ -64,14 +71,20 @@ public struct HealthRepository: Sendable {
             """).map { RecordEffort(name: $0.name, seconds: $0.seconds, runID: $0.runId, startMs: $0.startMs) }
     }
 
-    /// The heart rate of the account's runs since `fromMs`, newest first, at most `limit`.
+    /// The heart rate of the account's runs since `fromMs`, newest first, at most `limit`; read
+    /// column by column, as `runTotals`.
     public func runHeartRates(accountID: String, fromMs: Int64, limit: Int) async throws -> [RunHeartRate] {
-        struct Row: Decodable { let runId: String, startMs: Int64, hrAvg: Double?, hrMax: Int?, hrSeconds: String }
-        return try await read(Row.self, """
-            SELECT f.run_id, f.start_ms, f.hr_avg, f.hr_max, f.hr_seconds FROM run_figures f JOIN device d ON d.id = f.device_id
-            WHERE d.account_id = \(bind: accountID) AND f.start_ms >= \(bind: fromMs) AND f.distance_m IS NOT NULL
-            ORDER BY f.start_ms DESC, f.run_id DESC LIMIT \(bind: limit)
-            """).map { RunHeartRate(runID: $0.runId, startMs: $0.startMs, hrAvg: $0.hrAvg, hrMax: $0.hrMax, heartRateSeconds: $0.hrSeconds) }
+        try await database.read { db in
+            try await db.raw("""
+                SELECT f.run_id, f.start_ms, f.hr_avg, f.hr_max, f.hr_seconds FROM run_figures f JOIN device d ON d.id = f.device_id
+                WHERE d.account_id = \(bind: accountID) AND f.start_ms >= \(bind: fromMs) AND f.distance_m IS NOT NULL
+                ORDER BY f.start_ms DESC, f.run_id DESC LIMIT \(bind: limit)
+                """).all().map { row in
+                    RunHeartRate(runID: try row.decode(column: "run_id", as: String.self), startMs: try row.decode(column: "start_ms", as: Int64.self),
+                                 hrAvg: try row.decodeIfPresent(column: "hr_avg", as: Double.self), hrMax: try row.decodeIfPresent(column: "hr_max", as: Int.self),
+                                 heartRateSeconds: try row.decode(column: "hr_seconds", as: String.self))
+                }
+        }
     }
 
     /// The device's latest state, with the days of heart rate it reports, in one transaction.
