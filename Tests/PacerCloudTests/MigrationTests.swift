@@ -72,13 +72,13 @@ import Testing
         #expect(before.values.allSatisfy { $0 == 1 }, "\(before)")
 
         let ran = try await Migrator.migrate(database, nowMs: 1_800_000_000_000)
-        #expect(ran == ["0001-schema-8"])
+        #expect(ran == Migrations.all.map(\.name))
         #expect(try await counts(database) == before)
         try await database.read { db in
             let version = try await db.raw("SELECT MAX(version) AS v FROM schema_version").first()?.decode(column: "v", as: Int.self)
             #expect(version == 9)
             let names = try await db.raw("SELECT name, applied_ms FROM pacer_migration").all()
-            #expect(try names.map { try $0.decode(column: "name", as: String.self) } == ["0001-schema-8"])
+            #expect(try Set(names.map { try $0.decode(column: "name", as: String.self) }) == Set(Migrations.all.map(\.name)))
             #expect(try names.first?.decode(column: "applied_ms", as: Int64.self) == 1_800_000_000_000)
             // The rows' values, not only their number: the 64-bit sequence, the blob, the flags.
             let chunk = try #require(try await db.raw("SELECT body, samples FROM chunk").first())
@@ -97,6 +97,8 @@ import Testing
             #expect(try device.decode(column: "last_seen_ms", as: Int64?.self) == 5)
             let goal = try #require(try await db.raw("SELECT distance_m FROM goal").first())
             #expect(try goal.decode(column: "distance_m", as: Double.self) == 20000.5)
+            let run = try #require(try await db.raw("SELECT complete FROM run").first())
+            #expect(try run.decode(column: "complete", as: Bool.self), "the run with its one chunk is complete (0002-run-complete)")
         }
         // Once is enough: a second start runs nothing.
         #expect(try await Migrator.migrate(database, nowMs: 1_800_000_000_001).isEmpty)
@@ -150,7 +152,7 @@ import Testing
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
-        #expect(ran == ["0001-schema-8"], "\(ran)")
+        #expect(ran == Migrations.all.map(\.name), "\(ran)")
     }
 
     @Test("a new SQLite file gets every migration; a migration this binary does not know is refused", arguments: [false, true])
@@ -181,8 +183,9 @@ import Testing
         let schema8 = [Schema.statements(postgres: false), Schema.statements(postgres: true), Schema.postgresUpgrades,
                        Schema.sqliteAddedColumns.map { "\($0.0) \($0.1) \($0.2)" }, [String(Schema.version), String(Schema.backfillBatch)]]
             .flatMap { $0 }.joined(separator: "\n")
-        #expect(Migrations.all.map(\.name) == ["0001-schema-8"])
+        #expect(Migrations.all.map(\.name) == ["0001-schema-8", "0002-run-complete"])
         #expect(fingerprint(schema8) == "4a48e6bc7c037e6b", "0001-schema-8's statements changed")
+        #expect(fingerprint(RunComplete.statements.joined(separator: "\n")) == "ba2f7ecd160bac8b", "0002-run-complete's statements changed")
     }
 
     /// A failed migration leaves nothing behind: neither its changes nor its name.

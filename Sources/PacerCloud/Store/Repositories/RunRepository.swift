@@ -23,10 +23,24 @@ public struct RunRepository: Sendable {
         var stored: StoredChunk { StoredChunk(runID: runId, seq: seq, body: Array(body), contentEncoding: contentEncoding, digest: digest, samples: samples) }
     }
 
-    /// Complete runs: a summary, and as many chunks below its count as it names.
-    static let complete: SQLQueryString = """
-        r.chunks = (SELECT COUNT(*) FROM chunk c WHERE c.device_id = r.device_id AND c.run_id = r.run_id AND c.seq < r.chunks)
-        """
+    /// Complete runs: a summary, and as many chunks below its count as it names (kept in the
+    /// row by `updateComplete`).
+    static let complete: SQLQueryString = "r.complete"
+
+    /// Sets the run's `complete` after one of its chunks or its summary was written, in that
+    /// transaction (which took `lockRunWrites` first).
+    static func updateComplete(_ db: any SQLDatabase, device: String, runID: String) async throws {
+        try await db.raw("""
+            UPDATE run SET complete = (chunks = (SELECT COUNT(*) FROM chunk c WHERE c.device_id = run.device_id AND c.run_id = run.run_id
+                                                                                 AND c.seq < run.chunks))
+            WHERE device_id = \(bind: device) AND run_id = \(bind: runID)
+            """).run()
+    }
+
+    /// Begins a transaction writing the device's runs.
+    private func lockRunWrites(_ db: any SQLDatabase, device: String) async throws {
+        if let lock = database.dialect.lockRunWrites(device: device) { try await db.raw(lock).run() }
+    }
 
     private func read<Row: Decodable & Sendable>(_ type: Row.Type, _ query: SQLQueryString) async throws -> [Row] {
         try await database.read { try await $0.raw(query).rows(Row.self) }
@@ -35,13 +49,17 @@ public struct RunRepository: Sendable {
     /// Stores the chunk unless one with that number is; a different one there is a conflict.
     public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {
         try await database.transaction { db in
+            try await lockRunWrites(db, device: device)
             let inserted = try await db.raw("""
                 INSERT INTO chunk (device_id, run_id, seq, body, content_encoding, digest, samples)
                 VALUES (\(bind: device), \(bind: chunk.runID), \(bind: chunk.seq), \(bind: Data(chunk.body)), \(bind: chunk.contentEncoding),
                         \(bind: chunk.digest), \(bind: chunk.samples))
                 ON CONFLICT DO NOTHING RETURNING seq
                 """).first()
-            if inserted != nil { return .created }
+            if inserted != nil {
+                try await Self.updateComplete(db, device: device, runID: chunk.runID)
+                return .created
+            }
             let stored = try await db.raw("""
                 SELECT digest FROM chunk WHERE device_id = \(bind: device) AND run_id = \(bind: chunk.runID) AND seq = \(bind: chunk.seq)
                 """).first()?.decode(column: "digest", as: String.self)
@@ -54,6 +72,7 @@ public struct RunRepository: Sendable {
     public func putSummary(_ summary: StoredSummary, device: String) async throws -> PutResult {
         let lock = database.dialect.forUpdate
         return try await database.transaction { db in
+            try await lockRunWrites(db, device: device)
             let stored = try await db.raw("""
                 SELECT summary FROM run WHERE device_id = \(bind: device) AND run_id = \(bind: summary.runID)\(unsafeRaw: lock)
                 """).first()?.decode(column: "summary", as: String.self)
@@ -64,6 +83,7 @@ public struct RunRepository: Sendable {
                 VALUES (\(bind: device), \(bind: summary.runID), \(bind: summary.json), \(bind: summary.chunks), \(bind: summary.startMs))
                 ON CONFLICT (device_id, run_id) DO UPDATE SET summary = excluded.summary, chunks = excluded.chunks, start_ms = excluded.start_ms
                 """).run()
+            try await Self.updateComplete(db, device: device, runID: summary.runID)
             return stored == nil ? .created : .replaced
         }
     }

@@ -1,3 +1,5 @@
+import SQLKit
+
 /// What SQLite and PostgreSQL spell differently, in one place; everything else in the store's SQL
 /// is the same text for both (`ON CONFLICT`, `RETURNING`, partial indexes: SQLite has them all).
 public enum Dialect: String, Sendable {
@@ -19,4 +21,16 @@ public enum Dialect: String, Sendable {
 extension Dialect {
     /// The larger of two values: SQLite's scalar MAX, PostgreSQL's GREATEST.
     var greatest: String { self == .postgres ? "GREATEST" : "MAX" }
+}
+
+extension Dialect {
+    /// Taken first by a transaction that writes a device's runs, until it ends (PostgreSQL): a
+    /// chunk and a summary of one run written at once then see each other's commit when they
+    /// count the run's chunks. SQLite's one writer takes them in turn already.
+    func lockRunWrites(device: String) -> SQLQueryString? {
+        self == .postgres ? "SELECT pg_advisory_xact_lock(\(literal: Self.runWritesLockClass), hashtext(\(bind: device)))" : nil
+    }
+
+    /// The first key of `lockRunWrites`' two-key locks (a space apart from the migrations' one-key lock).
+    static let runWritesLockClass = 7_365_873
 }
