@@ -37,9 +37,9 @@ public struct RunRepository: Sendable {
             """).run()
     }
 
-    /// Begins a transaction writing the device's runs.
-    private func lockRunWrites(_ db: any SQLDatabase, device: String) async throws {
-        if let lock = database.dialect.lockRunWrites(device: device) { try await db.raw(lock).run() }
+    /// Begins a transaction writing the run's chunk or summary.
+    private func lockRunWrites(_ db: any SQLDatabase, device: String, runID: String) async throws {
+        if let lock = database.dialect.lockRunWrites(device: device, runID: runID) { try await db.raw(lock).run() }
     }
 
     private func read<Row: Decodable & Sendable>(_ type: Row.Type, _ query: SQLQueryString) async throws -> [Row] {
@@ -49,7 +49,7 @@ public struct RunRepository: Sendable {
     /// Stores the chunk unless one with that number is; a different one there is a conflict.
     public func putChunk(_ chunk: StoredChunk, device: String) async throws -> PutResult {
         try await database.transaction { db in
-            try await lockRunWrites(db, device: device)
+            try await lockRunWrites(db, device: device, runID: chunk.runID)
             let inserted = try await db.raw("""
                 INSERT INTO chunk (device_id, run_id, seq, body, content_encoding, digest, samples)
                 VALUES (\(bind: device), \(bind: chunk.runID), \(bind: chunk.seq), \(bind: Data(chunk.body)), \(bind: chunk.contentEncoding),
@@ -72,7 +72,7 @@ public struct RunRepository: Sendable {
     public func putSummary(_ summary: StoredSummary, device: String) async throws -> PutResult {
         let lock = database.dialect.forUpdate
         return try await database.transaction { db in
-            try await lockRunWrites(db, device: device)
+            try await lockRunWrites(db, device: device, runID: summary.runID)
             let stored = try await db.raw("""
                 SELECT summary FROM run WHERE device_id = \(bind: device) AND run_id = \(bind: summary.runID)\(unsafeRaw: lock)
                 """).first()?.decode(column: "summary", as: String.self)

@@ -24,11 +24,12 @@ extension Dialect {
 }
 
 extension Dialect {
-    /// Taken first by a transaction that writes a device's runs, until it ends (PostgreSQL): a
-    /// chunk and a summary of one run written at once then see each other's commit when they
-    /// count the run's chunks. SQLite's one writer takes them in turn already.
-    func lockRunWrites(device: String) -> SQLQueryString? {
-        self == .postgres ? "SELECT pg_advisory_xact_lock(\(literal: Self.runWritesLockClass), hashtext(\(bind: device)))" : nil
+    /// Taken first by a transaction that writes a run's chunk or summary, until it ends
+    /// (PostgreSQL): a chunk and the summary of one run written at once then see each other's
+    /// commit when they count the run's chunks. SQLite's one writer takes them in turn already.
+    func lockRunWrites(device: String, runID: String) -> SQLQueryString? {
+        guard self == .postgres else { return nil }
+        return "SELECT pg_advisory_xact_lock(\(literal: Self.runWritesLockClass), hashtext(\(bind: device + " " + runID)))"
     }
 
     /// The first key of `lockRunWrites`' two-key locks (a space apart from the migrations' one-key lock).
