@@ -168,11 +168,35 @@ let package = Package(
         ),
         // Started as "pacerctl" (the package's /usr/bin/pacerctl links to it), pacerd is pacerctl.
         .executableTarget(name: "pacerd", dependencies: ["PacerDaemon", "PacerConfig", "PacerCtlCommands"]),
+        // The backend's model: the records its store keeps and returns, and the rules about them
+        // (link codes, addresses, the plan's calendar, tokens). Pure: no NIO, no database, no HTTP,
+        // no logging (tools/lint-sources checks its imports).
+        .target(
+            name: "CloudModel",
+            dependencies: ["Gzip", "PacerContract", "PacerCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The backend's store: one repository per feature over SQLite or PostgreSQL (SQLKit), the
+        // migrations, backups.
+        .target(
+            name: "CloudStore",
+            dependencies: [
+                "CloudModel", "PacerContract", "Threads",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The backend: runs, live position and SOS alerts from devices, in SQLite or PostgreSQL.
         .target(
             name: "PacerCloud",
             dependencies: [
-                "Gzip", "PacerContract", "Export", "Threads",
+                "CloudModel", "CloudStore", "Gzip", "PacerContract", "Export", "Threads",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -194,7 +218,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pacer-cloud",
-            dependencies: ["PacerCloud", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["PacerCloud", "CloudModel", "CloudStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // pacerctl's commands: the pacerctl binary, and pacerd started under that name.
         .target(
@@ -264,7 +288,7 @@ let package = Package(
         .testTarget(
             name: "PacerCloudTests",
             dependencies: [
-                "PacerCloud", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud", "Export", "PacerCore", "Threads",
+                "PacerCloud", "CloudModel", "CloudStore", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud", "Export", "PacerCore", "Threads",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -302,7 +326,7 @@ if ProcessInfo.processInfo.environment["PACER_DEVICE_ONLY"] != nil {
         guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
         return backendPackages.contains { location.hasSuffix("/" + $0) }
     }
-    let backendTargets: Set<String> = ["PacerCloud", "pacer-cloud", "PacerCloudTests", "PacerDaemonTests", "EndToEndTests"]
+    let backendTargets: Set<String> = ["CloudModel", "CloudStore", "PacerCloud", "pacer-cloud", "PacerCloudTests", "PacerDaemonTests", "EndToEndTests"]
     package.targets.removeAll { backendTargets.contains($0.name) }
     package.products.removeAll { $0.name == "pacer-cloud" }
 }

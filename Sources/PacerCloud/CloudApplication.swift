@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import Foundation
 import Hummingbird
 import Logging

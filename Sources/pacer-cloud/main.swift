@@ -1,4 +1,6 @@
 import ArgumentParser
+import CloudModel
+import CloudStore
 import Foundation
 import PacerCloud
 

@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import HummingbirdTesting
 import PacerCloud
 import Testing

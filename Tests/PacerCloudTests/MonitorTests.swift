@@ -1,3 +1,5 @@
+@testable import CloudModel
+@testable import CloudStore
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,4 @@
+@testable import CloudStore
 import Foundation
 import HTTPTypes
 import Hummingbird

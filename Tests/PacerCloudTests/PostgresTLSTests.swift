@@ -1,3 +1,4 @@
+import CloudStore
 import Foundation
 import PacerCloud
 import PacerTestSupport

@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import Hummingbird
 import PacerContract
 import Synchronization

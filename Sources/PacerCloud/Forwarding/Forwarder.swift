@@ -1,4 +1,6 @@
 import AsyncHTTPClient
+import CloudModel
+import CloudStore
 import Foundation
 import Logging
 import NIOCore

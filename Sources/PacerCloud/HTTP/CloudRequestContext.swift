@@ -1,3 +1,4 @@
+import CloudModel
 import Hummingbird
 
 /// Per-request state: the device the bearer token belongs to, once authenticated.

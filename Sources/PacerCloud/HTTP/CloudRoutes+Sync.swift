@@ -1,3 +1,4 @@
+import CloudModel
 import Foundation
 import Crypto
 import Hummingbird
@@ -190,15 +191,5 @@ extension DeviceState {
                 try DeviceInput.integer(day.resting_bpm, field + ".resting_bpm", WireLimits.heartRate)
             }
         }
-    }
-
-    /// `YYYY-MM-DD` with a month 01-12 and a day 01-31.
-    static func isDate(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D else { return false }
-        let digits = [0, 1, 2, 3, 5, 6, 8, 9]
-        guard digits.allSatisfy({ (0x30...0x39).contains(bytes[$0]) }) else { return false }
-        let month = Int(bytes[5] - 0x30) * 10 + Int(bytes[6] - 0x30), day = Int(bytes[8] - 0x30) * 10 + Int(bytes[9] - 0x30)
-        return (1...12).contains(month) && (1...31).contains(day)
     }
 }

@@ -1,3 +1,4 @@
+import CloudStore
 import Hummingbird
 
 /// Builds pacer-cloud's router: `/health` and `/a/{secret}` open, everything under `/v1`

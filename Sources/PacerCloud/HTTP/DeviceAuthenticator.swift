@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import Hummingbird
 
 /// `Authorization: Bearer TOKEN` to a device: the token's SHA-256 is looked up, so a stolen
@@ -26,11 +28,5 @@ struct DeviceAuthenticator: RouterMiddleware {
         context.device = device
         context.logger[metadataKey: "device"] = .string(device.name)
         return try await next(request, context)
-    }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
     }
 }

@@ -1,3 +1,4 @@
+import CloudModel
 import Foundation
 
 /// How the runner's pages write distances, times and paces.

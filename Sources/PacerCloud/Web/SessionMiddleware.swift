@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import Hummingbird
 
 /// Web sessions: a random id in an HttpOnly, SameSite=Lax cookie (Secure when the public URL is

@@ -1,3 +1,4 @@
+import CloudModel
 import Crypto
 import Foundation
 import Hummingbird
