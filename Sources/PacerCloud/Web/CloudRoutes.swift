@@ -1,8 +1,11 @@
 import Hummingbird
+import PacerContract
 
 /// Builds pacer-cloud's router: `/health` and `/a/{secret}` open, everything under `/v1`
-/// behind a device's bearer token, the account pages behind a session. Every route is added
-/// with its `AccessPolicy`, recorded in `accessRegistry` for the access harness.
+/// behind a device's bearer token, the account pages behind a session. It holds what the
+/// routes share (the store, the configuration, the limiters, the hub, the counters) and builds
+/// one controller per feature (`Web/<Feature>/`) from them, each given only what it uses. Every
+/// route is added with its `AccessPolicy`, recorded in `accessRegistry` for the access harness.
 public struct CloudRoutes: Sendable {
     let store: CloudStore
     let configuration: CloudConfiguration
@@ -58,39 +61,35 @@ public struct CloudRoutes: Sendable {
         alertAdmission = AlertAdmission(now: now)
     }
 
+    /// Runs without figures counted per page view at most (`RunAnalysis`).
+    static let figuresPerRequest = RunAnalysis.figuresPerRequest
+
+    /// A lowercase UUID, as the cloud makes ids (`WireLimits.isLowercaseUUID`).
+    static func isLowercaseUUID(_ text: String) -> Bool { WireLimits.isLowercaseUUID(text) }
+
     public func router() -> Router<CloudRequestContext> {
         let router = Router(context: CloudRequestContext.self)
         // Outermost, so it counts the statuses ErrorMiddleware's refusals become.
         router.add(middleware: RequestMetricsMiddleware(metrics: configuration.metrics, settings: configuration.metricsAccess))
         router.add(middleware: ErrorMiddleware(routes: accessRegistry))
-        let root = PolicedRoutes(group: router.group(), prefix: "", registry: accessRegistry)
-        root.on(.get, "health", PublicAccess(why: "a liveness probe that says nothing")) { _, _ in
-            JSONInput.json(Array(#"{"status":"ok"}"#.utf8))
-        }
+        let controllers = Controllers(self)
+
         // Outside the session middleware: files the same for everyone need no session lookup.
-        root.on(.get, "assets/:package/:file", PublicAccess(why: "the run page's script libraries, the same for everyone")) { request, context in
-            try assets.response(package: context.parameters.get("package") ?? "", file: context.parameters.get("file") ?? "", request: request)
-        }
+        controllers.health.addRoutes(to: PolicedRoutes(group: router.group(), prefix: "", registry: accessRegistry))
+
         let clientAddress = RateLimitMiddleware.Key.clientAddress(trustedProxies: configuration.trustedProxies)
         let pages = router.group("a")
         if let alertPageLimiter {
             pages.add(middleware: RateLimitMiddleware(limiter: alertPageLimiter, key: clientAddress, what: "alert page lookups",
                                                       applies: { _ in true }, html: true))
         }
-        PolicedRoutes(group: pages, prefix: "/a", registry: accessRegistry)
-            .on(.get, ":secret", PublicAccess(why: "the 192-bit secret in the path is the credential; rate-limited per address")) { _, context in
-                try await alertPage(context: context)
-            }
+        controllers.alertPage.addRoutes(to: PolicedRoutes(group: pages, prefix: "/a", registry: accessRegistry))
 
         // A group of its own: no bearer token yet, the link code is the credential.
         let linking = router.group("v1")
         if let linkAddressLimiter {
             linking.add(middleware: RateLimitMiddleware(limiter: linkAddressLimiter, key: clientAddress, what: "link attempts", applies: { _ in true }))
         }
-        PolicedRoutes(group: linking, prefix: "/v1", registry: accessRegistry)
-            .on(.post, "link", PublicAccess(why: "the one-time link code in the body is the credential; rate-limited per address")) { request, context in
-                try await linkDevice(request, context: context)
-            }
 
         // Uploads are every PUT; alerts (POST) and reads are never limited here.
         let isUpload: @Sendable (Request) -> Bool = { $0.method == .put }
@@ -103,31 +102,82 @@ public struct CloudRoutes: Sendable {
             v1.add(middleware: RateLimitMiddleware(limiter: uploadDeviceLimiter, key: .device, what: "uploads", applies: isUpload))
         }
         let device = PolicedRoutes(group: v1, prefix: "/v1", registry: accessRegistry)
-        device.on(.put, "runs/:run_id/chunks/:seq", DeviceAccess()) { request, context in try await putChunk(request, context: context) }
-        device.on(.put, "runs/:run_id", DeviceAccess()) { request, context in try await putSummary(request, context: context) }
-        device.on(.get, "runs", DeviceAccess()) { request, context in try await listRuns(request, context: context) }
-        device.on(.get, "runs/:run_id", DeviceAccess()) { _, context in try await showRun(context: context) }
-        device.on(.get, "runs/:run_id/gpx", DeviceAccess()) { _, context in try await runGPX(context: context) }
-        device.on(.delete, "runs/:run_id", DeviceAccess()) { _, context in try await deleteRun(context: context) }
-        device.on(.put, "position", DeviceAccess()) { request, context in try await putPosition(request, context: context) }
-        device.on(.get, "position", DeviceAccess()) { _, context in try await getPosition(context: context) }
-        device.on(.post, "alerts", DeviceAccess()) { request, context in try await postAlert(request, context: context) }
-        device.on(.get, "alerts", DeviceAccess()) { request, context in try await listAlerts(request, context: context) }
-        device.on(.delete, "link", DeviceAccess()) { _, context in try await unlinkSelf(context: context) }
-        device.on(.get, "device/sync", DeviceAccess()) { request, context in try await getDeviceSync(request, context: context) }
-        device.on(.post, "device/sync/ack", DeviceAccess()) { request, context in try await postSyncAck(request, context: context) }
-        device.on(.put, "device/state", DeviceAccess()) { request, context in try await putDeviceState(request, context: context) }
-        addDeviceMonitorRoutes(device)
+        controllers.deviceLink.addRoutes(linking: PolicedRoutes(group: linking, prefix: "/v1", registry: accessRegistry), device: device)
+        controllers.deviceRuns.addRoutes(to: device)
+        controllers.position.addRoutes(to: device)
+        controllers.deviceAlerts.addRoutes(to: device)
+        controllers.deviceSync.addRoutes(to: device)
 
         let web = router.group()
         web.add(middleware: SessionMiddleware(sessions: sessions))
         let webRoutes = PolicedRoutes(group: web, prefix: "", registry: accessRegistry)
-        addWebRoutes(webRoutes)
-        addDeviceRoutes(webRoutes)
-        addFileRoutes(webRoutes)
-        addMonitorRoutes(webRoutes)
-        addRunnerRoutes(webRoutes)
-        addPlanRoutes(webRoutes)
+        controllers.accounts.addRoutes(to: webRoutes)
+        controllers.devices.addRoutes(to: webRoutes)
+        controllers.runs.addRoutes(to: webRoutes)
+        controllers.importing.addRoutes(to: webRoutes)
+        controllers.statistics.addRoutes(to: webRoutes)
+        controllers.heart.addRoutes(to: webRoutes)
+        controllers.plan.addRoutes(to: webRoutes)
+        controllers.monitoring.addRoutes(web: webRoutes, device: device)
         return router
+    }
+
+    var sessions: Sessions {
+        Sessions(accounts: store.accounts, settings: configuration.sessions, secureCookies: linkBase.lowercased().hasPrefix("https:"), nowMs: wallClock)
+    }
+}
+
+/// One controller per feature, each given only what it uses of `CloudRoutes`' dependencies.
+private struct Controllers {
+    let health: HealthController
+    let alertPage: AlertPageController
+    let deviceLink: DeviceLinkController
+    let deviceRuns: DeviceRunsController
+    let position: PositionController
+    let deviceAlerts: DeviceAlertsController
+    let deviceSync: DeviceSyncController
+    let accounts: AccountsController
+    let devices: DevicesController
+    let runs: RunsController
+    let importing: ImportController
+    let statistics: StatisticsController
+    let heart: HeartController
+    let plan: PlanController
+    let monitoring: MonitoringController
+
+    init(_ routes: CloudRoutes) {
+        let store = routes.store, configuration = routes.configuration, wallClock = routes.wallClock
+        let heartbeats = Heartbeats(sync: store.sync)
+        let analysis = RunAnalysis(runs: store.runs, health: store.health, heavyWork: routes.heavyWork)
+        let following = PlanFollowing(runs: store.runs, accounts: store.accounts, plans: store.plans, wallClock: wallClock)
+        health = HealthController(assets: routes.assets)
+        alertPage = AlertPageController(alerts: store.alerts, monitoring: store.monitoring, devices: store.devices, accounts: store.accounts,
+                                        map: configuration.map)
+        deviceLink = DeviceLinkController(devices: store.devices, accounts: store.accounts, wallClock: wallClock)
+        deviceRuns = DeviceRunsController(runs: store.runs, analysis: analysis, following: following)
+        position = PositionController(alerts: store.alerts, monitoring: store.monitoring, heartbeats: heartbeats, hub: routes.hub,
+                                      trailKept: configuration.monitoring.trailKept)
+        deviceAlerts = DeviceAlertsController(alerts: store.alerts, accounts: store.accounts, monitoring: store.monitoring, heartbeats: heartbeats,
+                                              admission: routes.alertAdmission, linkBase: routes.linkBase, mail: configuration.mail,
+                                              wakeForwarder: routes.wakeForwarder, hub: routes.hub)
+        deviceSync = DeviceSyncController(sync: store.sync, accounts: store.accounts, plans: store.plans, health: store.health, alerts: store.alerts,
+                                          monitoring: store.monitoring, heartbeats: heartbeats, hub: routes.hub, wallClock: wallClock)
+        accounts = AccountsController(store: store, sessions: routes.sessions, settings: configuration.sessions, passwordCost: configuration.passwordCost,
+                                      mail: configuration.mail, linkBase: routes.linkBase, trustedProxies: configuration.trustedProxies,
+                                      loginAccountLimiter: routes.loginAccountLimiter, loginNoAccountLimiter: routes.loginNoAccountLimiter,
+                                      loginAddressLimiter: routes.loginAddressLimiter, wallClock: wallClock, wakeForwarder: routes.wakeForwarder)
+        devices = DevicesController(devices: store.devices, linkBase: routes.linkBase, wallClock: wallClock)
+        runs = RunsController(runs: store.runs, devices: store.devices, heartbeats: heartbeats, analysis: analysis, following: following,
+                              map: configuration.map)
+        importing = ImportController(runs: store.runs, devices: store.devices, analysis: analysis, heavyWork: routes.heavyWork, wallClock: wallClock)
+        statistics = StatisticsController(health: store.health, plans: store.plans, analysis: analysis, wallClock: wallClock)
+        heart = HeartController(health: store.health, devices: store.devices, heartbeats: heartbeats, analysis: analysis, wallClock: wallClock)
+        plan = PlanController(plans: store.plans, wallClock: wallClock)
+        monitoring = MonitoringController(
+            monitoring: store.monitoring, accounts: store.accounts, devices: store.devices, alerts: store.alerts,
+            cards: Dashboard.Repositories(monitoring: store.monitoring, devices: store.devices, alerts: store.alerts, sync: store.sync),
+            hub: routes.hub, streams: routes.streams, holds: routes.holds, connections: configuration.connections, sessions: routes.sessions,
+            monitorSettings: configuration.monitoring, mail: configuration.mail, linkBase: routes.linkBase, map: configuration.map,
+            wallClock: wallClock, wakeForwarder: routes.wakeForwarder)
     }
 }

@@ -1,39 +1,39 @@
 import Hummingbird
 import Synchronization
 
-/// One rule of who may call a route. Every route is registered with one (`PolicedRoutes`), so
-/// there is one place to read, and to test, who may do what.
+/// One rule of who may call a route, and the context its handlers get. Every route is
+/// registered with one (`PolicedRoutes`), so there is one place to read, and to test, who may
+/// do what. The check is the context's own `init(context:)` (a `ChildRequestContext`, which
+/// Hummingbird builds before the handler runs): a handler cannot be reached without the
+/// identity its rule asks for, nor forget to ask.
 protocol AccessPolicy: Sendable {
+    /// What the route's handler is given: `CloudRequestContext` for anyone, a child context
+    /// with the caller's identity (not optional) for the others.
+    associatedtype Context: RequestContext
     /// What the rule is, as the access harness lists it ("public: ...", "device", "signed-in").
     var rule: String { get }
-    /// Throws the refusal when the caller may not go on.
-    func authorize(_ request: Request, context: CloudRequestContext) throws
 }
 
 /// Anyone, and why that is safe; each public route says so itself.
 struct PublicAccess: AccessPolicy {
+    typealias Context = CloudRequestContext
     let why: String
     var rule: String { "public: " + why }
-    func authorize(_ request: Request, context: CloudRequestContext) throws {}
 }
 
-/// A device, by its bearer token (`DeviceAuthenticator` puts it in the context, and what a
-/// device reads or writes is always its own: the routes key every query on its id).
+/// A device, by its bearer token (`DeviceAuthenticator` finds it, `DeviceContext` refuses
+/// without it, and what a device reads or writes is always its own: the routes key every query
+/// on its id).
 struct DeviceAccess: AccessPolicy {
+    typealias Context = DeviceContext
     var rule: String { "device" }
-    func authorize(_ request: Request, context: CloudRequestContext) throws {
-        _ = try context.requireDevice()
-    }
 }
 
-/// A signed-in account with a live session; the route then shows or changes only that account.
-/// Without one: 401, a page with the way to log in.
+/// A signed-in account with a live session (`SignedInContext`); the route then shows or changes
+/// only that account. Without one: 401, a page with the way to log in.
 struct SignedInAccess: AccessPolicy {
+    typealias Context = SignedInContext
     var rule: String { "signed-in" }
-    func authorize(_ request: Request, context: CloudRequestContext) throws {
-        guard context.account == nil || context.session == nil else { return }
-        throw WebRefusal.signInFirst
-    }
 }
 
 /// Every route and its policy's rule, as registered ("GET /v1/runs" → "device").
@@ -63,21 +63,34 @@ public final class AccessRegistry: Sendable {
     }
 }
 
-/// A router group whose routes can only be added with a policy, asked before the handler runs.
-struct PolicedRoutes {
-    let group: RouterGroup<CloudRequestContext>
+/// A router group whose routes can only be added with a policy, whose context the handler gets.
+struct PolicedRoutes<GroupContext: RequestContext> {
+    let group: RouterGroup<GroupContext>
     /// The group's path ("/v1"), for the registry.
     let prefix: String
     let registry: AccessRegistry
 
+    /// A route any caller of the group reaches (`PublicAccess`): the handler gets the group's context.
     @discardableResult
-    func on<Output: ResponseGenerator>(_ method: HTTPRequest.Method, _ path: String, _ policy: some AccessPolicy,
-                                       use handler: @Sendable @escaping (Request, CloudRequestContext) async throws -> Output) -> Self {
+    func on<Policy: AccessPolicy, Output: ResponseGenerator>(
+        _ method: HTTPRequest.Method, _ path: String, _ policy: Policy,
+        use handler: @Sendable @escaping (Request, GroupContext) async throws -> Output
+    ) -> Self where Policy.Context == GroupContext {
         registry.record(AccessRegistry.key(method: method, path: prefix + "/" + path), rule: policy.rule)
-        group.on(RouterPath(path), method: method) { request, context in
-            try policy.authorize(request, context: context)
-            return try await handler(request, context)
-        }
+        group.on(RouterPath(path), method: method, use: handler)
+        return self
+    }
+
+    /// A route behind an identity: Hummingbird makes the policy's child context of the group's
+    /// (`RouterMethods.group(context:)`), whose `init(context:)` throws the refusal, before the
+    /// handler runs; after the group's middleware, so it sees what they found.
+    @discardableResult
+    func on<Policy: AccessPolicy, Output: ResponseGenerator>(
+        _ method: HTTPRequest.Method, _ path: String, _ policy: Policy,
+        use handler: @Sendable @escaping (Request, Policy.Context) async throws -> Output
+    ) -> Self where Policy.Context: ChildRequestContext, Policy.Context.ParentContext == GroupContext {
+        registry.record(AccessRegistry.key(method: method, path: prefix + "/" + path), rule: policy.rule)
+        group.group(context: Policy.Context.self).on(RouterPath(path), method: method, use: handler)
         return self
     }
 }
