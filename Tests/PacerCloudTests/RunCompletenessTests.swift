@@ -1,3 +1,5 @@
+@testable import CloudModel
+@testable import CloudStore
 import PacerTestSupport
 import Testing
 @testable import PacerCloud

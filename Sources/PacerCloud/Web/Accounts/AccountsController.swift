@@ -6,8 +6,31 @@ import Hummingbird
 /// The account pages: sign up, confirm, log in and out, reset the password, the account, and
 /// deleting it. Forms post back to their own path; a refusal shows the form again with a 4xx
 /// that names the field.
-extension CloudRoutes {
-    func addWebRoutes(_ web: PolicedRoutes) {
+struct AccountsController: Sendable {
+    /// Accounts are created and checked through `Accounts`, which takes the store, and an
+    /// account is deleted with every feature's rows of it (`CloudStore.deleteAccount`).
+    let store: CloudStore
+    let sessions: Sessions
+    let settings: SessionSettings
+    /// The bcrypt cost of new password hashes.
+    let passwordCost: UInt8
+    /// The relay e-mails go out by; nil: this server sends none.
+    let mail: MailSettings?
+    /// "https://cloud.example.org": what e-mailed links start with.
+    let linkBase: String
+    /// Proxies whose X-Forwarded-For is believed, for the attempt limits' client address.
+    let trustedProxies: Set<String>
+    /// Log-in by account id: a bucket in use is never evicted by other keys (`limitAttempts`).
+    let loginAccountLimiter: RateLimiter?
+    /// Log-in by the address typed when it has no account: evictable, its keys are made up.
+    let loginNoAccountLimiter: RateLimiter?
+    let loginAddressLimiter: RateLimiter?
+    /// Milliseconds since 1970: what e-mailed links expire by.
+    let wallClock: @Sendable () -> Int64
+    /// Called after an e-mail is queued, so it goes out now, not at the next poll.
+    let wakeForwarder: @Sendable () -> Void
+
+    func addRoutes(to web: PolicedRoutes<CloudRequestContext>) {
         let anyone = { (why: String) in PublicAccess(why: why) }
         web.on(.get, "signup", anyone("the sign-up form")) { request, context in formPage(.signup, request, context) }
         web.on(.post, "signup", anyone("creating an account needs no account")) { request, context in try await signUp(request, context) }
@@ -33,12 +56,9 @@ extension CloudRoutes {
             try await resetPassword(request, context)
         }
         web.on(.get, "account", SignedInAccess()) { _, context in try await accountPage(context) }
-        web.on(.get, "account/delete", SignedInAccess()) { request, context in formPage(.accountDelete, request, context) }
+        web.on(.get, "account/delete", SignedInAccess()) { _, context in WebPage.accountDelete.response(values: [:], csrf: context.session.csrf) }
         web.on(.post, "account/delete", SignedInAccess()) { request, context in try await deleteAccount(request, context) }
-    }
-
-    var sessions: Sessions {
-        Sessions(store: store, settings: configuration.sessions, secureCookies: linkBase.lowercased().hasPrefix("https:"), nowMs: wallClock)
+        web.on(.post, "account/settings", SignedInAccess()) { request, context in try await saveSettings(request, context) }
     }
 
     /// A form page. Signed in, its CSRF token is the session's; signed out, the form cookie's
@@ -80,7 +100,7 @@ extension CloudRoutes {
             account = try await Accounts.create(store: store, email: email, password: password,
                                                 displayName: form["display_name"].flatMap { $0.isEmpty ? nil : $0 },
                                                 timezone: form["timezone"].flatMap { $0.isEmpty ? nil : $0 } ?? "UTC",
-                                                cost: configuration.passwordCost)
+                                                cost: passwordCost)
         } catch let error as AccountInputError {
             throw refuse(error, .signup, values: values)
         } catch is StoreError {
@@ -103,11 +123,11 @@ extension CloudRoutes {
     /// Stores a single-use token for the account and queues the e-mail with its link; false when
     /// this server has no mail relay.
     private func mailLink(to account: Account, purpose: String) async throws -> Bool {
-        guard let mail = configuration.mail else { return false }
+        guard let mail = mail else { return false }
         let token = Tokens.random()
         let (lifetime, path, subject, intro) = purpose == AccountToken.confirm
-            ? (configuration.sessions.confirmLinkLifetime, "/confirm", "Confirm your Pacer account", "Confirm your address for Pacer:")
-            : (configuration.sessions.resetLinkLifetime, "/reset/password", "Reset your Pacer password", "Choose a new Pacer password:")
+            ? (settings.confirmLinkLifetime, "/confirm", "Confirm your Pacer account", "Confirm your address for Pacer:")
+            : (settings.resetLinkLifetime, "/reset/password", "Reset your Pacer password", "Choose a new Pacer password:")
         let hours = max(1, lifetime.milliseconds / 3_600_000)
         let text = "\(intro)\n\n\(linkBase)\(path)?token=\(token)\n\nThe link works once, for \(hours) hours. "
             + "If you did not ask for this, ignore this e-mail."
@@ -121,7 +141,7 @@ extension CloudRoutes {
 
     /// Queues an e-mail without a link; false when this server has no mail relay.
     private func mailNotice(to address: String, subject: String, text: String) async throws -> Bool {
-        guard let mail = configuration.mail else { return false }
+        guard let mail = mail else { return false }
         try await store.outbox.queueMail(OutboxMail(to: address, payload: try JSONInput.canonical(
             Forwarding.Email(from: mail.from, to: address, subject: subject, text: text))))
         wakeForwarder()
@@ -155,7 +175,7 @@ extension CloudRoutes {
         case .failure(let error): throw refuse(error, .login, values: values)
         }
         try await limitAttempts(request, context, email: email, what: "log-in")
-        guard let account = try await Accounts.authenticate(store: store, email: email, password: password, cost: configuration.passwordCost) else {
+        guard let account = try await Accounts.authenticate(store: store, email: email, password: password, cost: passwordCost) else {
             throw WebRefusal.form(.unauthorized, page: .login, message: "email or password: the address or the password is wrong", values: values)
         }
         guard account.confirmed else {
@@ -168,8 +188,8 @@ extension CloudRoutes {
         }
         let (id, started) = try await sessions.start(accountID: account.id)
         // Sessions nobody came back to are deleted here, at the rate people log in.
-        try await store.accounts.deleteExpiredSessions(idleBeforeMs: started.createdMs - configuration.sessions.idle.milliseconds,
-                                              createdBeforeMs: started.createdMs - configuration.sessions.absolute.milliseconds)
+        try await store.accounts.deleteExpiredSessions(idleBeforeMs: started.createdMs - settings.idle.milliseconds,
+                                              createdBeforeMs: started.createdMs - settings.absolute.milliseconds)
         return Response(status: .seeOther, headers: [.location: "/account", .setCookie: sessions.sessionCookie(id: id), .cacheControl: "no-store"])
     }
 
@@ -181,12 +201,12 @@ extension CloudRoutes {
     /// buckets; the refusal reads the same either way.
     private func limitAttempts(_ request: Request, _ context: CloudRequestContext, email: String, what: String) async throws {
         let accountID = try await store.accounts.account(email: email)?.account.id
-        try limitAttempts(request, context, accountID: accountID, email: email, what: what)
+        try limitAttempts(request, peerAddress: context.peerAddress, accountID: accountID, email: email, what: what)
     }
 
-    private func limitAttempts(_ request: Request, _ context: CloudRequestContext, accountID: String?, email: String, what: String) throws {
+    private func limitAttempts(_ request: Request, peerAddress: String?, accountID: String?, email: String, what: String) throws {
         let forwarded = request.headers.filter { $0.name.canonicalName == "x-forwarded-for" }.map(\.value)
-        let address = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: forwarded, trustedProxies: configuration.trustedProxies)
+        let address = ClientAddress.resolve(peer: peerAddress, forwardedFor: forwarded, trustedProxies: trustedProxies)
         let account = accountID.map { (loginAccountLimiter, "account " + $0) } ?? (loginNoAccountLimiter, "typed " + email)
         for (limiter, key, source) in [(loginAddressLimiter, "address " + ClientAddress.rateKey(address), "this address"),
                                        (account.0, account.1, "this account")] {
@@ -196,9 +216,9 @@ extension CloudRoutes {
         }
     }
 
-    private func logOut(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+    private func logOut(_ request: Request, _ context: SignedInContext) async throws -> Response {
         _ = try await WebForm.read(request, context: context)
-        if let session = context.session { try await store.accounts.deleteSession(idHash: session.idHash) }
+        try await store.accounts.deleteSession(idHash: context.session.idHash)
         return Response(status: .seeOther, headers: [.location: "/login", .setCookie: sessions.clearedSessionCookie(), .cacheControl: "no-store"])
     }
 
@@ -223,15 +243,15 @@ extension CloudRoutes {
         // The password is checked before the token is taken: a weak one does not use up the link.
         if let problem = PasswordPolicy.problem(with: password) { throw refuse(problem, .resetPassword, values: values) }
         let accountID = try await takeToken(form, purpose: AccountToken.reset, page: .resetPassword)
-        try await store.accounts.setPassword(accountID: accountID, passwordHash: await Passwords.hash(password, cost: configuration.passwordCost))
+        try await store.accounts.setPassword(accountID: accountID, passwordHash: await Passwords.hash(password, cost: passwordCost))
         // Following the e-mailed link proves the address as well as confirming it would.
         _ = try await store.accounts.confirmAccount(id: accountID)
         return message("Password changed", "Every session of your account has ended. Log in with the new password.", link: ("/login", "Log in"),
                        headers: [.setCookie: sessions.clearedSessionCookie()])
     }
 
-    private func accountPage(_ context: CloudRequestContext) async throws -> Response {
-        guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
+    private func accountPage(_ context: SignedInContext) async throws -> Response {
+        let (account, session) = (context.account, context.session)
         let devices = try await store.devices.devices(accountID: account.id).filter { !$0.holdsImports }.map { ["name": $0.name] }
         return WebPage.account.response(
             values: ["display_name": account.displayName, "email": account.email, "timezone": account.timezone, "devices": devices,
@@ -239,17 +259,38 @@ extension CloudRoutes {
             csrf: session.csrf)
     }
 
-    private func deleteAccount(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+    private func deleteAccount(_ request: Request, _ context: SignedInContext) async throws -> Response {
         let form = try await WebForm.read(request, context: context)
-        guard let account = context.account else { throw WebRefusal.signInFirst }
+        let account = context.account
         let password = try form.required("password", page: .accountDelete)
         // A stolen session must not become unlimited password guesses.
-        try limitAttempts(request, context, accountID: account.id, email: account.email, what: "password")
+        try limitAttempts(request, peerAddress: context.peerAddress, accountID: account.id, email: account.email, what: "password")
         guard let stored = try await store.accounts.account(email: account.email), await Passwords.verify(password, hash: stored.passwordHash) else {
             throw WebRefusal.form(.unauthorized, page: .accountDelete, message: "password: this is not your password; nothing was deleted")
         }
         _ = try await store.deleteAccount(id: account.id)
         return message("Account deleted", "Your account, its devices and all their runs and alerts are deleted.",
                        headers: [.setCookie: sessions.clearedSessionCookie()])
+    }
+
+    private func saveSettings(_ request: Request, _ context: SignedInContext) async throws -> Response {
+        let form = try await WebForm.read(request, context: context)
+        let (account, session) = (context.account, context.session)
+        let timezone = (form["timezone"] ?? "").trimmingSpaces
+        let maxText = (form["max_hr"] ?? "").trimmingSpaces
+        func refuse(_ message: String) -> WebRefusal {
+            .form(.badRequest, page: .account, message: message, values: ["display_name": account.displayName, "email": account.email,
+                                                                           "timezone": account.timezone, "max_hr": maxText], csrf: session.csrf)
+        }
+        guard timezone.utf8.count <= 64, TimeZone(identifier: timezone) != nil else {
+            throw refuse("timezone: '\(timezone.prefix(64))' is not a time zone name like Europe/Rome or UTC")
+        }
+        var maxHR: Int?
+        if !maxText.isEmpty {
+            guard let value = Int(maxText), (100...240).contains(value) else { throw refuse("max_hr: '\(maxText.prefix(10))' is not a heart rate from 100 to 240 bpm") }
+            maxHR = value
+        }
+        try await store.accounts.setAccountSettings(id: account.id, timezone: timezone, maxHeartRate: maxHR)
+        return Response(status: .seeOther, headers: [.location: "/account", .cacheControl: "no-store"])
     }
 }

@@ -1,4 +1,5 @@
 import CloudModel
+import CloudStore
 import Foundation
 import Hummingbird
 import PacerContract
@@ -6,13 +7,17 @@ import PacerContract
 /// The training plan's pages: a month calendar and the upcoming sessions, the session form
 /// (new, edit, delete), and marking an occurrence done by hand. Another account's session is
 /// 404, the same as none. A run that names an occurrence marks it done (`markFollowedSession`).
-extension CloudRoutes {
+struct PlanController: Sendable {
+    let plans: PlanRepository
+    /// Milliseconds since 1970: today, and when an occurrence is marked done by hand.
+    let wallClock: @Sendable () -> Int64
+
     /// Days the upcoming list covers, from today.
     static let upcomingDays = 28
     /// Occurrences listed on a session's page: from 4 weeks back to 8 weeks ahead.
     static let sessionPageDays = (back: 28, ahead: 56)
 
-    func addPlanRoutes(_ web: PolicedRoutes) {
+    func addRoutes(to web: PolicedRoutes<CloudRequestContext>) {
         web.on(.get, "plan", SignedInAccess()) { request, context in try await planPage(request, context) }
         web.on(.get, "plan/new", SignedInAccess()) { request, context in try await newSessionPage(request, context) }
         web.on(.post, "plan/sessions", SignedInAccess()) { request, context in try await saveSession(request, context, id: nil) }
@@ -27,27 +32,22 @@ extension CloudRoutes {
         }
     }
 
-    private func planAccount(_ context: CloudRequestContext) throws -> (Account, StoredSession) {
-        guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
-        return (account, session)
-    }
-
     /// The account's session named in the path; 404 for another account's as for none.
-    private func ownSession(_ context: CloudRequestContext, _ account: Account) async throws -> PlanSession {
+    private func ownSession(_ context: SignedInContext, _ account: Account) async throws -> PlanSession {
         let id = context.parameters.get("session_id") ?? ""
-        guard CloudRoutes.isLowercaseUUID(id), let session = try await store.plans.planSession(accountID: account.id, id: id) else {
+        guard WireLimits.isLowercaseUUID(id), let session = try await plans.planSession(accountID: account.id, id: id) else {
             throw WebRefusal.plain(.notFound, "no planned session \(id.prefix(40)) of yours")
         }
         return session
     }
 
     /// Today in the account's time zone, as a plan day.
-    func today(_ account: Account) -> Int { PlanDates.day(atMs: wallClock(), timezone: account.timezone) }
+    private func today(_ account: Account) -> Int { PlanFollowing.today(account, nowMs: wallClock()) }
 
     // MARK: the calendar
 
-    private func planPage(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
-        let (account, session) = try planAccount(context)
+    private func planPage(_ request: Request, _ context: SignedInContext) async throws -> Response {
+        let (account, session) = (context.account, context.session)
         let today = today(account)
         let now = PlanDates.civil(today)
         var (year, month) = (now.year, now.month)
@@ -66,7 +66,7 @@ extension CloudRoutes {
         let upcomingEnd = today + Self.upcomingDays - 1
         // Two reads, so a month far from today does not make one long range.
         var byDay: [Int: [PlanOccurrence]] = [:]
-        for occurrence in try await store.plans.planOccurrences(accountID: account.id, from: gridStart, through: gridEnd) {
+        for occurrence in try await plans.planOccurrences(accountID: account.id, from: gridStart, through: gridEnd) {
             byDay[occurrence.day, default: []].append(occurrence)
         }
 
@@ -81,7 +81,7 @@ extension CloudRoutes {
                         }]
             }]
         }
-        let upcoming = try await store.plans.planOccurrences(accountID: account.id, from: today, through: upcomingEnd)
+        let upcoming = try await plans.planOccurrences(accountID: account.id, from: today, through: upcomingEnd)
             .prefix(PlanSection.maxSessions).map { occurrenceItem($0, today: today) }
         func monthText(_ y: Int, _ m: Int) -> String { String(format: "%04d-%02d", y, m) }
         let previous = month == 1 ? (year - 1, 12) : (year, month - 1), following = month == 12 ? (year + 1, 1) : (year, month + 1)
@@ -108,8 +108,8 @@ extension CloudRoutes {
 
     // MARK: the session form
 
-    private func newSessionPage(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
-        let (account, session) = try planAccount(context)
+    private func newSessionPage(_ request: Request, _ context: SignedInContext) async throws -> Response {
+        let (account, session) = (context.account, context.session)
         var form = PlanForm()
         let asked = request.uri.queryParameters["date"].map(String.init) ?? ""
         form.date = PlanDates.day(asked) != nil ? asked : PlanDates.text(today(account))
@@ -118,8 +118,8 @@ extension CloudRoutes {
         return sessionForm(form, id: nil, csrf: session.csrf)
     }
 
-    private func sessionPage(_ context: CloudRequestContext) async throws -> Response {
-        let (account, session) = try planAccount(context)
+    private func sessionPage(_ context: SignedInContext) async throws -> Response {
+        let (account, session) = (context.account, context.session)
         let planned = try await ownSession(context, account)
         return sessionForm(PlanForm(session: planned), id: planned.id, csrf: session.csrf,
                            occurrences: try await sessionOccurrences(planned, account))
@@ -128,7 +128,7 @@ extension CloudRoutes {
     /// The session's occurrences around today, for its page's done buttons.
     private func sessionOccurrences(_ planned: PlanSession, _ account: Account) async throws -> [[String: Any]] {
         let today = today(account)
-        return try await store.plans.planOccurrences(accountID: account.id, from: today - Self.sessionPageDays.back, through: today + Self.sessionPageDays.ahead)
+        return try await plans.planOccurrences(accountID: account.id, from: today - Self.sessionPageDays.back, through: today + Self.sessionPageDays.ahead)
             .filter { $0.session.id == planned.id }.map { occurrenceItem($0, today: today, back: "session") }
     }
 
@@ -148,9 +148,9 @@ extension CloudRoutes {
 
     /// A session from the form; `id` nil: a new one. A refusal is the form again, as sent, with
     /// the message naming the field (400).
-    private func saveSession(_ request: Request, _ context: CloudRequestContext, id: String?) async throws -> Response {
+    private func saveSession(_ request: Request, _ context: SignedInContext, id: String?) async throws -> Response {
         let fields = try await WebForm.read(request, context: context, maxBytes: PlanForm.maxBytes)
-        let (account, session) = try planAccount(context)
+        let (account, session) = (context.account, context.session)
         if id != nil { _ = try await ownSession(context, account) }
         let form = PlanForm(fields: fields)
         let planned: PlanSession
@@ -160,30 +160,30 @@ extension CloudRoutes {
             return sessionForm(form, id: id, csrf: session.csrf, error: error.message, status: .badRequest)
         }
         if id == nil {
-            guard try await store.plans.addPlanSession(planned, limit: PlanSession.maxPerAccount) else {
+            guard try await plans.addPlanSession(planned, limit: PlanSession.maxPerAccount) else {
                 return sessionForm(form, id: nil, csrf: session.csrf, error: "the plan holds at most \(PlanSession.maxPerAccount) sessions: "
                                        + "delete old ones first", status: .conflict)
             }
-        } else if try await !store.plans.updatePlanSession(planned) {
+        } else if try await !plans.updatePlanSession(planned) {
             throw WebRefusal.plain(.notFound, "no planned session \(planned.id) of yours")
         }
         return Self.seeOther("/plan?month=" + planned.startDate.prefix(7))
     }
 
-    private func deleteSession(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+    private func deleteSession(_ request: Request, _ context: SignedInContext) async throws -> Response {
         _ = try await WebForm.read(request, context: context)
-        let (account, _) = try planAccount(context)
+        let account = context.account
         let planned = try await ownSession(context, account)
-        guard try await store.plans.deletePlanSession(accountID: account.id, id: planned.id) else {
+        guard try await plans.deletePlanSession(accountID: account.id, id: planned.id) else {
             throw WebRefusal.plain(.notFound, "no planned session \(planned.id) of yours")
         }
         return Self.seeOther("/plan")
     }
 
     /// Marks the occurrence on the form's `date` done by hand, or takes its mark off.
-    private func markSession(_ request: Request, _ context: CloudRequestContext, done: Bool) async throws -> Response {
+    private func markSession(_ request: Request, _ context: SignedInContext, done: Bool) async throws -> Response {
         let fields = try await WebForm.read(request, context: context)
-        let (account, _) = try planAccount(context)
+        let account = context.account
         let planned = try await ownSession(context, account)
         let date = (fields["date"] ?? "").trimmingSpaces
         guard let day = PlanDates.day(date) else { throw WebRefusal.plain(.badRequest, "date: '\(date.prefix(20))' is not a date like 2026-05-10") }
@@ -191,39 +191,14 @@ extension CloudRoutes {
             throw WebRefusal.plain(.badRequest, "date: the session \(planned.name) is not planned on \(date)")
         }
         if done {
-            _ = try await store.plans.markPlanDone(PlanDone(sessionID: planned.id, date: date, accountID: account.id, doneMs: wallClock()))
+            _ = try await plans.markPlanDone(PlanDone(sessionID: planned.id, date: date, accountID: account.id, doneMs: wallClock()))
         } else {
-            _ = try await store.plans.unmarkPlanDone(accountID: account.id, sessionID: planned.id, date: date)
+            _ = try await plans.unmarkPlanDone(accountID: account.id, sessionID: planned.id, date: date)
         }
         return Self.seeOther(fields["back"] == "session" ? "/plan/sessions/\(planned.id)" : "/plan?month=" + date.prefix(7))
     }
 
     static func seeOther(_ location: String) -> Response {
         Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
-    }
-
-    // MARK: runs that followed a session
-
-    /// When the device's run `runID` is complete and its summary names an occurrence of the
-    /// device's account, marks that occurrence done by the run. Another account's occurrence,
-    /// or none, is passed over without a word: the upload succeeds the same.
-    func markFollowedSession(device: Device, runID: String) async throws {
-        guard let accountID = device.accountID, let stored = try await store.runs.completeRun(device: device.id, runID: runID),
-              let occurrenceID = (try? RunItem(stored))?.summary.planned_session_id,
-              let account = try await store.accounts.account(id: accountID),
-              let followed = try await followedOccurrence(account, occurrenceID: occurrenceID, startMs: stored.startMs) else { return }
-        _ = try await store.plans.markPlanDone(PlanDone(sessionID: followed.session.id, date: followed.date, accountID: accountID, runDeviceID: device.id,
-                                                  runID: runID, doneMs: wallClock()))
-    }
-
-    /// The account's occurrence a run starting at `startMs` names, looked for around the run's
-    /// local date, then around today's: the device took the id from a plan fetched near "now",
-    /// and its clock (GPS time, or none yet) may put the run on another date.
-    func followedOccurrence(_ account: Account, occurrenceID: String, startMs: Int64) async throws -> PlanOccurrence? {
-        let runDay = PlanDates.day(atMs: startMs, timezone: account.timezone)
-        if let found = try await store.plans.planOccurrence(accountID: account.id, id: occurrenceID, near: runDay) { return found }
-        let today = today(account)
-        guard abs(today - runDay) > PlanDates.lookupDays else { return nil }
-        return try await store.plans.planOccurrence(accountID: account.id, id: occurrenceID, near: today)
     }
 }

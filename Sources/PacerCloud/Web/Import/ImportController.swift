@@ -5,55 +5,30 @@ import Foundation
 import Hummingbird
 import PacerContract
 
-/// A signed-in runner's files: each own run downloaded as GPX, TCX or FIT (the Export module's
-/// writers, as `pacerctl runs export`), and runs recorded elsewhere imported from such a file.
-/// Imported runs belong to a device of the account's own that no token can use (see
-/// `Device.importDeviceName`), so they are stored, listed and deleted like a device's runs.
-extension CloudRoutes {
-    func addFileRoutes(_ web: PolicedRoutes) {
-        for format in FileFormat.allCases {
-            web.on(.get, "runs/:run_id/export.\(format.fileExtension)", SignedInAccess()) { _, context in
-                try await exportRun(format, context)
-            }
-        }
+/// A signed-in runner's runs recorded elsewhere, imported from a GPX, TCX or FIT file (the
+/// downloads are `RunsController`'s). Imported runs belong to a device of the account's own that
+/// no token can use (see `Device.importDeviceName`), so they are stored, listed and deleted like
+/// a device's runs.
+struct ImportController: Sendable {
+    let runs: RunRepository
+    let devices: DeviceRepository
+    /// The imported run's figures, computed after the answer.
+    let analysis: RunAnalysis
+    /// The file's parsing and reading, off the request path (`WorkQueue`).
+    let heavyWork: WorkQueue
+    /// Milliseconds since 1970: the import device's creation time.
+    let wallClock: @Sendable () -> Int64
+
+    func addRoutes(to web: PolicedRoutes<CloudRequestContext>) {
         web.on(.get, "import", SignedInAccess()) { _, context in
-            guard let session = context.session else { throw WebRefusal.signInFirst }
-            return WebPage.importFile.response(values: ["max_mb": FileImport.maxBytes >> 20], csrf: session.csrf)
+            WebPage.importFile.response(values: ["max_mb": FileImport.maxBytes >> 20], csrf: context.session.csrf)
         }
         web.on(.post, "import", SignedInAccess()) { request, context in try await importRun(request, context) }
     }
 
-    /// The signed-in account's complete run `run_id`, on whichever of its devices it is; 404
-    /// for any other (another account's run is not said to exist).
-    private func ownRun(_ context: CloudRequestContext) async throws -> (device: String, item: RunItem, chunks: Int) {
-        guard let account = context.account else { throw WebRefusal.signInFirst }
-        let text = context.parameters.get("run_id") ?? ""
-        let notFound = WebRefusal.plain(.notFound, "run \(WireLimits.quoted(text)): you have no complete run with this id")
-        guard let runID = try? Identifiers.runID(text), let run = try await store.runs.accountRun(accountID: account.id, runID: runID) else {
-            throw notFound
-        }
-        return (run.deviceID, try RunItem(run.summary), run.summary.chunks)
-    }
-
-    private func exportRun(_ format: FileFormat, _ context: CloudRequestContext) async throws -> Response {
-        let (device, item, chunks) = try await ownRun(context)
-        let samples = try await store.runs.storedSamples(device: device, runID: item.run_id, below: chunks, excluding: nil)
-        guard samples <= TrackChunkFormat.maxSamplesPerRun else {
-            throw WebRefusal.plain(.contentTooLarge, "run \(item.run_id) has \(samples) samples; at most \(TrackChunkFormat.maxSamplesPerRun) are served")
-        }
-        let (runID, summary) = (item.run_id, item.summary)
-        let document = TrackStream { ExportTrackDocument(format: format, runID: runID, summary: summary) }
-        let day = String(summary.start_time.prefix(10))
-        return Response(
-            status: .ok,
-            headers: [.contentType: format.contentType, .cacheControl: "no-store",
-                      .contentDisposition: "attachment; filename=\"pacer-\(day)-\(runID.prefix(8)).\(format.fileExtension)\""],
-            body: document.body(store: store, chunks: TrackStream.Chunks(device: device, runID: runID, count: chunks)))
-    }
-
     /// The file is read (its form parsed, its points read, its run made) on `heavyWork`, not on
     /// the request path: a busy server answers 503 with Retry-After rather than stalling.
-    private func importRun(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
+    private func importRun(_ request: Request, _ context: SignedInContext) async throws -> Response {
         do {
             return try await importFile(request, context)
         } catch let busy as WorkQueue.Busy {
@@ -61,8 +36,8 @@ extension CloudRoutes {
         }
     }
 
-    private func importFile(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
-        guard let account = context.account, let session = context.session else { throw WebRefusal.signInFirst }
+    private func importFile(_ request: Request, _ context: SignedInContext) async throws -> Response {
+        let (account, session) = (context.account, context.session)
         let (body, boundary) = try await MultipartForm.collect(request, maxBytes: FileImport.maxBytes)
         let form = try await heavyWork.run { try MultipartForm.parse(body, boundary: boundary, maxFileBytes: FileImport.maxBytes) }
         guard let sent = form.fields["csrf"], WebForm.constantTimeEqual(sent, session.csrf) else {
@@ -87,13 +62,13 @@ extension CloudRoutes {
         for (seq, body) in chunkBodies.enumerated() {
             let chunk = StoredChunk(runID: runID, seq: seq, body: body, contentEncoding: nil, digest: Tokens.digest(Array("identity".utf8) + [0] + body),
                                     samples: min(TrackChunkFormat.samplesPerChunk, imported.run.samples.count - seq * TrackChunkFormat.samplesPerChunk))
-            if try await store.runs.putChunk(chunk, device: device.id) == .created { stored = true }
+            if try await runs.putChunk(chunk, device: device.id) == .created { stored = true }
         }
         let summary = imported.run.summary
         let startMs = WireTime.milliseconds(summary.start_time) ?? 0
-        if try await store.runs.putSummary(StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs),
+        if try await runs.putSummary(StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs),
                                       device: device.id) != .unchanged { stored = true }
-        if stored { figuresIfComplete(device: device.id, runID: runID) }
+        if stored { analysis.figuresIfComplete(device: device.id, runID: runID) }
         let kilometres = String(format: "%.2f", summary.distance_m / 1000)
         let text = (stored ? "" : "This file was imported before; nothing changed. ")
             + "\(imported.format.name) run of \(summary.start_time.prefix(10)): \(kilometres) km, \(imported.run.samples.count) points."
@@ -108,16 +83,16 @@ extension CloudRoutes {
     /// revoked mark, which no token hashes to: nothing can ever sign in as it.
     private func importDevice(for account: Account) async throws -> Device {
         let name = Device.importDeviceName(accountID: account.id)
-        if let device = try await store.devices.devices().first(where: { $0.name == name }) { return device }
+        if let device = try await devices.devices().first(where: { $0.name == name }) { return device }
         let device = Device(id: UUID().uuidString.lowercased(), name: name, email: nil, webhook: nil,
                             createdAt: WireTime.text(milliseconds: wallClock()))
         do {
-            try await store.devices.addDevice(device, tokenHash: Device.revokedTokenMark + device.id, webhookSecret: nil)
-            _ = try await store.devices.assignDevice(name: name, accountID: account.id)
+            try await devices.addDevice(device, tokenHash: Device.revokedTokenMark + device.id, webhookSecret: nil)
+            _ = try await devices.assignDevice(name: name, accountID: account.id)
             return device
         } catch is StoreError {
             // Another request made it first.
-            guard let made = try await store.devices.devices().first(where: { $0.name == name }) else { throw StoreError("the import device of \(account.id) went") }
+            guard let made = try await devices.devices().first(where: { $0.name == name }) else { throw StoreError("the import device of \(account.id) went") }
             return made
         }
     }

@@ -10,7 +10,7 @@ struct Sessions: Sendable {
     /// The CSRF token of forms shown before signing in (double-submit: cookie and field must match).
     static let formCookieName = "pacer_form"
 
-    let store: CloudStore
+    let accounts: AccountRepository
     let settings: SessionSettings
     let secureCookies: Bool
     let nowMs: @Sendable () -> Int64
@@ -20,7 +20,7 @@ struct Sessions: Sendable {
         let id = Tokens.random()
         let now = nowMs()
         let session = StoredSession(idHash: Tokens.hash(id), accountID: accountID, csrf: Tokens.random(), createdMs: now, seenMs: now)
-        try await store.accounts.addSession(session)
+        try await accounts.addSession(session)
         return (id, session)
     }
 
@@ -28,14 +28,14 @@ struct Sessions: Sendable {
     func resume(cookie: String) async throws -> StoredSession? {
         guard Tokens.isWellFormedSecret(cookie) else { return nil }
         let hash = Tokens.hash(cookie)
-        guard let session = try await store.accounts.session(idHash: hash) else { return nil }
+        guard let session = try await accounts.session(idHash: hash) else { return nil }
         let now = nowMs()
         if now - session.seenMs > settings.idle.milliseconds || now - session.createdMs > settings.absolute.milliseconds {
-            try await store.accounts.deleteSession(idHash: hash)
+            try await accounts.deleteSession(idHash: hash)
             return nil
         }
         // A write per minute at most, not per request: idle expiry needs no finer grain.
-        if now - session.seenMs >= 60_000 { try await store.accounts.touchSession(idHash: hash, seenMs: now) }
+        if now - session.seenMs >= 60_000 { try await accounts.touchSession(idHash: hash, seenMs: now) }
         return session
     }
 
@@ -43,7 +43,7 @@ struct Sessions: Sendable {
     /// touching it: what a long response (a dashboard's stream) checks as it goes, so that it
     /// ends with the session (log-out, a password reset, expiry) rather than at its own end.
     func isLive(idHash: String) async throws -> Bool {
-        guard let session = try await store.accounts.session(idHash: idHash) else { return false }
+        guard let session = try await accounts.session(idHash: idHash) else { return false }
         let now = nowMs()
         return now - session.seenMs <= settings.idle.milliseconds && now - session.createdMs <= settings.absolute.milliseconds
     }
@@ -75,7 +75,7 @@ struct SessionMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let cookie = request.cookies[Sessions.cookieName]?.value, !cookie.isEmpty,
               let session = try await sessions.resume(cookie: cookie),
-              let account = try await sessions.store.accounts.account(id: session.accountID) else {
+              let account = try await sessions.accounts.account(id: session.accountID) else {
             return try await next(request, context)
         }
         var context = context

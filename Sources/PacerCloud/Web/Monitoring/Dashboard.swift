@@ -59,7 +59,15 @@ struct DeviceCard: Encodable, Sendable {
 /// Builds the dashboard's cards from the store. Everything from devices or people is
 /// HTML-escaped by Mustache's `{{ }}`.
 struct Dashboard {
-    let store: CloudStore
+    /// What the cards are read from.
+    struct Repositories: Sendable {
+        let monitoring: MonitoringRepository
+        let devices: DeviceRepository
+        let alerts: AlertRepository
+        let sync: SyncRepository
+    }
+
+    let store: Repositories
     let nowMs: Int64
     let csrf: String
     /// The monitor's time zone: "offline since 07:31" is their clock's time.

@@ -106,7 +106,7 @@ enum MonitorPage {
     static func dashboardHeaders(map: MapSettings) -> HTTPFields {
         var fields = SecurityHeaders.html(style: dashboardStyle, formAction: "'self'", scripts: true,
                                           images: ["'self'", "data:"] + (map.tileOrigin.map { [$0] } ?? []), connect: "'self'")
-        fields[.init("Referrer-Policy")!] = CloudRoutes.runPageReferrer
+        fields[.init("Referrer-Policy")!] = PageData.mapReferrer
         return fields
     }
 

@@ -1,4 +1,5 @@
 import CloudModel
+import CloudStore
 import Foundation
 import Crypto
 import Hummingbird
@@ -7,20 +8,38 @@ import Threads
 
 /// The device's sync channel (openapi.yaml `/v1/device/sync`, `/v1/device/sync/ack`,
 /// `/v1/device/state`): what the cloud has for the device, its acknowledgements, its heartbeat.
-extension CloudRoutes {
+struct DeviceSyncController: Sendable {
+    let sync: SyncRepository
+    let accounts: AccountRepository
+    let plans: PlanRepository
+    let health: HealthRepository
+    let alerts: AlertRepository
+    let monitoring: MonitoringRepository
+    let heartbeats: Heartbeats
+    /// Tells dashboards the runner's device sent a heartbeat.
+    let hub: any EventHub
+    /// Milliseconds since 1970: what "today" of the plan section is.
+    let wallClock: @Sendable () -> Int64
+
+    func addRoutes(to device: PolicedRoutes<CloudRequestContext>) {
+        device.on(.get, "device/sync", DeviceAccess()) { request, context in try await getDeviceSync(request, context: context) }
+        device.on(.post, "device/sync/ack", DeviceAccess()) { request, context in try await postSyncAck(request, context: context) }
+        device.on(.put, "device/state", DeviceAccess()) { request, context in try await putDeviceState(request, context: context) }
+    }
+
     /// Every section, each versioned by a digest of its content. A new section is one builder
     /// below and one line here (and its optional field in `DeviceSync.Sections`).
-    func syncSections(for device: Device) async throws -> DeviceSync.Sections {
+    private func syncSections(for device: Device) async throws -> DeviceSync.Sections {
         // The owner's account, read once for the profile and the plan (a device may have none).
-        let account: Account? = if let accountID = device.accountID { try await store.accounts.account(id: accountID) } else { nil }
+        let account: Account? = if let accountID = device.accountID { try await accounts.account(id: accountID) } else { nil }
         return DeviceSync.Sections(
             notices: try Self.versioned(try await noticesSection(device)),
             profile: try Self.versioned(profileSection(account)),
             plan: try await planSection(account))
     }
 
-    func getDeviceSync(_ request: Request, context: CloudRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+    private func getDeviceSync(_ request: Request, context: DeviceContext) async throws -> Response {
+        let device = context.device
         let sync = DeviceSync(sections: try await syncSections(for: device))
         let etag = Self.etag(sync.sections)
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
@@ -33,17 +52,17 @@ extension CloudRoutes {
         return response
     }
 
-    func postSyncAck(_ request: Request, context: CloudRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+    private func postSyncAck(_ request: Request, context: DeviceContext) async throws -> Response {
+        let device = context.device
         let ack = try JSONInput.decode(NoticeAck.self, from: try await JSONInput.jsonBody(of: request, context: context))
         guard (1...NoticeAck.maxIDs).contains(ack.notice_ids.count) else {
             throw JSONInput.invalid("notice_ids", "must hold 1 to \(NoticeAck.maxIDs) notice ids")
         }
-        for (index, id) in ack.notice_ids.enumerated() where !Self.isLowercaseUUID(id) {
+        for (index, id) in ack.notice_ids.enumerated() where !WireLimits.isLowercaseUUID(id) {
             throw JSONInput.invalid("notice_ids[\(index)]", "\(WireLimits.quoted(id)) is not a notice id (a lowercase UUID)")
         }
         let ids = Array(Set(ack.notice_ids)).sorted()
-        let unknown = try await store.sync.acknowledgeNotices(device: device.id, ids: ids, nowMs: WallClock.milliseconds())
+        let unknown = try await sync.acknowledgeNotices(device: device.id, ids: ids, nowMs: WallClock.milliseconds())
         guard unknown.isEmpty else {
             throw APIError(.notFound, "not_found",
                            "no notice of this device has the id \(unknown.prefix(5).map { "'\($0)'" }.joined(separator: ", "))"
@@ -52,21 +71,16 @@ extension CloudRoutes {
         return try JSONInput.encode(AckReply(acknowledged: ids.count))
     }
 
-    func putDeviceState(_ request: Request, context: CloudRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+    private func putDeviceState(_ request: Request, context: DeviceContext) async throws -> Response {
+        let device = context.device
         let state = try JSONInput.decode(DeviceState.self, from: try await JSONInput.jsonBody(of: request, context: context))
         try state.validate()
-        let previous = try await storedState(device.id)
+        let previous = try await heartbeats.stored(device.id)
         let nowMs = WallClock.milliseconds()
-        try await store.health.putDeviceState(device: device.id, receivedMs: nowMs, json: try JSONInput.canonical(state), daily: state.hr_daily ?? [])
+        try await health.putDeviceState(device: device.id, receivedMs: nowMs, json: try JSONInput.canonical(state), daily: state.hr_daily ?? [])
         try await applyPrivacyAndRunEnd(device.id, state, previous: previous, nowMs: nowMs)
         if let runner = device.accountID { await hub.publish(HubEvent(kind: .state, account: runner, subject: device.id)) }
         return try JSONInput.encode(PositionReply(stored: true))
-    }
-
-    /// The device's stored heartbeat, decoded (nil: none yet).
-    func storedState(_ deviceID: String) async throws -> DeviceState? {
-        try await store.sync.deviceState(device: deviceID).flatMap { try? JSONDecoder().decode(DeviceState.self, from: Data($0.json.utf8)) }
     }
 
     /// What a heartbeat changes beyond itself. The run ended (idle): its live trail is forgotten.
@@ -74,20 +88,20 @@ extension CloudRoutes {
     /// position is forgotten unless an alert is open (an alert always shows where the person is),
     /// so no monitor is served where the runner was just before entering, however old.
     private func applyPrivacyAndRunEnd(_ deviceID: String, _ state: DeviceState, previous: DeviceState?, nowMs: Int64) async throws {
-        if state.state == "idle", previous?.state != "idle" { try await store.monitoring.clearTrail(device: deviceID) }
+        if state.state == "idle", previous?.state != "idle" { try await monitoring.clearTrail(device: deviceID) }
         guard state.in_private_place == true else { return }
-        let stored = try await store.alerts.position(device: deviceID)
+        let stored = try await alerts.position(device: deviceID)
         if previous?.in_private_place != true, state.state != "idle",
            let runID = stored.flatMap({ try? JSONDecoder().decode(LivePosition.self, from: Data($0.utf8)) })?.run_id {
-            try await store.monitoring.addTrailBreak(device: deviceID, runID: runID, timeMs: nowMs)
+            try await monitoring.addTrailBreak(device: deviceID, runID: runID, timeMs: nowMs)
         }
-        if stored != nil, try await store.alerts.alerts(device: deviceID, state: .open).isEmpty { try await store.monitoring.forgetPosition(device: deviceID) }
+        if stored != nil, try await alerts.alerts(device: deviceID, state: .open).isEmpty { try await monitoring.forgetPosition(device: deviceID) }
     }
 
     // MARK: Sections
 
     private func noticesSection(_ device: Device) async throws -> NoticesSection {
-        let pending = try await store.sync.pendingNotices(device: device.id, limit: NoticesSection.maxItems)
+        let pending = try await sync.pendingNotices(device: device.id, limit: NoticesSection.maxItems)
         return NoticesSection(version: "", items: pending.map {
             Notice(id: $0.id, text: $0.text, created_at: WireTime.text(milliseconds: $0.createdMs))
         })
@@ -104,10 +118,10 @@ extension CloudRoutes {
     /// The account's occurrences from today to `PlanSection.days - 1` days ahead (today in the
     /// account's zone), not done yet, earliest first; nil for a device no account owns. Its
     /// version covers today's date too, so it changes when the day does.
-    func planSection(_ account: Account?) async throws -> PlanSection? {
+    private func planSection(_ account: Account?) async throws -> PlanSection? {
         guard let account else { return nil }
-        let today = today(account)
-        let occurrences = try await store.plans.planOccurrences(accountID: account.id, from: today, through: today + PlanSection.days - 1)
+        let today = PlanFollowing.today(account, nowMs: wallClock())
+        let occurrences = try await plans.planOccurrences(accountID: account.id, from: today, through: today + PlanSection.days - 1)
         let sessions = occurrences.lazy.filter { $0.done == nil }.prefix(PlanSection.maxSessions).map { occurrence in
             PlannedSession(id: occurrence.id, date: occurrence.date, name: Self.spokenName(occurrence.session.name),
                            steps: occurrence.session.steps)
@@ -146,8 +160,6 @@ extension CloudRoutes {
             return tag == "*" || tag == etag || tag == "W/" + etag
         }
     }
-
-    static func isLowercaseUUID(_ text: String) -> Bool { WireLimits.isLowercaseUUID(text) }
 }
 
 /// A sync section: Codable with a version the server fills in.

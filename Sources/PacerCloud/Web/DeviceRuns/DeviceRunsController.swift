@@ -1,12 +1,30 @@
 import CloudModel
+import CloudStore
 import Foundation
 import Gzip
 import Hummingbird
 import PacerContract
 
-extension CloudRoutes {
-    func putChunk(_ request: Request, context: CloudRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+/// A device's runs (`/v1/runs`): chunks and the summary uploaded, the complete runs listed,
+/// read back (JSON, GPX) and deleted. Always the calling device's own.
+struct DeviceRunsController: Sendable {
+    let runs: RunRepository
+    /// A complete run's figures, computed after the answer.
+    let analysis: RunAnalysis
+    /// A complete run that names a planned session marks it done.
+    let following: PlanFollowing
+
+    func addRoutes(to device: PolicedRoutes<CloudRequestContext>) {
+        device.on(.put, "runs/:run_id/chunks/:seq", DeviceAccess()) { request, context in try await putChunk(request, context: context) }
+        device.on(.put, "runs/:run_id", DeviceAccess()) { request, context in try await putSummary(request, context: context) }
+        device.on(.get, "runs", DeviceAccess()) { request, context in try await listRuns(request, context: context) }
+        device.on(.get, "runs/:run_id", DeviceAccess()) { _, context in try await showRun(context: context) }
+        device.on(.get, "runs/:run_id/gpx", DeviceAccess()) { _, context in try await runGPX(context: context) }
+        device.on(.delete, "runs/:run_id", DeviceAccess()) { _, context in try await deleteRun(context: context) }
+    }
+
+    private func putChunk(_ request: Request, context: DeviceContext) async throws -> Response {
+        let device = context.device
         let runID = try Identifiers.runID(context.parameters.get("run_id"))
         let seqText = context.parameters.get("seq") ?? ""
         guard let seq = Int(seqText), seq >= 0, seq < CloudLimits.maxChunksPerRun, String(seq) == seqText else {
@@ -25,7 +43,7 @@ extension CloudRoutes {
         }
         let body = try await JSONInput.body(of: request, context: context)
         let samples = try Self.checkChunk(body, gzip: encoding == "gzip", seq: seq)
-        let elsewhere = try await store.runs.storedSamples(device: device.id, runID: runID, below: CloudLimits.maxChunksPerRun, excluding: seq)
+        let elsewhere = try await runs.storedSamples(device: device.id, runID: runID, below: CloudLimits.maxChunksPerRun, excluding: seq)
         guard elsewhere + samples <= TrackChunkFormat.maxSamplesPerRun else {
             throw APIError(.contentTooLarge, "run_too_large",
                            "run \(runID) would have \(elsewhere + samples) samples with chunk \(seq); a run has at most \(TrackChunkFormat.maxSamplesPerRun)")
@@ -33,15 +51,15 @@ extension CloudRoutes {
         // The encoding is part of what was received: the same bytes with another encoding differ.
         let digest = Tokens.digest(Array((encoding ?? "identity").utf8) + [0] + body)
         let chunk = StoredChunk(runID: runID, seq: seq, body: body, contentEncoding: encoding, digest: digest, samples: samples)
-        let result = try await store.runs.putChunk(chunk, device: device.id)
+        let result = try await runs.putChunk(chunk, device: device.id)
         if result != .conflict {
             // The last chunk may be what completes a run that followed a planned session (a
             // resent one too: the first answer may have been lost after the chunk was stored).
-            try await markFollowedSession(device: device, runID: runID)
+            try await following.markFollowedSession(device: device, runID: runID)
         }
         switch result {
         case .created, .replaced:
-            figuresIfComplete(device: device.id, runID: runID)
+            analysis.figuresIfComplete(device: device.id, runID: runID)
             return try JSONInput.encode(ChunkReply(run_id: runID, seq: seq, stored: true), status: .created)
         case .unchanged:
             return try JSONInput.encode(ChunkReply(run_id: runID, seq: seq, stored: false))
@@ -65,16 +83,16 @@ extension CloudRoutes {
         return samples
     }
 
-    func putSummary(_ request: Request, context: CloudRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+    private func putSummary(_ request: Request, context: DeviceContext) async throws -> Response {
+        let device = context.device
         let runID = try Identifiers.runID(context.parameters.get("run_id"))
         let summary = try JSONInput.decode(RunSummaryBody.self, from: try await JSONInput.jsonBody(of: request, context: context))
         let startMs = try summary.validate()
         let stored = StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs)
-        let result = try await store.runs.putSummary(stored, device: device.id)
+        let result = try await runs.putSummary(stored, device: device.id)
         let missing = try await missingChunks(device: device.id, runID: runID, count: summary.chunks)
-        if missing.isEmpty, summary.planned_session_id != nil { try await markFollowedSession(device: device, runID: runID) }
-        if missing.isEmpty, result != .unchanged { figuresIfComplete(device: device.id, runID: runID) }
+        if missing.isEmpty, summary.planned_session_id != nil { try await following.markFollowedSession(device: device, runID: runID) }
+        if missing.isEmpty, result != .unchanged { analysis.figuresIfComplete(device: device.id, runID: runID) }
         return try JSONInput.encode(
             SummaryReply(run_id: runID, complete: missing.isEmpty, missing_chunks: missing),
             status: result == .created ? .created : .ok)
@@ -82,51 +100,51 @@ extension CloudRoutes {
 
     /// Chunk numbers below `count` not stored yet (the device's resume list).
     private func missingChunks(device: String, runID: String, count: Int) async throws -> [Int] {
-        let present = Set(try await store.runs.chunkNumbers(device: device, runID: runID, below: count))
+        let present = Set(try await runs.chunkNumbers(device: device, runID: runID, below: count))
         return (0..<count).filter { !present.contains($0) }
     }
 
-    func listRuns(_ request: Request, context: CloudRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+    private func listRuns(_ request: Request, context: DeviceContext) async throws -> Response {
+        let device = context.device
         let limit = try integerQuery(request, "limit", default: 20, range: 1...200)
         let offset = try integerQuery(request, "offset", default: 0, range: 0...1_000_000)
-        let runs = try await store.runs.completeRuns(device: device.id, limit: limit, offset: offset)
+        let runs = try await runs.completeRuns(device: device.id, limit: limit, offset: offset)
         return try JSONInput.encode(RunList(runs: try runs.map(RunItem.init), limit: limit, offset: offset))
     }
 
-    func showRun(context: CloudRequestContext) async throws -> Response {
+    private func showRun(context: DeviceContext) async throws -> Response {
         let (item, chunks) = try await completeRun(context: context)
         // The item's JSON without its closing brace, then the samples.
         let head = String(try JSONInput.canonical(item).dropLast()) + #","samples":["#
         let json = TrackStream { SampleOut(head: head) }
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: json.body(store: store, chunks: chunks))
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: json.body(runs: runs, chunks: chunks))
     }
 
-    func runGPX(context: CloudRequestContext) async throws -> Response {
+    private func runGPX(context: DeviceContext) async throws -> Response {
         let (item, chunks) = try await completeRun(context: context)
         let (runID, summary) = (item.run_id, item.summary)
         let gpx = TrackStream { ExportTrackDocument(format: .gpx, runID: runID, summary: summary) }
         return Response(status: .ok, headers: [.contentType: "application/gpx+xml",
                                                .contentDisposition: "attachment; filename=\"run-\(item.run_id).gpx\""],
-                        body: gpx.body(store: store, chunks: chunks))
+                        body: gpx.body(runs: runs, chunks: chunks))
     }
 
-    func deleteRun(context: CloudRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+    private func deleteRun(context: DeviceContext) async throws -> Response {
+        let device = context.device
         let runID = try Identifiers.runID(context.parameters.get("run_id"))
-        guard try await store.runs.deleteRun(device: device.id, runID: runID) else { throw APIError.notFound("no run \(runID)") }
+        guard try await runs.deleteRun(device: device.id, runID: runID) else { throw APIError.notFound("no run \(runID)") }
         return Response(status: .noContent)
     }
 
     /// The run's summary and where its chunks are, once it is known to be complete and within
     /// the cap (a run stored before the caps may not be).
-    private func completeRun(context: CloudRequestContext) async throws -> (RunItem, TrackStream.Chunks) {
-        let device = try context.requireDevice()
+    private func completeRun(context: DeviceContext) async throws -> (RunItem, TrackStream.Chunks) {
+        let device = context.device
         let runID = try Identifiers.runID(context.parameters.get("run_id"))
-        guard let stored = try await store.runs.completeRun(device: device.id, runID: runID) else {
+        guard let stored = try await runs.completeRun(device: device.id, runID: runID) else {
             throw APIError.notFound("no complete run \(runID) (unknown, or its summary or a chunk is still missing)")
         }
-        let samples = try await store.runs.storedSamples(device: device.id, runID: runID, below: stored.chunks, excluding: nil)
+        let samples = try await runs.storedSamples(device: device.id, runID: runID, below: stored.chunks, excluding: nil)
         guard samples <= TrackChunkFormat.maxSamplesPerRun else {
             throw APIError(.contentTooLarge, "run_too_large",
                            "run \(runID) has \(samples) samples; at most \(TrackChunkFormat.maxSamplesPerRun) are served")
@@ -134,7 +152,7 @@ extension CloudRoutes {
         return (try RunItem(stored), TrackStream.Chunks(device: device.id, runID: runID, count: stored.chunks))
     }
 
-    func integerQuery(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>) throws(APIError) -> Int {
+    private func integerQuery(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>) throws(APIError) -> Int {
         guard let text = request.uri.queryParameters.get(name) else { return value }
         guard let number = Int(text), range.contains(number) else {
             throw .badRequest("invalid_query", "query parameter '\(name)' is \(WireLimits.quoted(text)); expected a whole number \(range.lowerBound)...\(range.upperBound)")

@@ -47,7 +47,7 @@ enum AlertPage {
                 message.position.map { ($0, when($0.time ?? message.time)) }
             }.suffix(mapPositions)
             let data = MapData(positions: placed.map { [$0.0.lat, $0.0.lon] }, times: placed.map(\.1))
-            if let json = try? CloudRoutes.scriptData(data) {
+            if let json = try? PageData.script(data) {
                 body += "<div id=\"map\" data-tiles=\"\(escape(map.tileURL ?? ""))\" data-attribution=\"\(escape(map.tileAttribution))\"></div>\n"
                 script = "<script type=\"application/json\" id=\"alert-data\">\(json)</script>\n"
                     + "<script src=\"/assets/leaflet/leaflet.js\"></script><script src=\"/assets/pacer/alert.js\"></script>\n"
@@ -141,7 +141,7 @@ enum AlertPage {
     static func pageHeaders(map: MapSettings) -> HTTPFields {
         var fields = SecurityHeaders.html(style: style, formAction: "'none'", scripts: true,
                                           images: ["'self'", "data:"] + (map.tileOrigin.map { [$0] } ?? []))
-        fields[.init("Referrer-Policy")!] = CloudRoutes.runPageReferrer
+        fields[.init("Referrer-Policy")!] = PageData.mapReferrer
         return fields
     }
 
@@ -153,7 +153,7 @@ enum AlertPage {
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
         \(refresh ? #"<meta http-equiv="refresh" content="10">"# + "\n" : "")<meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="robots" content="noindex"><meta name="referrer" content="\(map ? CloudRoutes.runPageReferrer : "no-referrer")">
+        <meta name="robots" content="noindex"><meta name="referrer" content="\(map ? PageData.mapReferrer : "no-referrer")">
         \(map ? #"<link rel="stylesheet" href="/assets/leaflet/leaflet.css"><link rel="icon" href="data:,">"# + "\n" : "")<title>\(escape(title))</title>
         <style>\(style)</style>
         </head><body>

@@ -308,7 +308,7 @@ enum WebRefusal: Error, HTTPResponseError, Sendable {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        let csrf = (context as? CloudRequestContext)?.session?.csrf ?? request.cookies[Sessions.formCookieName]?.value
+        let csrf = (context as? CloudRequestContext)?.session?.csrf ?? (context as? SignedInContext)?.session.csrf ?? request.cookies[Sessions.formCookieName]?.value
         switch self {
         case .form(let status, let page, let message, let values, let formCSRF):
             return page.response(status, values: values, csrf: formCSRF ?? csrf, error: message)

@@ -1,12 +1,35 @@
 import CloudModel
+import CloudStore
 import Foundation
 import Hummingbird
 import PacerContract
 import Threads
 
-extension CloudRoutes {
-    func postAlert(_ request: Request, context: CloudRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+/// A device's alerts (`/v1/alerts`): each message stored, forwarded (webhook, e-mail, the
+/// runner's monitors) and shown on the alert's secret page; the device's alerts listed.
+struct DeviceAlertsController: Sendable {
+    let alerts: AlertRepository
+    let accounts: AccountRepository
+    let monitoring: MonitoringRepository
+    let heartbeats: Heartbeats
+    /// Alert messages per device and alert (issue 31), never refusing a real SOS.
+    let admission: AlertAdmission
+    /// "https://cloud.example.org": what alert page links start with (`CloudConfiguration.linkBase`).
+    let linkBase: String
+    /// The relay e-mails go out by; nil: this server sends none.
+    let mail: MailSettings?
+    /// Called after a new alert message queued forwards, so they go out now, not at the next poll.
+    let wakeForwarder: @Sendable () -> Void
+    /// Tells dashboards the runner has an alert.
+    let hub: any EventHub
+
+    func addRoutes(to device: PolicedRoutes<CloudRequestContext>) {
+        device.on(.post, "alerts", DeviceAccess()) { request, context in try await postAlert(request, context: context) }
+        device.on(.get, "alerts", DeviceAccess()) { request, context in try await listAlerts(request, context: context) }
+    }
+
+    private func postAlert(_ request: Request, context: DeviceContext) async throws -> Response {
+        let device = context.device
         let body = try await JSONInput.jsonBody(of: request, context: context, limit: AlertLimits.maxBodyBytes)
         let message = try JSONInput.decode(AlertBody.self, from: body)
         try message.validate()
@@ -25,8 +48,8 @@ extension CloudRoutes {
                                           "Idempotency-Key \(WireLimits.quoted(key)) does not match alert_id:sequence '\(alertID):\(message.sequence)'")
             }
         }
-        let stored = try await store.alerts.alert(device: device.id, alertID: alertID)
-        if !AlertAdmission.alwaysTaken(message, stored: stored), let seconds = alertAdmission.take(device: device.id, alertID: alertID) {
+        let stored = try await alerts.alert(device: device.id, alertID: alertID)
+        if !AlertAdmission.alwaysTaken(message, stored: stored), let seconds = admission.take(device: device.id, alertID: alertID) {
             var refusal = APIError(.tooManyRequests, "rate_limited",
                                    "sequence: too many updates of alert \(alertID) from this device (at most \(AlertAdmission.perAlert.phrase) per alert, "
                                        + "\(AlertAdmission.perDevice.phrase) per device); retry after \(seconds) s")
@@ -38,7 +61,7 @@ extension CloudRoutes {
         // The wearer: the account's display name where the device belongs to one, else the name
         // the device sent; times in the reader's zone where known, else the wearer's.
         var runner: Account?
-        if let accountID = device.accountID { runner = try await store.accounts.account(id: accountID) }
+        if let accountID = device.accountID { runner = try await accounts.account(id: accountID) }
         let words = AlertWords(device: device.name, account: runner, messages: [message])
         var forward: [ForwardTarget] = []
         if let webhook = device.webhook {
@@ -47,14 +70,14 @@ extension CloudRoutes {
                 Forwarding.webhookPayload(device: deviceName, words: words, page: base + "/a/" + secret, message: message, messageJSON: json, nowMs: receivedMs)
             })
         }
-        if let email = device.email, let mail = configuration.mail {
+        if let email = device.email, let mail = mail {
             forward.append(ForwardTarget(channel: "email", target: email) { secret in
                 Forwarding.emailPayload(from: mail.from, to: email, words: words, page: base + "/a/" + secret, message: message, nowMs: receivedMs)
             })
         }
         // Each person consented to watch the runner gets the e-mail too, in their own zone.
-        if let runner = device.accountID, let mail = configuration.mail {
-            for monitor in try await store.monitoring.monitors(runnerID: runner) where monitor.email != device.email {
+        if let runner = device.accountID, let mail = mail {
+            for monitor in try await monitoring.monitors(runnerID: runner) where monitor.email != device.email {
                 let (email, zone) = (monitor.email, monitor.timezone)
                 forward.append(ForwardTarget(channel: "email", target: email) { secret in
                     Forwarding.emailPayload(from: mail.from, to: email, words: words, page: base + "/a/" + secret, message: message,
@@ -62,7 +85,7 @@ extension CloudRoutes {
                 })
             }
         }
-        let result = try await store.alerts.recordAlertMessage(AlertMessageInput(
+        let result = try await alerts.recordAlertMessage(AlertMessageInput(
             device: device.id, alertID: alertID, sequence: message.sequence, type: message.type, kind: message.kind,
             test: message.test, json: json, receivedMs: receivedMs, newSecret: Tokens.random(bytes: 24),
             forward: forward))
@@ -80,15 +103,15 @@ extension CloudRoutes {
     /// The alert closed: a position the device sent from a private place while it was open is
     /// justified no more, so it is forgotten as the heartbeat forgets one (issue 31).
     private func forgetPrivatePosition(_ deviceID: String) async throws {
-        guard try await storedState(deviceID)?.in_private_place == true,
-              try await store.alerts.alerts(device: deviceID, state: .open, before: nil, limit: 1).isEmpty else { return }
-        try await store.monitoring.forgetPosition(device: deviceID)
+        guard try await heartbeats.stored(deviceID)?.in_private_place == true,
+              try await alerts.alerts(device: deviceID, state: .open, before: nil, limit: 1).isEmpty else { return }
+        try await monitoring.forgetPosition(device: deviceID)
     }
 
     /// `GET /v1/alerts?state=&limit=&before=`: a page of the device's alerts, newest first, and
     /// `next` (the `before` of the next page) when there may be more.
-    func listAlerts(_ request: Request, context: CloudRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
+    private func listAlerts(_ request: Request, context: DeviceContext) async throws -> Response {
+        let device = context.device
         let query = request.uri.queryParameters
         var state: AlertState?
         if let text = query.get("state") {
@@ -113,7 +136,7 @@ extension CloudRoutes {
         }
         let base = linkBase
         // One more than asked: whether there is a next page, without counting.
-        var alerts = try await store.alerts.alerts(device: device.id, state: state, before: before, limit: limit + 1)
+        var alerts = try await alerts.alerts(device: device.id, state: state, before: before, limit: limit + 1)
         let more = alerts.count > limit
         alerts = Array(alerts.prefix(limit))
         // The stored message (its known fields) is spliced in rather than decoded and encoded again.
@@ -126,26 +149,6 @@ extension CloudRoutes {
         var text = #"{"alerts":["# + items.joined(separator: ",") + "]"
         if more, let last = alerts.last { text += #","next":""# + AlertCursor(after: last).text + "\"" }
         return JSONInput.json(Array((text + "}").utf8))
-    }
-
-    func alertPage(context: CloudRequestContext) async throws -> Response {
-        let secret = context.parameters.get("secret") ?? ""
-        let headers = AlertPage.headers
-        guard Tokens.isWellFormedSecret(secret), let read = try await store.alerts.alert(secret: secret, messages: AlertLimits.pageMessages) else {
-            return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(string: AlertPage.notFound())))
-        }
-        let (alert, messages) = (read.alert, read.messages)
-        let answers = try await store.monitoring.alertAnswers(device: alert.device, alertID: alert.alertID, newest: AlertLimits.answersShown)
-        // Who: the account's display name where the device belongs to one, else what the device
-        // sent; the reader of this public page is not known, so times are in the wearer's zone.
-        let device = try await store.devices.device(id: alert.device)
-        var runner: Account?
-        if let accountID = device?.accountID { runner = try await store.accounts.account(id: accountID) }
-        let decoded = messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)) }.sorted { $0.sequence < $1.sequence }
-        let words = AlertWords(device: device?.name ?? decoded.first?.device ?? "the device", account: runner, messages: decoded)
-        let html = AlertPage.html(alert: alert, messages: messages, answers: answers, nowMs: WallClock.milliseconds(), words: words,
-                                  map: configuration.map, messageCount: read.count)
-        return Response(status: .ok, headers: AlertPage.pageHeaders(map: configuration.map), body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }
 

@@ -1,3 +1,4 @@
+import CloudModel
 import Foundation
 import Hummingbird
 
@@ -33,8 +34,18 @@ struct WebForm {
     }
 
     /// The request's form, refused (4xx) when it is no form, too large, or its `csrf` field is not
-    /// the session's token (signed in) or the form cookie's (signed out: double submit).
+    /// the session's token.
+    static func read(_ request: Request, context: SignedInContext, maxBytes: Int = maxBytes) async throws -> WebForm {
+        try await read(request, session: context.session, maxBytes: maxBytes)
+    }
+
+    /// A public route's form: its `csrf` field must be the session's token when the browser is
+    /// signed in, else the form cookie's (double submit).
     static func read(_ request: Request, context: CloudRequestContext, maxBytes: Int = maxBytes) async throws -> WebForm {
+        try await read(request, session: context.session, maxBytes: maxBytes)
+    }
+
+    private static func read(_ request: Request, session: StoredSession?, maxBytes: Int) async throws -> WebForm {
         let type = request.headers[.contentType]?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard type == "application/x-www-form-urlencoded" else {
             throw WebRefusal.plain(.unsupportedMediaType, "send the form as application/x-www-form-urlencoded (Content-Type)")
@@ -47,7 +58,7 @@ struct WebForm {
             throw WebRefusal.plain(.badRequest, "the form is not UTF-8")
         }
         let form = try parse(text).get()
-        let expected = context.session?.csrf ?? request.cookies[Sessions.formCookieName]?.value
+        let expected = session?.csrf ?? request.cookies[Sessions.formCookieName]?.value
         guard let expected, !expected.isEmpty, let sent = form["csrf"], constantTimeEqual(sent, expected) else {
             throw WebRefusal.plain(.forbidden, "the form's csrf field does not match this browser's session: reload the page and send it again")
         }
