@@ -14,7 +14,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // pacer-cloud (the backend) only: HTTP server, PostgreSQL, webhooks, SHA-256 and HMAC.
@@ -33,6 +32,11 @@ let package = Package(
         // Prometheus' text format by swift-prometheus.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // pacer-cloud's store: every query written once over SQLKit, on PostgreSQL (postgres-kit,
+        // over PostgresNIO's pool) and SQLite (sqlite-kit, over SQLiteNIO).
+        .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
     ],
     targets: [
         // Pure: samples and time in, decisions out. No I/O, no clocks, no Foundation.
@@ -164,11 +168,35 @@ let package = Package(
         ),
         // Started as "pacerctl" (the package's /usr/bin/pacerctl links to it), pacerd is pacerctl.
         .executableTarget(name: "pacerd", dependencies: ["PacerDaemon", "PacerConfig", "PacerCtlCommands"]),
+        // The backend's model: the records its store keeps and returns, and the rules about them
+        // (link codes, addresses, the plan's calendar, tokens). Pure: no NIO, no database, no HTTP,
+        // no logging (tools/lint-sources checks its imports).
+        .target(
+            name: "CloudModel",
+            dependencies: ["Gzip", "PacerContract", "PacerCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The backend's store: one repository per feature over SQLite or PostgreSQL (SQLKit), the
+        // migrations, backups.
+        .target(
+            name: "CloudStore",
+            dependencies: [
+                "CloudModel", "PacerContract", "Threads",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The backend: runs, live position and SOS alerts from devices, in SQLite or PostgreSQL.
         .target(
             name: "PacerCloud",
             dependencies: [
-                "Gzip", "PacerContract", "Export",
+                "CloudModel", "CloudStore", "Gzip", "PacerContract", "Export", "Threads",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -176,7 +204,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -188,7 +218,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pacer-cloud",
-            dependencies: ["PacerCloud", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["PacerCloud", "CloudModel", "CloudStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // pacerctl's commands: the pacerctl binary, and pacerd started under that name.
         .target(
@@ -258,8 +288,9 @@ let package = Package(
         .testTarget(
             name: "PacerCloudTests",
             dependencies: [
-                "PacerCloud", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud", "Export", "PacerCore",
+                "PacerCloud", "CloudModel", "CloudStore", "PacerContract", "Gzip", "PacerTestSupport", "pacer-cloud", "Export", "PacerCore", "Threads",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -289,13 +320,13 @@ if ProcessInfo.processInfo.environment["PACER_FUZZ"] != nil {
 if ProcessInfo.processInfo.environment["PACER_DEVICE_ONLY"] != nil {
     let backendPackages = [
         "hummingbird", "postgres-nio", "async-http-client", "swift-crypto", "swift-nio", "swift-nio-ssl",
-        "hummingbird-auth", "swift-mustache", "swift-metrics", "swift-prometheus",
+        "hummingbird-auth", "swift-mustache", "swift-metrics", "swift-prometheus", "sql-kit", "postgres-kit", "sqlite-kit",
     ]
     package.dependencies.removeAll { dependency in
         guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
         return backendPackages.contains { location.hasSuffix("/" + $0) }
     }
-    let backendTargets: Set<String> = ["PacerCloud", "pacer-cloud", "PacerCloudTests", "PacerDaemonTests", "EndToEndTests"]
+    let backendTargets: Set<String> = ["CloudModel", "CloudStore", "PacerCloud", "pacer-cloud", "PacerCloudTests", "PacerDaemonTests", "EndToEndTests"]
     package.targets.removeAll { backendTargets.contains($0.name) }
     package.products.removeAll { $0.name == "pacer-cloud" }
 }

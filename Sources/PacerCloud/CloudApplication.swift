@@ -1,22 +1,25 @@
+import CloudModel
+import CloudStore
 import Foundation
 import Hummingbird
 import Logging
 import PacerContract
 import ServiceLifecycle
+import Threads
 
 /// pacer-cloud assembled: the store (migrated before the server accepts requests), the router
 /// and the forwarder, as one Hummingbird application. Stateless: any number of these can share
 /// one PostgreSQL.
 public enum CloudApplication {
     public static func make(
-        store: any CloudStore, configuration: CloudConfiguration, host: String = "127.0.0.1", port: Int = 8080,
+        store: CloudStore, configuration: CloudConfiguration, host: String = "127.0.0.1", port: Int = 8080,
         logger: Logger = Logger(label: "pacer-cloud"), now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow,
         wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock
     ) throws(ConfigurationError) -> some ApplicationProtocol {
         let forwarder = Forwarder(store: store, configuration: configuration)
         // One instance on SQLite: events stay in process. On PostgreSQL they go through
         // LISTEN/NOTIFY, so a dashboard on any instance sees what reached another.
-        let postgresHub = (store as? PostgresCloudStore).map { PostgresEventHub(client: $0.client, logger: logger) }
+        let postgresHub = store.database.postgresClient.map { PostgresEventHub(client: $0, logger: logger) }
         let hub: any EventHub = postgresHub ?? LocalEventHub()
         let routes = CloudRoutes(store: store, configuration: configuration, linkBase: try configuration.linkBase(host: host, port: port),
                                  now: now, wallClock: wallClock, wakeForwarder: { forwarder.wake() }, hub: hub)
@@ -30,9 +33,9 @@ public enum CloudApplication {
                                   metrics: configuration.metrics)
         var services: [any Service] = [forwarder]
         if let postgresHub { services.insert(postgresHub, at: 0) }
-        if let postgres = store as? PostgresCloudStore { services.insert(postgres, at: 0) }
+        services.insert(store.database, at: 0)
         // /metrics: the store's database times, and the listener of its own when one is set.
-        (store as? SQLiteCloudStore)?.queries.attach(configuration.metrics)
+        store.database.queries.attach(configuration.metrics)
         if let listen = configuration.metricsAccess.listen {
             services.append(MetricsEndpoint.application(host: listen.host, port: listen.port, token: configuration.metricsAccess.token,
                                                         metrics: configuration.metrics, logger: logger))
@@ -54,7 +57,7 @@ public enum CloudApplication {
 
     /// Registers a device; returns it, its bearer token (which exists only in this answer) and,
     /// with a webhook, the secret its webhooks are signed with (`WebhookSignature`).
-    public static func addDevice(store: any CloudStore, name: String, email: String?, webhook: String?) async throws
+    public static func addDevice(store: CloudStore, name: String, email: String?, webhook: String?) async throws
         -> (device: Device, token: String, webhookSecret: String?) {
         guard !name.isEmpty, name.count <= 64, !name.contains(where: { $0.isNewline }) else {
             throw StoreError("a device name must be 1 to 64 characters on one line")
@@ -71,9 +74,9 @@ public enum CloudApplication {
         }
         let token = Tokens.random()
         let device = Device(id: UUID().uuidString.lowercased(), name: name, email: email, webhook: webhook,
-                            createdAt: WireTime.text(milliseconds: WallClock.nowMilliseconds()))
+                            createdAt: WireTime.text(milliseconds: WallClock.milliseconds()))
         let webhookSecret = webhook == nil ? nil : Tokens.random()
-        try await store.addDevice(device, tokenHash: Tokens.hash(token), webhookSecret: webhookSecret)
+        try await store.devices.addDevice(device, tokenHash: Tokens.hash(token), webhookSecret: webhookSecret)
         return (device, token, webhookSecret)
     }
 }

@@ -1,4 +1,6 @@
+import CloudModel
 import Foundation
+import Threads
 
 /// How a pacer-cloud instance runs; everything else is in the database.
 public struct CloudConfiguration: Sendable {
@@ -87,7 +89,7 @@ public struct SessionSettings: Sendable, Equatable {
 
     /// Milliseconds since 1970 by the system's clock: what sessions and links expire by (tests
     /// pass their own).
-    public static let systemClock: @Sendable () -> Int64 = { WallClock.nowMilliseconds() }
+    public static let systemClock: @Sendable () -> Int64 = { WallClock.milliseconds() }
 
     public init(idle: Duration, absolute: Duration, confirmLinkLifetime: Duration = .seconds(48 * 3600),
                 resetLinkLifetime: Duration = .seconds(3600)) {

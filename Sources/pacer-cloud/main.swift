@@ -1,4 +1,6 @@
 import ArgumentParser
+import CloudModel
+import CloudStore
 import Foundation
 import PacerCloud
 
@@ -29,16 +31,19 @@ struct DatabaseOption: ParsableArguments {
     }
 
     /// Opens and migrates the store, runs `body` (with a PostgreSQL pool running), closes it.
-    func withStore<T: Sendable>(_ body: @Sendable (any CloudStore) async throws -> T) async throws -> T {
-        let store = try DatabaseURL(try databaseURL()).open()
-        if let postgres = store as? PostgresCloudStore {
-            return try await postgres.withRunning {
+    func withStore<T: Sendable>(_ body: @Sendable (CloudStore) async throws -> T) async throws -> T {
+        let store = try await CloudStore.open(DatabaseURL(try databaseURL()))
+        do {
+            let value = try await store.withRunning {
                 try await store.migrate()
                 return try await body(store)
             }
+            await store.database.close()
+            return value
+        } catch {
+            await store.database.close()
+            throw error
         }
-        try await store.migrate()
-        return try await body(store)
     }
 }
 
@@ -186,7 +191,7 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("pacer-cloud: \(error)\n".utf8))
             throw ExitCode(78)
         }
-        let store = try DatabaseURL(database).open()
+        let store = try await CloudStore.open(DatabaseURL(database))
         // Refused (the open-file limit too low for any connection cap): the operator's to fix (EX_CONFIG).
         try await Self.exitingOnConfigurationError { try CloudApplication.make(store: store, configuration: configuration, host: host, port: port) }
             .runService()
@@ -276,8 +281,8 @@ struct DeviceCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOption
 
         func run() async throws {
-            let devices = try await database.withStore { store in try await store.devices() }
-            let owners = Dictionary(uniqueKeysWithValues: try await database.withStore { store in try await store.accounts() }.map { ($0.id, $0.email) })
+            let devices = try await database.withStore { store in try await store.devices.devices() }
+            let owners = Dictionary(uniqueKeysWithValues: try await database.withStore { store in try await store.accounts.accounts() }.map { ($0.id, $0.email) })
             for device in devices {
                 print([device.name, device.id, device.createdAt, device.email ?? "-", device.webhook ?? "-", device.revoked ? "revoked" : "active",
                        device.accountID.flatMap { owners[$0] } ?? "-"]
@@ -298,7 +303,7 @@ struct DeviceCommand: AsyncParsableCommand {
             let address = try EmailAddress.normalized(email).get()
             try await database.withStore { store in
                 let owner = try await UserCommand.account(store, address)
-                guard try await store.assignDevice(name: name, accountID: owner.id) else {
+                guard try await store.devices.assignDevice(name: name, accountID: owner.id) else {
                     throw ValidationError("no device is named \(DeviceCommand.quoted(name))")
                 }
             }
@@ -314,7 +319,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func run() async throws {
             let name = name
-            guard try await database.withStore({ store in try await store.revokeDevice(name: name) }) else {
+            guard try await database.withStore({ store in try await store.devices.revokeDevice(name: name) }) else {
                 throw ValidationError("no device is named \(DeviceCommand.quoted(name))")
             }
             print("device \(name): token revoked; its requests get 401 from now on. Its runs and alerts are kept "
@@ -349,8 +354,8 @@ struct UserCommand: AsyncParsableCommand {
         commandName: "user", abstract: "Manage accounts.", subcommands: [Add.self, List.self, Confirm.self, Delete.self])
 
     /// The account with the (normalised) address, or the operator's error naming it.
-    static func account(_ store: any CloudStore, _ address: String) async throws -> Account {
-        guard let stored = try await store.account(email: address) else {
+    static func account(_ store: CloudStore, _ address: String) async throws -> Account {
+        guard let stored = try await store.accounts.account(email: address) else {
             throw ValidationError("no account has the address \(DeviceCommand.quoted(address))")
         }
         return stored.account
@@ -383,7 +388,7 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOption
 
         func run() async throws {
-            for account in try await database.withStore({ store in try await store.accounts() }) {
+            for account in try await database.withStore({ store in try await store.accounts.accounts() }) {
                 print([account.email, account.id, account.createdAt, account.confirmed ? "confirmed" : "unconfirmed", account.displayName,
                        account.timezone].joined(separator: "\t"))
             }
@@ -397,7 +402,7 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let address = try EmailAddress.normalized(email).get()
-            _ = try await database.withStore { store in try await store.confirmAccount(id: try await UserCommand.account(store, address).id) }
+            _ = try await database.withStore { store in try await store.accounts.confirmAccount(id: try await UserCommand.account(store, address).id) }
             print("account \(address) confirmed")
         }
     }

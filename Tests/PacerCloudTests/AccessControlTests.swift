@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -136,7 +138,7 @@ struct AccessControlTests {
             let other = try await cloud.addDevice("pacer-8")
             let run = Track.runID()
             #expect(try await cloud.putChunk(run, 0, Track.chunk(Track.samples(5)), token: token).status == .created)
-            #expect(try await cloud.store.revokeDevice(name: "pacer-7"))
+            #expect(try await cloud.store.devices.revokeDevice(name: "pacer-7"))
             for uri in ["/v1/runs", "/v1/position", "/v1/alerts"] {
                 let response = try await cloud.request(.get, uri, token: token)
                 #expect(response.status == .unauthorized, "\(uri)")
@@ -144,10 +146,10 @@ struct AccessControlTests {
             #expect(try await cloud.json(.post, "/v1/alerts", token: token, AlertTests.message(Track.runID(), 0)).status == .unauthorized)
             #expect(try await cloud.request(.get, "/v1/runs", token: other).status == .ok)
             #expect(try await cloud.store.counts().chunks == 1)
-            #expect(try await cloud.store.devices().map(\.revoked) == [true, false])
-            #expect(try await cloud.store.revokeDevice(name: "nobody") == false)
+            #expect(try await cloud.store.devices.devices().map(\.revoked) == [true, false])
+            #expect(try await cloud.store.devices.revokeDevice(name: "nobody") == false)
             // Its token's hash is gone from the table: not even the stored hash authenticates.
-            #expect(try await cloud.store.device(tokenHash: Tokens.hash(token)) == nil)
+            #expect(try await cloud.store.devices.device(tokenHash: Tokens.hash(token)) == nil)
         }
     }
 
@@ -188,12 +190,12 @@ struct AccessControlTests {
         let server = try await offPool { try PostgresServer() }
         defer { server.stop() }
         let url = server.url()
-        let admin = try #require(try DatabaseURL(url).open() as? PostgresCloudStore)
+        let admin = try await CloudStore.open(DatabaseURL(url))
         try await admin.withRunning {
             try await admin.migrate()
             let token = try await CloudApplication.addDevice(store: admin, name: "pacer-7", email: nil, webhook: nil).1
-            let first = try CloudApplication.make(store: try DatabaseURL(url).open(), configuration: CloudConfiguration())
-            let second = try CloudApplication.make(store: try DatabaseURL(url).open(), configuration: CloudConfiguration())
+            let first = try CloudApplication.make(store: try await CloudStore.open(DatabaseURL(url)), configuration: CloudConfiguration())
+            let second = try CloudApplication.make(store: try await CloudStore.open(DatabaseURL(url)), configuration: CloudConfiguration())
             try await first.test(.router) { one async throws -> Void in
                 try await second.test(.router) { two async throws -> Void in
                     let auth: HTTPFields = [.authorization: "Bearer \(token)"]
@@ -202,7 +204,7 @@ struct AccessControlTests {
                         #expect(try await client.execute(uri: "/v1/runs", method: .get, headers: auth).status == .ok)
                         #expect(try await client.execute(uri: "/v1/runs", method: .get, headers: auth).status == .ok)
                     }
-                    #expect(try await admin.revokeDevice(name: "pacer-7"))
+                    #expect(try await admin.devices.revokeDevice(name: "pacer-7"))
                     for client in [one, two] {
                         #expect(try await client.execute(uri: "/v1/runs", method: .get, headers: auth).status == .unauthorized)
                     }
@@ -255,7 +257,9 @@ struct AccessControlTests {
             let secret = String(page.split(separator: "/").last!)
             // The injected fault: the alert table goes away under the running server.
             let database = try #require(cloud.databasePath)
-            let dropped = try await offPool { try DaemonFixture.runBlocking("/usr/bin/sqlite3", [database, "DROP TABLE alert"]) }
+            // The CLI waits for the server's writer as any other writer must (it has no busy
+            // timeout of its own: a transaction in progress made it fail with "database is locked").
+            let dropped = try await offPool { try DaemonFixture.runBlocking("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", database, "DROP TABLE alert"]) }
             #expect(dropped.status == 0, "\(dropped.stderr)")
             let failed = try await cloud.request(.get, "/a/\(secret)", token: token)
             #expect(failed.status == .internalServerError)

@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -204,14 +206,14 @@ struct AccessHarnessTests {
         }
     }
 
-    static func routes(_ store: any CloudStore) -> CloudRoutes {
+    static func routes(_ store: CloudStore) -> CloudRoutes {
         CloudRoutes(store: store, configuration: WebConfig.make(), linkBase: "http://127.0.0.1:8080")
     }
 
     @Test("every registered route has its access case, and each case's kind matches the route's policy")
     func everyRouteIsCovered() async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-access")
-        let routes = Self.routes(try SQLiteCloudStore(path: directory.file("cloud.db")))
+        let routes = Self.routes(try await CloudStore.open(.sqlite(path: directory.file("cloud.db"))))
         let router = routes.router()
         #expect(router.routes.count == Self.cases.count)
         #expect(Self.uncovered(router, registry: routes.accessRegistry) == [])
@@ -224,7 +226,7 @@ struct AccessHarnessTests {
     @Test("a route added without its case is caught")
     func missingCaseFails() async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-access")
-        let routes = Self.routes(try SQLiteCloudStore(path: directory.file("cloud.db")))
+        let routes = Self.routes(try await CloudStore.open(.sqlite(path: directory.file("cloud.db"))))
         let router = routes.router()
         router.get("account/export") { _, _ in "everything" }
         #expect(Self.uncovered(router, registry: routes.accessRegistry) == ["GET /account/export: added without an access policy"])
@@ -239,8 +241,8 @@ struct AccessHarnessTests {
             let other = try await Accounts.create(store: cloud.store, email: "bob@example.org", password: "bob's own long password",
                                                   displayName: "Bob", confirmed: true, cost: AccountTests.cost)
             let ownerToken = try await cloud.addDevice("ann-pacer")
-            #expect(try await cloud.store.assignDevice(name: "ann-pacer", accountID: owner.id))
-            let ownerDevice = try #require(try await cloud.store.devices().first { $0.name == "ann-pacer" })
+            #expect(try await cloud.store.devices.assignDevice(name: "ann-pacer", accountID: owner.id))
+            let ownerDevice = try #require(try await cloud.store.devices.devices().first { $0.name == "ann-pacer" })
             let run = Track.runID(), alert = Track.runID()
             #expect(try await cloud.putChunk(run, 0, Track.chunk(Track.samples(5)), token: ownerToken).status == .created)
             #expect(try await cloud.json(.put, "/v1/runs/\(run)", token: ownerToken, Track.summary(chunks: 1)).status == .created)
@@ -254,28 +256,28 @@ struct AccessHarnessTests {
             let now = SessionSettings.systemClock()
             func session(_ account: Account, ageMs: Int64) async throws -> (id: String, csrf: String) {
                 let id = Tokens.random(), csrf = Tokens.random()
-                try await cloud.store.addSession(StoredSession(idHash: Tokens.hash(id), accountID: account.id, csrf: csrf,
+                try await cloud.store.accounts.addSession(StoredSession(idHash: Tokens.hash(id), accountID: account.id, csrf: csrf,
                                                                createdMs: now - ageMs, seenMs: now - ageMs))
                 return (id, csrf)
             }
             let goal = Goal(id: Track.runID(), accountID: owner.id, period: .week, distanceM: 20_000)
-            #expect(try await cloud.store.addGoal(goal))
+            #expect(try await cloud.store.plans.addGoal(goal))
             // Every day for a week from today; tomorrow's done already.
             let today = PlanDates.day(atMs: now, timezone: owner.timezone)
             let planned = PlanSession(id: Track.runID(), accountID: owner.id, name: "Ann's intervals", stepsJSON: #"[{"distance_m":400,"type":"run"}]"#,
                                       startDate: PlanDates.text(today), weekdays: 0b111_1111, weeks: 1)
-            #expect(try await cloud.store.addPlanSession(planned, limit: PlanSession.maxPerAccount))
-            #expect(try await cloud.store.markPlanDone(PlanDone(sessionID: planned.id, date: PlanDates.text(today + 1), accountID: owner.id, doneMs: now)))
+            #expect(try await cloud.store.plans.addPlanSession(planned, limit: PlanSession.maxPerAccount))
+            #expect(try await cloud.store.plans.markPlanDone(PlanDone(sessionID: planned.id, date: PlanDates.text(today + 1), accountID: owner.id, doneMs: now)))
             // Mona watches over Ann; Ann has invited one more person.
             let mona = try await Accounts.create(store: cloud.store, email: "mona@example.org", password: "mona's own long password",
                                                  displayName: "Mona", confirmed: true, cost: AccountTests.cost)
             let monaInvite = Tokens.random(), inviteToken = Tokens.random()
             for (token, email) in [(monaInvite, mona.email), (inviteToken, "nina@example.org")] {
-                try await cloud.store.addMonitorInvite(
+                try await cloud.store.monitoring.addMonitorInvite(
                     MonitorInvite(hash: Tokens.hash(token), runnerID: owner.id, email: email, createdMs: now, expiresMs: now + 3_600_000),
                     mail: OutboxMail(to: email, payload: #"{"from":"pacer@example.org","subject":"Invitation","text":"-","to":"\#(email)"}"#))
             }
-            #expect(try await cloud.store.acceptMonitorInvite(hash: Tokens.hash(monaInvite), monitorID: mona.id, nowMs: now) == owner.id)
+            #expect(try await cloud.store.monitoring.acceptMonitorInvite(hash: Tokens.hash(monaInvite), monitorID: mona.id, nowMs: now) == owner.id)
             let fixture = Fixture(ownerEmail: owner.email, ownerToken: ownerToken, ownerRun: run, ownerAlert: alert,
                                   ownerSession: try await session(owner, ageMs: 0).id, ownerDeviceID: ownerDevice.id,
                                   ownerNotice: notice.id, ownerMonitorID: mona.id, inviteToken: inviteToken,
@@ -291,22 +293,22 @@ struct AccessHarnessTests {
                     let page = try await cloud.request(.get, path, token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
                     view.append("\(page.status) " + page.text)
                 }
-                view.append(try await cloud.store.goals(accountID: owner.id).map { "\($0.id) \($0.period) \($0.distanceM)" }.joined())
-                view.append(String(describing: try await cloud.store.account(id: owner.id)))
-                let ownerDevice = try #require(try await cloud.store.devices().first { $0.name == "ann-pacer" })
-                view.append(try await cloud.store.deviceState(device: ownerDevice.id)?.json ?? "no state")
+                view.append(try await cloud.store.plans.goals(accountID: owner.id).map { "\($0.id) \($0.period) \($0.distanceM)" }.joined())
+                view.append(String(describing: try await cloud.store.accounts.account(id: owner.id)))
+                let ownerDevice = try #require(try await cloud.store.devices.devices().first { $0.name == "ann-pacer" })
+                view.append(try await cloud.store.sync.deviceState(device: ownerDevice.id)?.json ?? "no state")
                 let monitoring = [
-                    try await cloud.store.monitors(runnerID: owner.id).map(\.email).joined(separator: ","),
-                    String(try await cloud.store.monitorInvites(runnerID: owner.id, nowMs: now).count),
-                    String(try await cloud.store.alertAnswers(device: ownerDevice.id, after: 0, limit: 100).count),
+                    try await cloud.store.monitoring.monitors(runnerID: owner.id).map(\.email).joined(separator: ","),
+                    String(try await cloud.store.monitoring.monitorInvites(runnerID: owner.id, nowMs: now).count),
+                    String(try await cloud.store.monitoring.alertAnswers(device: ownerDevice.id, after: 0, limit: 100).count),
                 ]
                 view.append(monitoring.joined(separator: " "))
-                view.append(String(try await cloud.store.accounts().count))
-                let plan = try await cloud.store.planOccurrences(accountID: owner.id, from: today - 7, through: today + 14)
+                view.append(String(try await cloud.store.accounts.accounts().count))
+                let plan = try await cloud.store.plans.planOccurrences(accountID: owner.id, from: today - 7, through: today + 14)
                 view.append(plan.map { "\($0.id) \($0.session.name) \($0.session.stepsJSON) done: \($0.done?.doneMs ?? 0)" }.joined(separator: ", "))
                 let planPage = try await cloud.request(.get, "/plan", token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
                 view.append("\(planPage.status) " + planPage.text)
-                view += try await cloud.store.devices().filter { $0.accountID == owner.id }.map { "\($0.name) revoked: \($0.revoked)" }
+                view += try await cloud.store.devices.devices().filter { $0.accountID == owner.id }.map { "\($0.name) revoked: \($0.revoked)" }
                 return view
             }
             let before = try await ownerView()
@@ -326,7 +328,7 @@ struct AccessHarnessTests {
                 // Another account's device, new per case: one case (DELETE /v1/link) revokes its token.
                 let otherName = "bob-pacer-\(index)"
                 let otherToken = try await cloud.addDevice(otherName)
-                #expect(try await cloud.store.assignDevice(name: otherName, accountID: other.id))
+                #expect(try await cloud.store.devices.assignDevice(name: otherName, accountID: other.id))
                 // Fresh sessions per case: a log-out by one case must not disarm the next.
                 let callers = [
                     Caller(description: "no credentials"),

@@ -1,3 +1,4 @@
+@testable import CloudModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -30,7 +31,7 @@ struct AccountHardeningTests {
 
     /// The e-mails queued to `address`, decoded.
     static func mails(_ cloud: Cloud, to address: String) async throws -> [(subject: String, text: String)] {
-        try await cloud.store.outbox().filter { $0.channel == "email" && $0.target == address }.compactMap { item in
+        try await cloud.store.outbox.outbox().filter { $0.channel == "email" && $0.target == address }.compactMap { item in
             guard let mail = try JSONSerialization.jsonObject(with: Data(item.payload.utf8)) as? [String: Any],
                   let subject = mail["subject"] as? String, let text = mail["text"] as? String else { return nil }
             return (subject, text)
@@ -134,12 +135,12 @@ struct AccountHardeningTests {
             // The store's rule, whatever path changes the password: no token of the account outlives it.
             let mail = OutboxMail(to: "ann@example.org", payload: "{}")
             for hash in ["reset-1", "reset-2"] {
-                try await cloud.store.addAccountToken(AccountToken(hash: hash, accountID: account.id, purpose: AccountToken.reset,
+                try await cloud.store.accounts.addAccountToken(AccountToken(hash: hash, accountID: account.id, purpose: AccountToken.reset,
                                                                    expiresMs: Int64.max / 2), mail: mail)
             }
-            try await cloud.store.setPassword(accountID: account.id, passwordHash: await Passwords.hash("another new passphrase", cost: AccountTests.cost))
+            try await cloud.store.accounts.setPassword(accountID: account.id, passwordHash: await Passwords.hash("another new passphrase", cost: AccountTests.cost))
             #expect(try await cloud.store.counts().accountTokens == 0)
-            #expect(try await cloud.store.takeAccountToken(hash: "reset-1", purpose: AccountToken.reset, nowMs: 0) == nil)
+            #expect(try await cloud.store.accounts.takeAccountToken(hash: "reset-1", purpose: AccountToken.reset, nowMs: 0) == nil)
         }
     }
 
@@ -215,7 +216,7 @@ struct AccountHardeningTests {
             let lookalike = try await Browser(cloud).post("/signup", ["email": "\u{FF41}nn@Example.org", "password": Self.password,
                                                                       "display_name": "Not Ann"])
             #expect(lookalike.status == .ok && lookalike.text.contains("ann@example.org"))
-            #expect(try await cloud.store.accounts().map(\.email) == ["ann@example.org"])
+            #expect(try await cloud.store.accounts.accounts().map(\.email) == ["ann@example.org"])
             let login = try await Browser(cloud).post("/login", ["email": "\u{FF41}nn@example.org", "password": Self.password])
             #expect(login.status == .seeOther)
             for bad in ["ann\u{200B}@example.org", "ann@exa\u{202E}mple.org", "ann\u{7F}@example.org"] {
@@ -223,7 +224,7 @@ struct AccountHardeningTests {
                 #expect(refused.status == .badRequest && refused.text.contains("it contains an invisible or control character"), "\(refused.text)")
             }
             #expect(try await cloud.store.counts().accounts == 1)
-            #expect(try await cloud.store.outbox().allSatisfy { $0.target.unicodeScalars.allSatisfy { !EmailAddress.isInvisible($0) } })
+            #expect(try await cloud.store.outbox.outbox().allSatisfy { $0.target.unicodeScalars.allSatisfy { !EmailAddress.isInvisible($0) } })
         }
     }
 
@@ -235,15 +236,23 @@ struct AccountHardeningTests {
             // As the old rules stored them: lower-cased only.
             for (id, email) in [("1", "\u{FF42}ob@example.org"), ("2", "eve\u{200B}@example.org"), ("3", "carl@example.org"),
                                 ("4", "\u{FF43}arl@example.org")] {
-                try await cloud.store.addAccount(Account(id: id, email: email, confirmed: true, displayName: "Old \(id)", timezone: "UTC",
+                try await cloud.store.accounts.addAccount(Account(id: id, email: email, confirmed: true, displayName: "Old \(id)", timezone: "UTC",
                                                          createdAt: "2026-01-01T00:00:00.000Z"), passwordHash: hash)
+            }
+            // Those rows were stored by pacer-cloud 8, before its first named migration: the
+            // database as it left it (version 8, no migration recorded), as the upgrade finds it.
+            try await cloud.store.database.transaction { db in
+                try await db.raw("DELETE FROM pacer_migration").run()
+                try await db.raw("UPDATE schema_version SET version = 8").run()
+                // What the migrations after 0001 added, a version-8 database has not.
+                try await db.raw("ALTER TABLE run DROP COLUMN complete").run()
             }
             try await cloud.store.migrate()  // what the next start does
             try await cloud.store.migrate()  // and the one after: nothing more changes
-            #expect(try await cloud.store.account(email: "bob@example.org")?.account.id == "1")
-            #expect(try await cloud.store.account(email: "eve@example.org")?.account.id == "2")
-            #expect(try await cloud.store.account(email: "carl@example.org")?.account.id == "3")
-            #expect(try await cloud.store.account(id: "4")?.email == "\u{FF43}arl@example.org", "carl's look-alike is not merged into carl")
+            #expect(try await cloud.store.accounts.account(email: "bob@example.org")?.account.id == "1")
+            #expect(try await cloud.store.accounts.account(email: "eve@example.org")?.account.id == "2")
+            #expect(try await cloud.store.accounts.account(email: "carl@example.org")?.account.id == "3")
+            #expect(try await cloud.store.accounts.account(id: "4")?.email == "\u{FF43}arl@example.org", "carl's look-alike is not merged into carl")
             // No second account for a normalised address that has one.
             _ = try await Browser(cloud).post("/signup", ["email": "bob@example.org", "password": Self.password])
             #expect(try await cloud.store.counts().accounts == 4)
@@ -284,7 +293,7 @@ struct AccountHardeningTests {
             #expect(try await phisher.post("/monitoring/invite", ["email": "carl@example.org"], formPage: "/monitoring").status == .ok)
             // One stored before names were checked, with a right-to-left override.
             let hash = await Passwords.hash(Self.password, cost: AccountTests.cost)
-            try await cloud.store.addAccount(Account(id: "legacy", email: "old@example.org", confirmed: true, displayName: "Ann\u{202E}moc.live",
+            try await cloud.store.accounts.addAccount(Account(id: "legacy", email: "old@example.org", confirmed: true, displayName: "Ann\u{202E}moc.live",
                                                      timezone: "UTC", createdAt: "2026-01-01T00:00:00.000Z"), passwordHash: hash)
             let legacy = Browser(cloud)
             #expect(try await legacy.post("/login", ["email": "old@example.org", "password": Self.password]).status == .seeOther)

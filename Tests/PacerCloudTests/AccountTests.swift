@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import Foundation
 import HummingbirdTesting
 import PacerCloud
@@ -20,12 +22,12 @@ struct AccountTests {
             let account = try await Self.create(cloud, "  Ann.Runner@Example.ORG ")
             #expect(account.email == "ann.runner@example.org")
             #expect(account.displayName == "ann.runner" && account.timezone == "UTC" && !account.confirmed)
-            let stored = try #require(try await cloud.store.account(email: "ann.runner@example.org"))
+            let stored = try #require(try await cloud.store.accounts.account(email: "ann.runner@example.org"))
             #expect(stored.account == account)
             #expect(stored.passwordHash.hasPrefix("$2") && !stored.passwordHash.contains(Self.password))
 
             await #expect(throws: StoreError.self) { try await Self.create(cloud, "ANN.RUNNER@example.org") }
-            #expect(try await cloud.store.accounts().count == 1)
+            #expect(try await cloud.store.accounts.accounts().count == 1)
 
             #expect(try await Accounts.authenticate(store: cloud.store, email: "Ann.Runner@example.org", password: Self.password, cost: Self.cost) == account)
             #expect(try await Accounts.authenticate(store: cloud.store, email: account.email, password: Self.password + "!", cost: Self.cost) == nil)
@@ -33,9 +35,9 @@ struct AccountTests {
             // bcrypt stops at a NUL: the password with anything after one must not pass.
             #expect(try await Accounts.authenticate(store: cloud.store, email: account.email, password: Self.password + "\0junk", cost: Self.cost) == nil)
 
-            #expect(try await cloud.store.confirmAccount(id: account.id))
-            #expect(try await cloud.store.account(id: account.id)?.confirmed == true)
-            #expect(try await !cloud.store.confirmAccount(id: "no-such-id"))
+            #expect(try await cloud.store.accounts.confirmAccount(id: account.id))
+            #expect(try await cloud.store.accounts.account(id: account.id)?.confirmed == true)
+            #expect(try await !cloud.store.accounts.confirmAccount(id: "no-such-id"))
         }
     }
 
@@ -64,7 +66,7 @@ struct AccountTests {
                     #expect(error.message.contains(item.says), "\(item): \(error)")
                 }
             }
-            #expect(try await cloud.store.accounts().isEmpty)
+            #expect(try await cloud.store.accounts.accounts().isEmpty)
         }
     }
 
@@ -76,10 +78,10 @@ struct AccountTests {
             let bob = try await Self.create(cloud, "bob@example.org")
             let annToken = try await cloud.addDevice("ann-pacer")
             let bobToken = try await cloud.addDevice("bob-pacer")
-            #expect(try await cloud.store.assignDevice(name: "ann-pacer", accountID: ann.id))
-            #expect(try await cloud.store.assignDevice(name: "bob-pacer", accountID: bob.id))
-            #expect(try await !cloud.store.assignDevice(name: "nobody", accountID: ann.id))
-            #expect(try await cloud.store.devices().first { $0.name == "ann-pacer" }?.accountID == ann.id)
+            #expect(try await cloud.store.devices.assignDevice(name: "ann-pacer", accountID: ann.id))
+            #expect(try await cloud.store.devices.assignDevice(name: "bob-pacer", accountID: bob.id))
+            #expect(try await !cloud.store.devices.assignDevice(name: "nobody", accountID: ann.id))
+            #expect(try await cloud.store.devices.devices().first { $0.name == "ann-pacer" }?.accountID == ann.id)
             for token in [annToken, bobToken] {
                 let runID = Track.runID()
                 #expect(try await cloud.putChunk(runID, 0, Track.chunk(Track.samples(5)), token: token).status == .created)
@@ -115,40 +117,40 @@ struct AccountUpgradeTests {
           arguments: Backend.allCases)
     func upgrade(backend: Backend) async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-upgrade")
-        let store: any CloudStore
+        let store: CloudStore
         switch backend {
         case .sqlite:
             let path = directory.file("cloud.db")
             let made = try await offPool { try DaemonFixture.runBlocking("/usr/bin/sqlite3", [path, Self.version3.joined(separator: ";\n")]) }
             #expect(made.status == 0, "\(made.stderr)")
-            store = try SQLiteCloudStore(path: path)
+            store = try await CloudStore.open(.sqlite(path: path))
         case .postgres:
             let url = try await Cloud.freshPostgresDatabase()
             let made = try await offPool {
                 try DaemonFixture.runBlocking("/usr/lib/postgresql/15/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-c", Self.version3.joined(separator: ";\n")])
             }
             #expect(made.status == 0, "\(made.stderr)")
-            store = try DatabaseURL(url).open()
+            store = try await CloudStore.open(DatabaseURL(url))
         }
         let check: @Sendable () async throws -> Void = {
             try await store.migrate()
-            let devices = try await store.devices()
+            let devices = try await store.devices.devices()
             #expect(devices.map(\.name) == ["pacer-7"] && devices.first?.accountID == nil)
             let account = try await Accounts.create(store: store, email: "ann@example.org", password: AccountTests.password, displayName: nil,
                                                     cost: AccountTests.cost)
-            #expect(try await store.assignDevice(name: "pacer-7", accountID: account.id))
-            #expect(try await store.devices().first?.accountID == account.id)
-            try await store.addSession(StoredSession(idHash: "h", accountID: account.id, csrf: "c", createdMs: 1, seenMs: 1))
-            #expect(try await store.session(idHash: "h")?.accountID == account.id)
+            #expect(try await store.devices.assignDevice(name: "pacer-7", accountID: account.id))
+            #expect(try await store.devices.devices().first?.accountID == account.id)
+            try await store.accounts.addSession(StoredSession(idHash: "h", accountID: account.id, csrf: "c", createdMs: 1, seenMs: 1))
+            #expect(try await store.accounts.session(idHash: "h")?.accountID == account.id)
             // Schema 6: device.last_seen_ms and link codes.
-            try await store.touchDevice(id: "d1", seenMs: 5_000)
-            #expect(try await store.devices().first?.lastSeenMs == 5_000)
-            try await store.addLinkCode(hash: "code", accountID: account.id, expiresMs: 10, nowMs: 1)
+            try await store.devices.touchDevice(id: "d1", seenMs: 5_000)
+            #expect(try await store.devices.devices().first?.lastSeenMs == 5_000)
+            try await store.devices.addLinkCode(hash: "code", accountID: account.id, expiresMs: 10, nowMs: 1)
             #expect(try await store.counts().linkCodes == 1)
             // Migrating again changes nothing.
             try await store.migrate()
             #expect(try await store.counts().accounts == 1)
         }
-        if let postgres = store as? PostgresCloudStore { try await postgres.withRunning(check) } else { try await check() }
+        try await store.withRunning(check)
     }
 }

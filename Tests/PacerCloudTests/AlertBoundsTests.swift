@@ -1,3 +1,4 @@
+@testable import CloudModel
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -40,12 +41,12 @@ struct AlertBoundsTests {
             let listed = try await cloud.request(.get, "/v1/alerts", token: token).text
             #expect(!listed.contains("pad") && !listed.contains("extra") && !listed.contains("xxxx"), "\(listed.prefix(300))")
             #expect(listed.contains(#""sms":"SOS: HIGH heart rate 215 bpm""#))
-            let deviceID = try #require(try await cloud.store.devices().first?.id)
-            let stored = try #require(try await cloud.store.alerts(device: deviceID, state: nil).first)
+            let deviceID = try #require(try await cloud.store.devices.devices().first?.id)
+            let stored = try #require(try await cloud.store.alerts.alerts(device: deviceID, state: nil).first)
             #expect(stored.latestJSON.utf8.count < 2_000 && !stored.latestJSON.contains("pad"), "\(stored.latestJSON.utf8.count) bytes")
-            let page = try #require(try await cloud.store.alert(secret: stored.secret, messages: 10))
+            let page = try #require(try await cloud.store.alerts.alert(secret: stored.secret, messages: 10))
             #expect(page.messages.allSatisfy { !$0.contains("pad") && !$0.contains("extra") })
-            let forwarded = try await cloud.store.outbox().map(\.payload)
+            let forwarded = try await cloud.store.outbox.outbox().map(\.payload)
             #expect(!forwarded.isEmpty && forwarded.allSatisfy { !$0.contains("xxxx") && !$0.contains("extra") })
             // A retry of the same message with another unknown field is the same message.
             body["pad"] = "something else"
@@ -163,25 +164,25 @@ struct AlertBoundsTests {
     func messagesAreReadBounded(backend: Backend) async throws {
         try await Cloud.with(backend) { cloud in
             let token = try await cloud.addDevice("pacer-7")
-            let deviceID = try #require(try await cloud.store.devices().first?.id)
+            let deviceID = try #require(try await cloud.store.devices.devices().first?.id)
             let alert = Track.runID()
             let page = try #require(try await Self.post(cloud, token, AlertTests.message(alert, 0)).object["page"] as? String)
             // Straight into the store: 80 follow-ups, more than any read takes.
             for sequence in 1...80 {
                 let json = try JSONInput.canonical(try JSONDecoder().decode(
                     AlertBody.self, from: try JSONSerialization.data(withJSONObject: AlertTests.message(alert, sequence, type: "follow_up"))))
-                _ = try await cloud.store.recordAlertMessage(AlertMessageInput(
+                _ = try await cloud.store.alerts.recordAlertMessage(AlertMessageInput(
                     device: deviceID, alertID: alert, sequence: sequence, type: "follow_up", kind: "hr_high", test: false, json: json,
                     receivedMs: 1, newSecret: "unused", forward: []))
             }
             let secret = String(page.split(separator: "/").last ?? "")
-            let read = try #require(try await cloud.store.alert(secret: secret, messages: 10))
+            let read = try #require(try await cloud.store.alerts.alert(secret: secret, messages: 10))
             #expect(read.count == 81)
             let sequences = read.messages.compactMap { try? JSONDecoder().decode(AlertBody.self, from: Data($0.utf8)).sequence }
             #expect(sequences == [0] + Array(72...80), "\(sequences)")
             let html = try await cloud.request(.get, "/a/" + secret, token: nil).text
             #expect(html.contains("<dt>Messages</dt><dd>81, the newest"), "\(html)")
-            let paged = try await cloud.store.alerts(device: deviceID, state: nil, before: nil, limit: 0)
+            let paged = try await cloud.store.alerts.alerts(device: deviceID, state: nil, before: nil, limit: 0)
             #expect(paged.isEmpty)
         }
     }
@@ -219,7 +220,7 @@ struct AlertBoundsTests {
             #expect(!closed.contains("45.4712") && !closed.contains("45.4723") && closed.contains("in a private place"), "\(closed)")
             #expect(!closed.contains("href=\"/a/"), "the closed alert's page (its map) is not linked")
             // Forgotten, not only hidden.
-            #expect(try await cloud.store.position(device: pair.deviceID) == nil)
+            #expect(try await cloud.store.alerts.position(device: pair.deviceID) == nil)
         }
     }
 }

@@ -1,3 +1,4 @@
+@testable import CloudModel
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -43,7 +44,7 @@ struct AlertWearerTests {
             let reply = try await cloud.json(.post, "/v1/alerts", token: token, message)
             #expect(reply.status == .created)
 
-            let outbox = try await cloud.store.outbox()
+            let outbox = try await cloud.store.outbox.outbox()
             let mail = try Self.mail(try #require(outbox.first { $0.channel == "email" }))
             #expect(mail["subject"] == "SOS from Anna Rossi (anna-pacer): high heart rate")
             let text = try #require(mail["text"])
@@ -82,16 +83,16 @@ struct AlertWearerTests {
                                                 displayName: "Marco", timezone: "America/New_York", confirmed: true, cost: AccountTests.cost)
             let invite = MonitorInvite(hash: String(repeating: "ab", count: 32), runnerID: anna.id, email: son.email, createdMs: 0,
                                        expiresMs: Int64.max / 2)
-            try await cloud.store.addMonitorInvite(invite, mail: OutboxMail(to: son.email, payload: #"{"from":"a@b.c","subject":"Invitation","text":"-","to":"son@example.org"}"#))
-            #expect(try await cloud.store.acceptMonitorInvite(hash: invite.hash, monitorID: son.id, nowMs: 1) == anna.id)
+            try await cloud.store.monitoring.addMonitorInvite(invite, mail: OutboxMail(to: son.email, payload: #"{"from":"a@b.c","subject":"Invitation","text":"-","to":"son@example.org"}"#))
+            #expect(try await cloud.store.monitoring.acceptMonitorInvite(hash: invite.hash, monitorID: son.id, nowMs: 1) == anna.id)
             let token = try await cloud.addDevice("anna-pacer", email: "anna@example.org")
-            #expect(try await cloud.store.assignDevice(name: "anna-pacer", accountID: anna.id))
+            #expect(try await cloud.store.devices.assignDevice(name: "anna-pacer", accountID: anna.id))
 
             var message = AlertTests.message(Track.runID(), 0)
             message["wearer"] = "Nonna"
             let reply = try await cloud.json(.post, "/v1/alerts", token: token, message)
             #expect(reply.status == .created)
-            let mails = try await cloud.store.outbox().filter { $0.channel == "email" && $0.payload.contains("SOS from") }
+            let mails = try await cloud.store.outbox.outbox().filter { $0.channel == "email" && $0.payload.contains("SOS from") }
             let toAnna = try Self.mail(try #require(mails.first { $0.target == "anna@example.org" }))
             let toSon = try Self.mail(try #require(mails.first { $0.target == "son@example.org" }))
             #expect(toAnna["subject"] == "SOS from Anna Bianchi (pacer-7): high heart rate")
@@ -115,7 +116,7 @@ struct AlertWearerTests {
             let token = try await cloud.addDevice("pacer-7", email: "relative@example.org")
             let reply = try await cloud.json(.post, "/v1/alerts", token: token, AlertTests.message(Track.runID(), 0))
             #expect(reply.status == .created)
-            let mail = try Self.mail(try #require(try await cloud.store.outbox().first))
+            let mail = try Self.mail(try #require(try await cloud.store.outbox.outbox().first))
             #expect(mail["subject"] == "SOS from pacer-7: high heart rate")
             #expect(mail["text"]?.contains("Who:") == false)
             let html = try await cloud.request(.get, try Self.path(reply), token: nil).text

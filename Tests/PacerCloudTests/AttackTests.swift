@@ -1,3 +1,4 @@
+@testable import CloudModel
 import Foundation
 import Gzip
 import HTTPTypes
@@ -5,6 +6,7 @@ import HummingbirdTesting
 @testable import PacerCloud
 import PacerContract
 import Testing
+import Threads
 
 /// The attacks of issue 19 replayed, each against both stores: every one refused with a 4xx
 /// naming the field, or neutralised, and nothing stored by a refusal.
@@ -60,14 +62,14 @@ struct AttackTests {
     func storedHugeAccuracy(backend: Backend) async throws {
         try await Cloud.with(backend) { cloud in
             _ = try await cloud.addDevice("pacer-7")
-            let device = try await cloud.store.devices()[0].id
+            let device = try await cloud.store.devices.devices()[0].id
             var message = AlertTests.message(Track.runID(), 0)
             message["position"] = ["lat": 45.4, "lon": 9.2, "accuracy_m": 1e300, "time": "9999-12-31T23:59:59.000Z"]
             let json = String(decoding: try JSONSerialization.data(withJSONObject: message), as: UTF8.self)
             let secret = Tokens.random(bytes: 24)
-            _ = try await cloud.store.recordAlertMessage(AlertMessageInput(
+            _ = try await cloud.store.alerts.recordAlertMessage(AlertMessageInput(
                 device: device, alertID: message["alert_id"] as! String, sequence: 0, type: "alert", kind: "hr_high", test: false,
-                json: json, receivedMs: WallClock.nowMilliseconds(), newSecret: secret, forward: []))
+                json: json, receivedMs: WallClock.milliseconds(), newSecret: secret, forward: []))
             let page = try await cloud.request(.get, "/a/\(secret)", token: nil)
             #expect(page.status == .ok)
             #expect(page.text.contains("45.400000"))
@@ -164,7 +166,7 @@ struct AttackTests {
             // The latest time taken, then a true one: the server's clock decides, so it is stored.
             #expect(try await cloud.json(.put, "/v1/position", token: token, base.merging(["time": "2199-12-31T00:00:00.000Z"]) { $1 })
                 .object["stored"] as? Bool == true)
-            let now = WireTime.text(milliseconds: WallClock.nowMilliseconds())
+            let now = WireTime.text(milliseconds: WallClock.milliseconds())
             let current = try await cloud.json(.put, "/v1/position", token: token, base.merging(["time": now, "lat": 46.0]) { $1 })
             #expect(current.object["stored"] as? Bool == true)
             #expect(try await cloud.request(.get, "/v1/position", token: token).object["lat"] as? Double == 46.0)
@@ -291,7 +293,7 @@ struct AttackTests {
             let run = Track.runID()
             let paths = ["/health", "/a/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "/v1/runs", "/v1/runs/\(run)", "/v1/runs/\(run)/gpx",
                          "/v1/runs/\(run)/chunks/0", "/v1/position", "/v1/alerts"]
-            let table = try OpenAPIRouteTests.withRouter { _, routes in routes.accessRegistry }
+            let table = try await OpenAPIRouteTests.withRouter { _, routes in routes.accessRegistry }
             for path in paths {
                 let allowed = try #require(table.methods(for: path))
                 for method in [HTTPRequest.Method.get, .put, .post, .delete, .patch] {

@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import HummingbirdTesting
 import PacerCloud
 import Testing
@@ -48,10 +50,10 @@ struct AuthTests {
         try await Cloud.with(backend) { cloud in
             let token = try await cloud.addDevice("pacer-7", email: "a@example.org")
             #expect(token.count >= 43)
-            #expect(try await cloud.store.device(tokenHash: token) == nil)
-            #expect(try await cloud.store.device(tokenHash: Tokens.hash(token))?.name == "pacer-7")
+            #expect(try await cloud.store.devices.device(tokenHash: token) == nil)
+            #expect(try await cloud.store.devices.device(tokenHash: Tokens.hash(token))?.name == "pacer-7")
             await #expect(throws: StoreError.self) { _ = try await cloud.addDevice("pacer-7") }
-            #expect(try await cloud.store.devices().map(\.name) == ["pacer-7"])
+            #expect(try await cloud.store.devices.devices().map(\.name) == ["pacer-7"])
         }
     }
 }

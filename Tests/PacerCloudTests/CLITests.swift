@@ -1,3 +1,4 @@
+import CloudStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -140,7 +141,7 @@ struct CLITests {
             let configuration = CloudConfiguration(
                 rateLimits: RateLimits(alertPagePerAddress: RateLimit(burst: 1, period: .seconds(3600)), uploadPerDevice: nil, uploadPerAddress: nil),
                 trustedProxies: trusted ? ["127.0.0.1", "::1"] : [])
-            let app = try CloudApplication.make(store: try SQLiteCloudStore(path: directory.file("cloud.db")), configuration: configuration)
+            let app = try CloudApplication.make(store: try await CloudStore.open(.sqlite(path: directory.file("cloud.db"))), configuration: configuration)
             try await app.test(.live) { client async throws -> Void in
                 #expect(try await Self.lookup(client, from: "198.51.100.1") == .notFound)
                 // Another claimed address: a new client only when the peer is a trusted proxy.

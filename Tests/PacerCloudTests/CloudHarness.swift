@@ -1,3 +1,4 @@
+import CloudStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -49,7 +50,7 @@ struct Cloud: Sendable {
     }
 
     let client: any TestClientProtocol
-    let store: any CloudStore
+    let store: CloudStore
     /// The SQLite file (nil for PostgreSQL), for tests that break it on purpose.
     var databasePath: String? = nil
 
@@ -58,12 +59,12 @@ struct Cloud: Sendable {
                      wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock, testing: TestingSetup = .router,
                      _ body: @Sendable (Cloud) async throws -> Void) async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-test")
-        let store: any CloudStore
+        let store: CloudStore
         switch backend {
         case .sqlite:
-            store = try SQLiteCloudStore(path: directory.file("cloud.db"))
+            store = try await CloudStore.open(.sqlite(path: directory.file("cloud.db")))
         case .postgres:
-            store = try DatabaseURL(try await freshPostgresDatabase()).open()
+            store = try await CloudStore.open(DatabaseURL(try await freshPostgresDatabase()))
         }
         // HummingbirdTesting's live client opens its connection when the test starts; a test
         // that first spent seconds on bcrypt in a loaded run left it silent past the 10 s
@@ -78,7 +79,13 @@ struct Cloud: Sendable {
         }
         let app = try CloudApplication.make(store: store, configuration: configuration, logger: logger, now: now, wallClock: wallClock)
         let path = backend == .sqlite ? directory.file("cloud.db") : nil
-        try await app.test(testing) { client in try await body(Cloud(client: client, store: store, databasePath: path)) }
+        do {
+            try await app.test(testing) { client in try await body(Cloud(client: client, store: store, databasePath: path)) }
+        } catch {
+            await store.database.close()
+            throw error
+        }
+        await store.database.close()
     }
 
     /// Registers a device; its bearer token.

@@ -1,3 +1,4 @@
+import CloudModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -45,8 +46,8 @@ struct DeviceLinkTests {
             #expect(linked.status == .created, "\(linked.text)")
             #expect(grant["device"] as? String == "ann-pi" && grant["account"] as? String == "Runner")
             let token = try #require(grant["token"] as? String)
-            let account = try #require(try await cloud.store.account(email: "ann@example.org")).account
-            let device = try #require(try await cloud.store.devices().first { $0.name == "ann-pi" })
+            let account = try #require(try await cloud.store.accounts.account(email: "ann@example.org")).account
+            let device = try #require(try await cloud.store.devices.devices().first { $0.name == "ann-pi" })
             #expect(device.accountID == account.id && !device.revoked && device.lastSeenMs != nil, "seen when it linked")
 
             // Uploads with the new token belong to the device, and so to the account.
@@ -77,7 +78,7 @@ struct DeviceLinkTests {
             let newToken = try #require(regrant["token"] as? String)
             #expect(newToken != token)
             #expect(try await cloud.request(.get, "/v1/runs", token: newToken).text.contains(run))
-            #expect(try await cloud.store.devices().filter { $0.accountID == account.id }.map(\.id) == [device.id])
+            #expect(try await cloud.store.devices.devices().filter { $0.accountID == account.id }.map(\.id) == [device.id])
 
             // Without a name the cloud picks one; the device can unlink itself.
             let (picked, pickedGrant) = try await Self.link(cloud, try await Self.newCode(browser))
@@ -121,7 +122,7 @@ struct DeviceLinkTests {
             // Another account's device name: refused, and the code is not used up.
             let (taken, takenBody) = try await Self.link(cloud, second, name: "bob-pi")
             #expect(taken.status == .conflict && Self.errorCode(takenBody) == "name_unavailable", "\(taken.text)")
-            #expect(try await cloud.store.devices().first { $0.name == "bob-pi" }?.accountID == nil)
+            #expect(try await cloud.store.devices.devices().first { $0.name == "bob-pi" }?.accountID == nil)
             #expect(try await Self.link(cloud, second, name: "ann-pi").0.status == .created)
             var expected = counts
             expected.devices += 1
@@ -140,12 +141,12 @@ struct DeviceLinkTests {
             let bob = try await Accounts.create(store: store, email: "bob@example.org", password: AccountTests.password, displayName: "Bob",
                                                 confirmed: true, cost: AccountTests.cost)
             let hash = LinkCodes.hash("ABCDEFGH")
-            try await store.addLinkCode(hash: hash, accountID: ann.id, expiresMs: 2_000, nowMs: 1_000)
+            try await store.devices.addLinkCode(hash: hash, accountID: ann.id, expiresMs: 2_000, nowMs: 1_000)
             let outcomes = try await withThrowingTaskGroup(of: LinkOutcome.self) { group in
                 for index in 0..<8 {
                     group.addTask {
                         let device = Device(id: "d\(index)", name: "racer-\(index)", email: nil, webhook: nil, createdAt: "2026-05-10T07:30:00.000Z")
-                        return try await store.linkDevice(codeHash: hash, nowMs: 1_500, device: device, tokenHash: "token-\(index)")
+                        return try await store.devices.linkDevice(codeHash: hash, nowMs: 1_500, device: device, tokenHash: "token-\(index)")
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -154,24 +155,24 @@ struct DeviceLinkTests {
             #expect(linked.count == 1 && outcomes.filter { $0 == .usedCode }.count == 7, "\(outcomes)")
             #expect(linked.first?.lastSeenMs == 1_500)
             let winner = try #require(linked.first)
-            #expect(try await store.devices().map(\.name) == [winner.name] && winner.accountID == ann.id)
+            #expect(try await store.devices.devices().map(\.name) == [winner.name] && winner.accountID == ann.id)
 
-            #expect(try await store.unlinkDevice(id: winner.id, accountID: bob.id) == false)
-            #expect(try await store.device(tokenHash: "token-" + winner.id.dropFirst()) != nil)
-            #expect(try await store.unlinkDevice(id: winner.id, accountID: ann.id))
-            #expect(try await store.device(tokenHash: "token-" + winner.id.dropFirst()) == nil)
+            #expect(try await store.devices.unlinkDevice(id: winner.id, accountID: bob.id) == false)
+            #expect(try await store.devices.device(tokenHash: "token-" + winner.id.dropFirst()) != nil)
+            #expect(try await store.devices.unlinkDevice(id: winner.id, accountID: ann.id))
+            #expect(try await store.devices.device(tokenHash: "token-" + winner.id.dropFirst()) == nil)
 
             // One live code per account; deleting the account deletes its codes with its devices.
-            try await store.addLinkCode(hash: LinkCodes.hash("BBBBBBBB"), accountID: ann.id, expiresMs: 9_000, nowMs: 2_000)
-            try await store.addLinkCode(hash: LinkCodes.hash("CCCCCCCC"), accountID: ann.id, expiresMs: 9_000, nowMs: 2_000)
-            try await store.addLinkCode(hash: LinkCodes.hash("DDDDDDDD"), accountID: bob.id, expiresMs: 9_000, nowMs: 2_000)
+            try await store.devices.addLinkCode(hash: LinkCodes.hash("BBBBBBBB"), accountID: ann.id, expiresMs: 9_000, nowMs: 2_000)
+            try await store.devices.addLinkCode(hash: LinkCodes.hash("CCCCCCCC"), accountID: ann.id, expiresMs: 9_000, nowMs: 2_000)
+            try await store.devices.addLinkCode(hash: LinkCodes.hash("DDDDDDDD"), accountID: bob.id, expiresMs: 9_000, nowMs: 2_000)
             #expect(try await store.counts().linkCodes == 3, "the used one, ann's newest and bob's")
             let deleted = try #require(try await store.deleteAccount(id: ann.id))
             #expect(deleted.linkCodes == 2 && deleted.devices == 1)
             let device = Device(id: "late", name: "late", email: nil, webhook: nil, createdAt: "2026-05-10T07:30:00.000Z")
-            #expect(try await store.linkDevice(codeHash: LinkCodes.hash("CCCCCCCC"), nowMs: 3_000, device: device, tokenHash: "t") == .unknownCode)
+            #expect(try await store.devices.linkDevice(codeHash: LinkCodes.hash("CCCCCCCC"), nowMs: 3_000, device: device, tokenHash: "t") == .unknownCode)
             // Codes expired a day ago are purged when another is made.
-            try await store.addLinkCode(hash: LinkCodes.hash("EEEEEEEE"), accountID: bob.id, expiresMs: 99_999_999, nowMs: 9_000 + 86_400_001)
+            try await store.devices.addLinkCode(hash: LinkCodes.hash("EEEEEEEE"), accountID: bob.id, expiresMs: 99_999_999, nowMs: 9_000 + 86_400_001)
             #expect(try await store.counts().linkCodes == 1)
         }
     }
@@ -188,19 +189,19 @@ struct DeviceLinkTests {
             #expect(linked.status == .created)
             // Last seen: at the link, then at its requests, to the minute.
             let linkedAt = clock.now()
-            #expect(try await cloud.store.devices().first?.lastSeenMs == linkedAt)
+            #expect(try await cloud.store.devices.devices().first?.lastSeenMs == linkedAt)
             clock.advance(.seconds(30))
             #expect(try await cloud.request(.get, "/v1/runs", token: grant["token"] as? String).status == .ok)
-            #expect(try await cloud.store.devices().first?.lastSeenMs == linkedAt, "not written more than once a minute")
+            #expect(try await cloud.store.devices.devices().first?.lastSeenMs == linkedAt, "not written more than once a minute")
             clock.advance(.seconds(90))
             #expect(try await cloud.request(.get, "/v1/runs", token: grant["token"] as? String).status == .ok)
-            #expect(try await cloud.store.devices().first?.lastSeenMs == clock.now())
+            #expect(try await cloud.store.devices.devices().first?.lastSeenMs == clock.now())
             let late = try await Self.newCode(browser)
             clock.advance(.seconds(600))
             let (expired, body) = try await Self.link(cloud, late, name: "too-late")
             #expect(expired.status == .notFound && Self.errorCode(body) == "code_invalid", "\(expired.text)")
             #expect(expired.text.contains("older than 10 minutes"))
-            #expect(try await cloud.store.devices().map(\.name) == ["in-time"])
+            #expect(try await cloud.store.devices.devices().map(\.name) == ["in-time"])
         }
     }
 

@@ -1,3 +1,4 @@
+@testable import CloudModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -48,8 +49,8 @@ struct FileTests {
     }
 
     static func importDevice(_ cloud: Cloud, email: String) async throws -> Device {
-        let account = try #require(try await cloud.store.account(email: email)).account
-        return try #require(try await cloud.store.devices().first { $0.name == Device.importDeviceName(accountID: account.id) })
+        let account = try #require(try await cloud.store.accounts.account(email: email)).account
+        return try #require(try await cloud.store.devices.devices().first { $0.name == Device.importDeviceName(accountID: account.id) })
     }
 
     static func runVerifier(_ arguments: [String]) async throws -> (status: Int32, output: String) {
@@ -65,8 +66,8 @@ struct FileTests {
             let (ann, _) = try await Self.signedIn(cloud, "ann@example.org")
             let (bob, _) = try await Self.signedIn(cloud, "bob@example.org")
             let token = try await cloud.addDevice("ann-pacer")
-            let annID = try #require(try await cloud.store.account(email: "ann@example.org")).account.id
-            #expect(try await cloud.store.assignDevice(name: "ann-pacer", accountID: annID))
+            let annID = try #require(try await cloud.store.accounts.account(email: "ann@example.org")).account.id
+            #expect(try await cloud.store.devices.assignDevice(name: "ann-pacer", accountID: annID))
             let run = Track.runID()
             let samples = Track.samples(900)
             #expect(try await cloud.putChunk(run, 0, Track.chunk(Array(samples[0..<600])), token: token, gzip: false).status == .created)
@@ -129,13 +130,13 @@ struct FileTests {
                 #expect(response.status == .created, "\(track.path): \(response.text.prefix(400))")
                 let device = try await Self.importDevice(cloud, email: "ann@example.org")
                 #expect(device.accountID != nil && device.revoked)
-                let runs = try await cloud.store.completeRuns(device: device.id, limit: 100, offset: 0)
+                let runs = try await cloud.store.runs.completeRuns(device: device.id, limit: 100, offset: 0)
                 let stored = try #require(runs.first { $0.json.contains(FileTests.startOf(bytes)) }, "\(track.path) not among the runs")
                 let summary = try JSONDecoder().decode(RunSummaryBody.self, from: Data(stored.json.utf8))
                 #expect(abs(summary.distance_m - track.distance) <= track.tolerance,
                         "\(track.path): \(summary.distance_m) m, README asserts \(track.distance) m (± \(track.tolerance))")
                 #expect((summary.hr_max != nil) == track.heartRate, "\(track.path): hr_max \(String(describing: summary.hr_max))")
-                let samples = try await cloud.store.storedSamples(device: device.id, runID: stored.runID, below: stored.chunks, excluding: nil)
+                let samples = try await cloud.store.runs.storedSamples(device: device.id, runID: stored.runID, below: stored.chunks, excluding: nil)
                 #expect(samples == track.points, "\(track.path)")
                 print("import \(track.path): \(summary.distance_m) m (README: \(track.distance) m), \(samples) points")
                 // An imported run downloads like a device's.
@@ -146,7 +147,7 @@ struct FileTests {
                                               try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.data + "/tcx/python-tcxparser/test.tcx"))))
             #expect(again.status == .ok && again.text.contains("imported before"))
             let device = try await Self.importDevice(cloud, email: "ann@example.org")
-            #expect(try await cloud.store.completeRuns(device: device.id, limit: 100, offset: 0).count == Self.sharedTracks.count)
+            #expect(try await cloud.store.runs.completeRuns(device: device.id, limit: 100, offset: 0).count == Self.sharedTracks.count)
             // The import device is not one of "my devices".
             #expect(!(try await ann.get("/account")).text.contains("imported:"))
         }
@@ -185,13 +186,13 @@ struct FileTests {
             let response = try await Self.upload(cloud, ann, csrf: csrf, fileName: "run.fit", bytes)
             #expect(response.status == .created, "\(response.text.prefix(400))")
             let device = try await Self.importDevice(cloud, email: "ann@example.org")
-            let stored = try #require(try await cloud.store.completeRuns(device: device.id, limit: 1, offset: 0).first)
+            let stored = try #require(try await cloud.store.runs.completeRuns(device: device.id, limit: 1, offset: 0).first)
             let summary = try JSONDecoder().decode(RunSummaryBody.self, from: Data(stored.json.utf8))
             #expect(abs(summary.distance_m - distance) <= 0.01, "session distance \(summary.distance_m), written \(distance)")
             #expect(summary.start_time == "2026-05-10T07:30:00.000Z" && summary.elapsed_time_s == Double(points.count - 1))
             var samples: [ChunkSample] = []
             for seq in 0..<stored.chunks {
-                let chunk = try #require(try await cloud.store.chunk(device: device.id, runID: stored.runID, seq: seq))
+                let chunk = try #require(try await cloud.store.runs.chunk(device: device.id, runID: stored.runID, seq: seq))
                 samples += try TrackChunkFormat.decode(chunk.body)
             }
             #expect(samples.count == points.count)
@@ -257,8 +258,8 @@ struct FileTests {
             let answer = (try? String(contentsOfFile: dir.file("answer"), encoding: .utf8)) ?? ""
             #expect(result.stdout == "201", "\(result.stdout) \(result.stderr) \(answer.prefix(300))")
             let device = try await Self.importDevice(cloud, email: "ann@example.org")
-            let stored = try #require(try await cloud.store.completeRuns(device: device.id, limit: 1, offset: 0).first)
-            #expect(try await cloud.store.storedSamples(device: device.id, runID: stored.runID, below: stored.chunks, excluding: nil) == 14_400)
+            let stored = try #require(try await cloud.store.runs.completeRuns(device: device.id, limit: 1, offset: 0).first)
+            #expect(try await cloud.store.runs.storedSamples(device: device.id, runID: stored.runID, below: stored.chunks, excluding: nil) == 14_400)
         }
     }
 

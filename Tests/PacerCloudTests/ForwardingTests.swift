@@ -44,9 +44,9 @@ struct ForwardingTests {
             // Everything delivered (the mark is written once the sink answered: waited for, not
             // slept for, so a loaded machine does not race it), nothing sent twice.
             let allDelivered = await eventually(timeout: .seconds(15)) {
-                (try? await cloud.store.outbox())?.allSatisfy { $0.deliveredMs != nil } == true
+                (try? await cloud.store.outbox.outbox())?.allSatisfy { $0.deliveredMs != nil } == true
             }
-            let outbox = try await cloud.store.outbox()
+            let outbox = try await cloud.store.outbox.outbox()
             #expect(outbox.count == 4)
             #expect(allDelivered && outbox.allSatisfy { $0.deliveredMs != nil })
             #expect(outbox.first { $0.channel == "webhook" }?.attempts == 2)

@@ -1,3 +1,4 @@
+@testable import CloudModel
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -46,43 +47,43 @@ struct HeartPageTests {
             try await RunnerPageTests.upload(cloud, token: otherToken, RunnerPageTests.run(meters: 1_000, paceS: 200))
 
             // Computed after each upload's answer.
-            try await Self.eventually { try await cloud.store.runsWithoutFigures(accountID: account.id, limit: 10).isEmpty }
-            let totals = try await cloud.store.runTotals(accountID: account.id)
+            try await Self.eventually { try await cloud.store.health.runsWithoutFigures(accountID: account.id, limit: 10).isEmpty }
+            let totals = try await cloud.store.health.runTotals(accountID: account.id)
             #expect(totals.map(\.runID) == [slow, fast])
             #expect(totals.map(\.distanceM) == [5_000, 1_000])
-            let records = try await cloud.store.records(accountID: account.id)
+            let records = try await cloud.store.health.records(accountID: account.id)
             #expect(Set(records.map(\.name)) == ["1 km", "5 km"])
             #expect(records.first { $0.name == "1 km" }?.runID == fast && records.first { $0.name == "1 km" }?.seconds == 240)
-            let heart = try await cloud.store.runHeartRates(accountID: account.id, fromMs: Track.start + 1, limit: 10)
+            let heart = try await cloud.store.health.runHeartRates(accountID: account.id, fromMs: Track.start + 1, limit: 10)
             #expect(heart.map(\.runID) == [slow] && heart.first?.hrMax == 179)
             let seconds = try JSONDecoder().decode([[Double]].self, from: Data(try #require(heart.first).heartRateSeconds.utf8))
             #expect(abs(seconds.reduce(0) { $0 + $1[1] } - 1_500) <= 1, "every second of the run at some heart rate")
 
             // A new summary naming a chunk not there yet: the figures go with the old summary, and
             // the run, incomplete, is counted nowhere until it is complete again.
-            let run = try #require(try await cloud.store.accountRun(accountID: account.id, runID: fast))
+            let run = try #require(try await cloud.store.runs.accountRun(accountID: account.id, runID: fast))
             let original = try JSONSerialization.jsonObject(with: Data(run.summary.json.utf8)) as! [String: Any]
             var longer = original
             longer["chunks"] = (original["chunks"] as! Int) + 1
             #expect(try await cloud.json(.put, "/v1/runs/\(fast)", token: token, longer).status == .ok)
-            #expect(try await cloud.store.runTotals(accountID: account.id).map(\.runID) == [slow])
-            #expect(try await cloud.store.records(accountID: account.id).allSatisfy { $0.runID == slow })
-            #expect(try await cloud.store.runsWithoutFigures(accountID: account.id, limit: 10).isEmpty)
+            #expect(try await cloud.store.health.runTotals(accountID: account.id).map(\.runID) == [slow])
+            #expect(try await cloud.store.health.records(accountID: account.id).allSatisfy { $0.runID == slow })
+            #expect(try await cloud.store.health.runsWithoutFigures(accountID: account.id, limit: 10).isEmpty)
             // Figures computed from a summary that is not the run's are not stored.
             let stale = RunFigures(deviceID: run.deviceID, runID: fast, summaryJSON: #"{"state":"an older summary"}"#, startMs: run.summary.startMs, distanceM: 1,
                                    movingS: 1, heartRateSeconds: "[]", bestEfforts: [.init(name: "1 km", seconds: 1)])
-            try await cloud.store.putRunFigures(stale)
-            #expect(try await cloud.store.runTotals(accountID: account.id).map(\.runID) == [slow])
+            try await cloud.store.health.putRunFigures(stale)
+            #expect(try await cloud.store.health.runTotals(accountID: account.id).map(\.runID) == [slow])
             // Complete again: counted again, at the summary's upload.
             #expect(try await cloud.json(.put, "/v1/runs/\(fast)", token: token, original).status == .ok)
-            try await Self.eventually { try await cloud.store.runTotals(accountID: account.id).map(\.runID) == [slow, fast] }
+            try await Self.eventually { try await cloud.store.health.runTotals(accountID: account.id).map(\.runID) == [slow, fast] }
             // Nor do they replace the current summary's.
-            try await cloud.store.putRunFigures(stale)
-            #expect(try await cloud.store.records(accountID: account.id).first { $0.name == "1 km" }?.seconds == 240)
+            try await cloud.store.health.putRunFigures(stale)
+            #expect(try await cloud.store.health.records(accountID: account.id).first { $0.name == "1 km" }?.seconds == 240)
 
             #expect(try await cloud.request(.delete, "/v1/runs/\(slow)", token: token).status == .noContent)
-            #expect(try await cloud.store.runTotals(accountID: account.id).allSatisfy { $0.runID != slow })
-            #expect(try await cloud.store.records(accountID: account.id).allSatisfy { $0.runID != slow })
+            #expect(try await cloud.store.health.runTotals(accountID: account.id).allSatisfy { $0.runID != slow })
+            #expect(try await cloud.store.health.records(accountID: account.id).allSatisfy { $0.runID != slow })
         }
     }
 
@@ -93,31 +94,31 @@ struct HeartPageTests {
             let browser = Browser(cloud)
             let (_, account) = try await RunnerPageTests.runner(cloud, browser)
             _ = try await cloud.addDevice("ann-watch")
-            #expect(try await cloud.store.assignDevice(name: "ann-watch", accountID: account.id))
+            #expect(try await cloud.store.devices.assignDevice(name: "ann-watch", accountID: account.id))
             _ = try await cloud.addDevice("stranger")
-            let devices = try await cloud.store.devices()
+            let devices = try await cloud.store.devices.devices()
             func id(_ name: String) throws -> String { try #require(devices.first { $0.name == name }).id }
             let day = { (date: String, count: Int, low: Int?, resting: Int?) in
                 DeviceState.DailyHeartRate(date: date, count: count, min_bpm: low, resting_bpm: resting)
             }
-            try await cloud.store.putDeviceState(device: try id("ann-pacer"), receivedMs: 1, json: "{}",
+            try await cloud.store.health.putDeviceState(device: try id("ann-pacer"), receivedMs: 1, json: "{}",
                                                  daily: [day("2026-05-09", 100, 50, nil), day("2026-05-10", 500, 47, 52)])
             // The same date again: replaced, not added.
-            try await cloud.store.putDeviceState(device: try id("ann-pacer"), receivedMs: 2, json: "{}", daily: [day("2026-05-10", 900, 46, 51)])
+            try await cloud.store.health.putDeviceState(device: try id("ann-pacer"), receivedMs: 2, json: "{}", daily: [day("2026-05-10", 900, 46, 51)])
             // Another of the account's devices on the same date, with fewer readings: the first device's summary stands.
-            try await cloud.store.putDeviceState(device: try id("ann-watch"), receivedMs: 3, json: "{}", daily: [day("2026-05-10", 20, 40, nil)])
-            try await cloud.store.putDeviceState(device: try id("stranger"), receivedMs: 4, json: "{}", daily: [day("2026-05-11", 999, 30, 31)])
+            try await cloud.store.health.putDeviceState(device: try id("ann-watch"), receivedMs: 3, json: "{}", daily: [day("2026-05-10", 20, 40, nil)])
+            try await cloud.store.health.putDeviceState(device: try id("stranger"), receivedMs: 4, json: "{}", daily: [day("2026-05-11", 999, 30, 31)])
 
-            let days = try await cloud.store.heartRateDays(accountID: account.id, fromDate: "2026-05-01")
+            let days = try await cloud.store.health.heartRateDays(accountID: account.id, fromDate: "2026-05-01")
             #expect(days == [HeartRateDay(date: "2026-05-10", count: 900, minBpm: 46, restingBpm: 51),
                              HeartRateDay(date: "2026-05-09", count: 100, minBpm: 50, restingBpm: nil)])
-            #expect(try await cloud.store.heartRateDays(accountID: account.id, fromDate: "2026-05-10").map(\.date) == ["2026-05-10"])
+            #expect(try await cloud.store.health.heartRateDays(accountID: account.id, fromDate: "2026-05-10").map(\.date) == ["2026-05-10"])
 
             _ = try #require(try await cloud.store.removeDevice(name: "ann-pacer"))
-            #expect(try await cloud.store.heartRateDays(accountID: account.id, fromDate: "2026-05-01")
+            #expect(try await cloud.store.health.heartRateDays(accountID: account.id, fromDate: "2026-05-01")
                 == [HeartRateDay(date: "2026-05-10", count: 20, minBpm: 40, restingBpm: nil)])
             _ = try #require(try await cloud.store.deleteAccount(id: account.id))
-            #expect(try await cloud.store.heartRateDays(accountID: account.id, fromDate: "2026-05-01").isEmpty)
+            #expect(try await cloud.store.health.heartRateDays(accountID: account.id, fromDate: "2026-05-01").isEmpty)
         }
     }
 
@@ -183,26 +184,26 @@ struct HeartPageTests {
         try await Cloud.with(backend, configuration: WebConfig.make()) { cloud in
             let browser = Browser(cloud)
             let (_, account) = try await RunnerPageTests.runner(cloud, browser)
-            let device = try #require(try await cloud.store.devices(accountID: account.id).first).id
+            let device = try #require(try await cloud.store.devices.devices(accountID: account.id).first).id
             // Stored as an older pacer-cloud stored them: straight into the store, no figures.
             let count = CloudRoutes.figuresPerRequest + 5
             for index in 0..<count {
                 let start = Track.start + Int64(index) * 3_600_000
                 let samples = RunnerPageTests.run(meters: 1_000, paceS: 300, startMs: start)
                 let id = Track.runID()
-                _ = try await cloud.store.putChunk(StoredChunk(runID: id, seq: 0, body: Track.chunk(samples), contentEncoding: nil, digest: id,
+                _ = try await cloud.store.runs.putChunk(StoredChunk(runID: id, seq: 0, body: Track.chunk(samples), contentEncoding: nil, digest: id,
                                                                samples: samples.count), device: device)
                 let summary = RunSummaryBody(start_time: WireTime.text(milliseconds: start), end_time: WireTime.text(milliseconds: start + 300_000),
                                              distance_m: 1_000, moving_time_s: 300, elapsed_time_s: 300, avg_pace_s_per_km: 300,
                                              max_speed_mps: 3.4, hr_avg: 150, hr_max: 179, chunks: 1, state: "finished")
-                _ = try await cloud.store.putSummary(StoredSummary(runID: id, json: try JSONInput.canonical(summary), chunks: 1, startMs: start),
+                _ = try await cloud.store.runs.putSummary(StoredSummary(runID: id, json: try JSONInput.canonical(summary), chunks: 1, startMs: start),
                                                      device: device)
             }
-            #expect(try await cloud.store.runsWithoutFigures(accountID: account.id, limit: 100).count == count)
+            #expect(try await cloud.store.health.runsWithoutFigures(accountID: account.id, limit: 100).count == count)
             let first = try await browser.get("/stats")
             #expect(first.text.contains("still being counted"))
             #expect(first.text.contains("<td>2026</td><td>\(CloudRoutes.figuresPerRequest).00 km</td>"))
-            #expect(try await cloud.store.runsWithoutFigures(accountID: account.id, limit: 100).count == 5)
+            #expect(try await cloud.store.health.runsWithoutFigures(accountID: account.id, limit: 100).count == 5)
             let second = try await browser.get("/stats")
             #expect(!second.text.contains("still being counted"))
             #expect(second.text.contains("<td>2026</td><td>\(count).00 km</td><td>2:05:00</td><td>\(count)</td>"), "\(second.text)")

@@ -1,3 +1,4 @@
+import CloudModel
 import HTTPTypes
 import HummingbirdTesting
 import PacerCloud

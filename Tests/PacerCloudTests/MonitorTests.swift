@@ -1,3 +1,5 @@
+@testable import CloudModel
+@testable import CloudStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -33,9 +35,9 @@ struct MonitorTests {
         try await runner.signUpAndLogIn("ann@example.org")
         try await monitor.signUpAndLogIn("carl@example.org")
         let token = try await cloud.addDevice("ann-pacer")
-        let annID = try #require(try await cloud.store.account(email: "ann@example.org")?.account.id)
-        #expect(try await cloud.store.assignDevice(name: "ann-pacer", accountID: annID))
-        let deviceID = try #require(try await cloud.store.devices().first { $0.name == "ann-pacer" }?.id)
+        let annID = try #require(try await cloud.store.accounts.account(email: "ann@example.org")?.account.id)
+        #expect(try await cloud.store.devices.assignDevice(name: "ann-pacer", accountID: annID))
+        let deviceID = try #require(try await cloud.store.devices.devices().first { $0.name == "ann-pacer" }?.id)
         #expect(try await runner.post("/monitoring/invite", ["email": "carl@example.org"], formPage: "/monitoring").status == .ok)
         let invite = try await cloud.mailedToken(to: "carl@example.org", path: "/monitoring/accept")
         let accepted = try await monitor.post("/monitoring/accept", ["token": invite], formPage: "/monitoring/accept?token=\(invite)")
@@ -89,13 +91,13 @@ struct MonitorTests {
             let (ann, carl) = (pair.runner, pair.monitor)
             #expect(try await ann.get("/monitoring").text.contains("carl@example.org"))
             #expect(try await carl.get("/monitoring").text.contains("ann@example.org"))
-            let annID = try #require(try await cloud.store.account(email: "ann@example.org")?.account.id)
-            let carlID = try #require(try await cloud.store.account(email: "carl@example.org")?.account.id)
-            #expect(try await cloud.store.isMonitor(carlID, of: annID))
-            #expect(try await cloud.store.monitorInvites(runnerID: annID, nowMs: SessionSettings.systemClock()).isEmpty)
+            let annID = try #require(try await cloud.store.accounts.account(email: "ann@example.org")?.account.id)
+            let carlID = try #require(try await cloud.store.accounts.account(email: "carl@example.org")?.account.id)
+            #expect(try await cloud.store.monitoring.isMonitor(carlID, of: annID))
+            #expect(try await cloud.store.monitoring.monitorInvites(runnerID: annID, nowMs: SessionSettings.systemClock()).isEmpty)
             // The monitor ends it.
             #expect(try await carl.post("/monitoring/end", ["runner": annID], formPage: "/monitoring").status == .seeOther)
-            #expect(try await !cloud.store.isMonitor(carlID, of: annID))
+            #expect(try await !cloud.store.monitoring.isMonitor(carlID, of: annID))
             #expect(try await carl.post("/monitoring/end", ["runner": annID], formPage: "/monitoring").status == .notFound)
 
             // A new invitation: another account cannot take it, and it stays for the invited address.
@@ -111,10 +113,10 @@ struct MonitorTests {
             #expect(try await carl.post("/monitoring/accept", ["token": token], formPage: "/monitoring/accept?token=\(token)").status == .seeOther)
             let again = try await carl.post("/monitoring/accept", ["token": token], formPage: "/monitoring")
             #expect(again.status == .notFound && again.text.contains("token"))
-            #expect(try await cloud.store.isMonitor(carlID, of: annID))
+            #expect(try await cloud.store.monitoring.isMonitor(carlID, of: annID))
             // The runner ends it.
             #expect(try await ann.post("/monitoring/end", ["monitor": carlID], formPage: "/monitoring").status == .seeOther)
-            #expect(try await cloud.store.monitors(runnerID: annID).isEmpty)
+            #expect(try await cloud.store.monitoring.monitors(runnerID: annID).isEmpty)
             #expect(try await carl.get("/watch").text.contains("You watch over nobody yet"))
             // Inviting oneself is refused, naming the field.
             let own = try await ann.post("/monitoring/invite", ["email": "ann@example.org"], formPage: "/monitoring")
@@ -204,7 +206,7 @@ struct MonitorTests {
             let page = try await pair.monitor.get("/watch").text
             #expect(page.contains("in a private place") && !page.contains("45.47"))
             // Forgotten, not only hidden: nothing can serve it any more.
-            #expect(try await cloud.store.position(device: pair.deviceID) == nil)
+            #expect(try await cloud.store.alerts.position(device: pair.deviceID) == nil)
             // Out of the zone, the next position shows again.
             #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, Self.heartbeat(private: false)).status == .ok)
             #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.480456)).status == .ok)
@@ -222,13 +224,13 @@ struct MonitorTests {
             #expect(try await cloud.json(.post, "/v1/alerts", token: pair.deviceToken, AlertTests.message(Track.runID(), 0)).status == .created)
             #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, Self.heartbeat(private: true)).status == .ok)
             // Kept while the alert is open, and shown.
-            #expect(try await cloud.store.position(device: pair.deviceID) != nil)
+            #expect(try await cloud.store.alerts.position(device: pair.deviceID) != nil)
             let page = try await pair.monitor.get("/watch").text
             #expect(!page.contains("in a private place") && page.contains("Last position: 45.470123"), "\(page)")
             // "Where are you?" answered from inside the zone: shown, but not on the trail.
             #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.490789)).status == .ok)
             #expect(try await pair.monitor.get("/watch").text.contains("45.490789"))
-            let trail = try await cloud.store.trail(device: pair.deviceID, runID: "3f2b8c1e-0000-4000-8000-000000000001", limit: 100)
+            let trail = try await cloud.store.monitoring.trail(device: pair.deviceID, runID: "3f2b8c1e-0000-4000-8000-000000000001", limit: 100)
             #expect(trail.filter { !$0.isBreak }.map(\.lat) == [45.470123])
         }
     }
@@ -256,7 +258,7 @@ struct MonitorTests {
             try await put(Self.heartbeat("idle"), "/v1/device/state")
             let ended = try #require(try await Self.events(carl, count: 3).last?["map"] as? [String: Any])
             #expect((ended["trail"] as? [[[Double]]])?.isEmpty == true, "\(ended)")
-            #expect(try await cloud.store.trail(device: pair.deviceID, runID: "3f2b8c1e-0000-4000-8000-000000000001", limit: 100).isEmpty)
+            #expect(try await cloud.store.monitoring.trail(device: pair.deviceID, runID: "3f2b8c1e-0000-4000-8000-000000000001", limit: 100).isEmpty)
         }
     }
 
@@ -272,8 +274,8 @@ struct MonitorTests {
     func stateLine(backend: Backend) async throws {
         try await Cloud.with(backend, configuration: Self.config()) { cloud in
             let pair = try await Self.pair(cloud)
-            let carlID = try #require(try await cloud.store.account(email: "carl@example.org")?.account.id)
-            try await cloud.store.setAccountSettings(id: carlID, timezone: "Asia/Kolkata", maxHeartRate: nil)
+            let carlID = try #require(try await cloud.store.accounts.account(email: "carl@example.org")?.account.id)
+            try await cloud.store.accounts.setAccountSettings(id: carlID, timezone: "Asia/Kolkata", maxHeartRate: nil)
             for (state, shown) in [("idle", "idle"), ("paused", "run paused"), ("recording", "out running")] {
                 #expect(try await cloud.json(.put, "/v1/device/state", token: pair.deviceToken, Self.heartbeat(state)).status == .ok)
                 #expect(try await pair.monitor.get("/watch").text.contains("<p class=\"state\">\(shown)</p>"))
@@ -281,7 +283,7 @@ struct MonitorTests {
             // Five minutes without a heartbeat (three missed): offline since it came, 05:30 ahead of UTC.
             let receivedMs = SessionSettings.systemClock() - 300_000
             let json = String(decoding: try JSONSerialization.data(withJSONObject: Self.heartbeat()), as: UTF8.self)
-            try await cloud.store.putDeviceState(device: pair.deviceID, receivedMs: receivedMs, json: json)
+            try await cloud.store.health.putDeviceState(device: pair.deviceID, receivedMs: receivedMs, json: json)
             let formatter = DateFormatter()
             formatter.timeZone = TimeZone(identifier: "Asia/Kolkata")
             formatter.dateFormat = Calendar.current.dateComponents(in: formatter.timeZone, from: Date()).day
@@ -301,7 +303,7 @@ struct MonitorTests {
             #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.1)).status == .ok)
             _ = try await Self.events(carl, count: 1)
             // Carl's consent ends: his stream hears so, and nothing of Ann's after it.
-            #expect(try await pair.runner.post("/monitoring/end", ["monitor": try #require(try await cloud.store.account(email: "carl@example.org")?.account.id)],
+            #expect(try await pair.runner.post("/monitoring/end", ["monitor": try #require(try await cloud.store.accounts.account(email: "carl@example.org")?.account.id)],
                                                formPage: "/monitoring").status == .seeOther)
             _ = try await offPool { carl.read(until: .now + .seconds(20)) { $0.contains("event: consent") } }
             #expect(try await cloud.json(.put, "/v1/position", token: pair.deviceToken, Self.position(lat: 45.2)).status == .ok)
@@ -458,7 +460,7 @@ struct MonitorTests {
             let page = try await cloud.request(.get, pagePath, token: nil).text
             #expect(!page.contains("<form") && !page.contains("/where"))
             // A consent that ended takes the right away.
-            #expect(try await pair.monitor.post("/monitoring/end", ["runner": try #require(try await cloud.store.account(email: "ann@example.org")?.account.id)],
+            #expect(try await pair.monitor.post("/monitoring/end", ["runner": try #require(try await cloud.store.accounts.account(email: "ann@example.org")?.account.id)],
                                                 formPage: "/monitoring").status == .seeOther)
             #expect(try await pair.monitor.post(askPath, [:], formPage: "/monitoring").status == .notFound)
 
@@ -487,7 +489,7 @@ struct MonitorTests {
         try await Cloud.with(backend, configuration: Self.config()) { cloud in
             let pair = try await Self.pair(cloud)
             #expect(try await cloud.json(.post, "/v1/alerts", token: pair.deviceToken, AlertTests.message(Track.runID(), 0)).status == .created)
-            let mails = try await cloud.store.outbox().filter { $0.target == "carl@example.org" && $0.payload.contains("/a/") }
+            let mails = try await cloud.store.outbox.outbox().filter { $0.target == "carl@example.org" && $0.payload.contains("/a/") }
             #expect(mails.count == 1)
         }
     }
@@ -495,9 +497,14 @@ struct MonitorTests {
     @Test("two instances on one PostgreSQL: a position and an alert that reach one show on a dashboard of the other")
     func fanOutAcrossInstances() async throws {
         let url = try await Cloud.freshPostgresDatabase()
-        let storeA = try DatabaseURL(url).open(), storeB = try DatabaseURL(url).open()
-        let appA = try CloudApplication.make(store: storeA, configuration: Self.config(lifetime: .seconds(60)))
-        let appB = try CloudApplication.make(store: storeB, configuration: Self.config(lifetime: .seconds(60)))
+        let storeA = try await CloudStore.open(DatabaseURL(url)), storeB = try await CloudStore.open(DatabaseURL(url))
+        // The live client's connection opens at the start and waits through the pairing (bcrypt,
+        // e-mail) on A: B waits for its headers as long as `Cloud.with`'s servers do.
+        var configuration = Self.config(lifetime: .seconds(60))
+        configuration.connections.headerTimeout = .seconds(600)
+        configuration.connections.idleTimeout = .seconds(600)
+        let appA = try CloudApplication.make(store: storeA, configuration: configuration)
+        let appB = try CloudApplication.make(store: storeB, configuration: configuration)
         try await appA.test(.router) { clientA in
             try await appB.test(.live) { clientB in
                 let cloudA = Cloud(client: clientA, store: storeA), cloudB = Cloud(client: clientB, store: storeB)
@@ -517,12 +524,12 @@ struct MonitorTests {
     func shutdownEndsStreams() async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-stream")
         let database = "sqlite:" + directory.file("cloud.db")
-        let store = try SQLiteCloudStore(path: directory.file("cloud.db"))
+        let store = try await CloudStore.open(.sqlite(path: directory.file("cloud.db")))
         try await store.migrate()
         let account = try await Accounts.create(store: store, email: "carl@example.org", password: AccountTests.password, displayName: "Carl",
                                                 confirmed: true, cost: AccountTests.cost)
         let session = Tokens.random(), now = SessionSettings.systemClock()
-        try await store.addSession(StoredSession(idHash: Tokens.hash(session), accountID: account.id, csrf: Tokens.random(), createdMs: now,
+        try await store.accounts.addSession(StoredSession(idHash: Tokens.hash(session), accountID: account.id, csrf: Tokens.random(), createdMs: now,
                                                  seenMs: now))
         let port = try FreePort.tcp()
         let process = try ChildProcess(CLITests.binary, ["serve", "--database", database, "--port", String(port)],

@@ -1,3 +1,4 @@
+@testable import CloudStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -15,9 +16,9 @@ import Testing
     static let spec = DaemonFixture.repositoryRoot + "/Sources/PacerCloud/openapi.yaml"
     static let checker = DaemonFixture.repositoryRoot + "/tools/check-contract"
 
-    static func withRouter<T>(_ body: (Router<CloudRequestContext>, CloudRoutes) throws -> T) throws -> T {
+    static func withRouter<T>(_ body: (Router<CloudRequestContext>, CloudRoutes) throws -> T) async throws -> T {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-openapi")
-        let routes = CloudRoutes(store: try SQLiteCloudStore(path: directory.file("cloud.db")), configuration: WebConfig.make(),
+        let routes = CloudRoutes(store: try await CloudStore.open(.sqlite(path: directory.file("cloud.db"))), configuration: WebConfig.make(),
                                  linkBase: "http://127.0.0.1:8080")
         return try body(routes.router(), routes)
     }
@@ -37,8 +38,8 @@ import Testing
     }
 
     @Test("every route is an operation of openapi.yaml with its policy's security, and every operation a route")
-    func everyRouteIsInTheSpec() throws {
-        try Self.withRouter { router, routes in
+    func everyRouteIsInTheSpec() async throws {
+        try await Self.withRouter { router, routes in
             let result = try Self.check(router, routes)
             #expect(result.status == 0, "tools/check-contract --routes: \(result.stdout)\(result.stderr)")
             #expect(result.stderr.contains("\(router.routes.count) routes") && result.stderr.contains(" 0 problem(s)"), "\(result.stderr)")
@@ -46,8 +47,8 @@ import Testing
     }
 
     @Test("a route added without its operation in the spec fails the check")
-    func aMissingRouteFails() throws {
-        try Self.withRouter { router, routes in
+    func aMissingRouteFails() async throws {
+        try await Self.withRouter { router, routes in
             router.get("account/export") { _, _ in "everything" }
             let result = try Self.check(router, routes)
             #expect(result.status == 1)
@@ -56,8 +57,8 @@ import Testing
     }
 
     @Test("the 405's Allow takes every method the router has, on every route, and only those")
-    func allowKnowsEveryRoute() throws {
-        try Self.withRouter { router, routes in
+    func allowKnowsEveryRoute() async throws {
+        try await Self.withRouter { router, routes in
             var expected: [String: Set<String>] = [:]
             for route in router.routes {
                 // A concrete path: each parameter one segment.

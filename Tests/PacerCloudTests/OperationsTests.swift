@@ -1,3 +1,4 @@
+@testable import CloudStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,6 +7,7 @@ import HummingbirdTesting
 import PacerTestSupport
 import Synchronization
 import Testing
+import Threads
 
 /// What an operator runs pacer-cloud with (issue 31, deliverable 7): /metrics, and backup and restore.
 @Suite("pacer-cloud: operations (metrics, backup, restore)", .timeLimit(.minutes(10)))
@@ -126,9 +128,9 @@ struct OperationsTests {
             #expect(Self.value(text, "pacer_cloud_outbox_pending") == 1, "\(text)")
             #expect((Self.value(text, "pacer_cloud_forwards_total", [#"channel="webhook""#, #"result="failed""#]) ?? 0) >= 1)
             // The status as the store reports it: one pending; not due again until its backoff ends.
-            let status = try await cloud.store.outboxStatus(nowMs: WallClock.nowMilliseconds())
+            let status = try await cloud.store.outbox.outboxStatus(nowMs: WallClock.milliseconds())
             #expect(status.pending == 1)
-            let later = try await cloud.store.outboxStatus(nowMs: WallClock.nowMilliseconds() + 3_600_000)
+            let later = try await cloud.store.outbox.outboxStatus(nowMs: WallClock.milliseconds() + 3_600_000)
             #expect(later.lagMs > 3_000_000, "an item an hour overdue: \(later)")
         }
     }
@@ -162,7 +164,7 @@ struct OperationsTests {
     func sqliteRoundTrip() async throws {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-backup")
         let source = "sqlite:" + directory.file("cloud.db")
-        let store = try SQLiteCloudStore(path: directory.file("cloud.db"))
+        let store = try await CloudStore.open(.sqlite(path: directory.file("cloud.db")))
         try await store.migrate()
         _ = try await CloudApplication.addDevice(store: store, name: "first", email: nil, webhook: nil)
         // A writer adds devices all through the backup, as a serving instance would write.
@@ -191,8 +193,8 @@ struct OperationsTests {
         let target = "sqlite:" + directory.file("restored.db")
         let restored = try await CLITests.run(["restore", backup, "--database", target])
         #expect(restored.status == 0, "\(restored.stderr)")
-        let copy = try SQLiteCloudStore(path: directory.file("restored.db"))
-        let devices = try await copy.devices().map(\.name)
+        let copy = try await CloudStore.open(.sqlite(path: directory.file("restored.db")))
+        let devices = try await copy.devices.devices().map(\.name)
         #expect(devices.contains("first"))
         // A snapshot: the devices up to some moment, every one whole, none after a gap.
         let busy = devices.filter { $0.hasPrefix("busy-") }.compactMap { Int($0.dropFirst(5)) }.sorted()

@@ -66,7 +66,7 @@ struct PageTests {
                 #expect(response.status == item.status, "\(item.says): \(response.status)")
                 #expect(response.text.contains(item.says), "\(item.says): \(response.text)")
             }
-            #expect(try await cloud.store.accounts().isEmpty)
+            #expect(try await cloud.store.accounts.accounts().isEmpty)
             // A taken address gets the page a new one gets (sign-up tells nobody who has an
             // account), no second account, and its owner an e-mail about the attempt.
             _ = try await Accounts.create(store: cloud.store, email: "a@b.org", password: AccountTests.password, displayName: nil, cost: AccountTests.cost)
@@ -74,8 +74,8 @@ struct PageTests {
             let fresh = try await post(Array("csrf=\(csrf)&email=c%40d.org&password=another+long+password".utf8))
             #expect(taken.status == .ok && fresh.status == .ok)
             #expect(taken.text.replacingOccurrences(of: "a@b.org", with: "X") == fresh.text.replacingOccurrences(of: "c@d.org", with: "X"))
-            #expect(try await cloud.store.accounts().map(\.email).sorted() == ["a@b.org", "c@d.org"])
-            let mails = try await cloud.store.outbox().filter { $0.target == "a@b.org" }
+            #expect(try await cloud.store.accounts.accounts().map(\.email).sorted() == ["a@b.org", "c@d.org"])
+            let mails = try await cloud.store.outbox.outbox().filter { $0.target == "a@b.org" }
             #expect(mails.count == 1 && mails[0].payload.contains("has one already") && !mails[0].payload.contains("token="))
         }
     }

@@ -1,3 +1,4 @@
+@testable import CloudModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -84,62 +85,62 @@ struct PlanTests {
             let ann = try await Self.account(cloud, "ann@example.org"), bob = try await Self.account(cloud, "bob@example.org")
             let weekly = Self.session(ann.id, "Intervals", "2026-05-06", weekdays: 0b1001, weeks: 2)
             let once = Self.session(ann.id, "Long run", "2026-06-01")
-            #expect(try await cloud.store.addPlanSession(weekly, limit: 10))
-            #expect(try await cloud.store.addPlanSession(once, limit: 10))
-            #expect(try await !cloud.store.addPlanSession(weekly, limit: 10), "an id taken")
-            #expect(try await !cloud.store.addPlanSession(Self.session(ann.id, "Third", "2026-06-02"), limit: 2), "the limit")
-            #expect(try await cloud.store.addPlanSession(Self.session(bob.id, "Bob's", "2026-05-10"), limit: 2), "Bob has his own limit")
+            #expect(try await cloud.store.plans.addPlanSession(weekly, limit: 10))
+            #expect(try await cloud.store.plans.addPlanSession(once, limit: 10))
+            #expect(try await !cloud.store.plans.addPlanSession(weekly, limit: 10), "an id taken")
+            #expect(try await !cloud.store.plans.addPlanSession(Self.session(ann.id, "Third", "2026-06-02"), limit: 2), "the limit")
+            #expect(try await cloud.store.plans.addPlanSession(Self.session(bob.id, "Bob's", "2026-05-10"), limit: 2), "Bob has his own limit")
 
-            #expect(try await cloud.store.planSession(accountID: ann.id, id: weekly.id) == weekly)
-            #expect(try await cloud.store.planSession(accountID: bob.id, id: weekly.id) == nil)
+            #expect(try await cloud.store.plans.planSession(accountID: ann.id, id: weekly.id) == weekly)
+            #expect(try await cloud.store.plans.planSession(accountID: bob.id, id: weekly.id) == nil)
             // Only the sessions that can fall within the range, by start date.
-            #expect(try await cloud.store.planSessions(accountID: ann.id, from: "2026-05-01", through: "2026-12-31").map(\.id) == [weekly.id, once.id])
-            #expect(try await cloud.store.planSessions(accountID: ann.id, from: "2026-05-19", through: "2026-05-31").map(\.id) == [weekly.id])
-            #expect(try await cloud.store.planSessions(accountID: ann.id, from: "2026-05-20", through: "2026-05-31").map(\.id) == [])
-            #expect(try await cloud.store.planSessions(accountID: ann.id, from: "2026-04-01", through: "2026-05-05").map(\.id) == [])
+            #expect(try await cloud.store.plans.planSessions(accountID: ann.id, from: "2026-05-01", through: "2026-12-31").map(\.id) == [weekly.id, once.id])
+            #expect(try await cloud.store.plans.planSessions(accountID: ann.id, from: "2026-05-19", through: "2026-05-31").map(\.id) == [weekly.id])
+            #expect(try await cloud.store.plans.planSessions(accountID: ann.id, from: "2026-05-20", through: "2026-05-31").map(\.id) == [])
+            #expect(try await cloud.store.plans.planSessions(accountID: ann.id, from: "2026-04-01", through: "2026-05-05").map(\.id) == [])
 
-            let occurrences = try await cloud.store.planOccurrences(accountID: ann.id, from: PlanDates.day("2026-05-01")!,
+            let occurrences = try await cloud.store.plans.planOccurrences(accountID: ann.id, from: PlanDates.day("2026-05-01")!,
                                                                     through: PlanDates.day("2026-06-30")!)
             #expect(occurrences.map(\.date) == ["2026-05-07", "2026-05-11", "2026-05-14", "2026-05-18", "2026-06-01"])
 
             // By hand, then by a run (which replaces the hand's mark); a second run does not take it over.
             let day = "2026-05-11"
-            #expect(try await cloud.store.markPlanDone(PlanDone(sessionID: weekly.id, date: day, accountID: ann.id, doneMs: 1)))
-            #expect(try await cloud.store.markPlanDone(PlanDone(sessionID: weekly.id, date: day, accountID: ann.id, runDeviceID: "d", runID: "r1", doneMs: 2)))
-            #expect(try await !cloud.store.markPlanDone(PlanDone(sessionID: weekly.id, date: day, accountID: ann.id, runDeviceID: "d", runID: "r2", doneMs: 3)))
-            #expect(try await !cloud.store.markPlanDone(PlanDone(sessionID: weekly.id, date: day, accountID: ann.id, doneMs: 4)))
+            #expect(try await cloud.store.plans.markPlanDone(PlanDone(sessionID: weekly.id, date: day, accountID: ann.id, doneMs: 1)))
+            #expect(try await cloud.store.plans.markPlanDone(PlanDone(sessionID: weekly.id, date: day, accountID: ann.id, runDeviceID: "d", runID: "r1", doneMs: 2)))
+            #expect(try await !cloud.store.plans.markPlanDone(PlanDone(sessionID: weekly.id, date: day, accountID: ann.id, runDeviceID: "d", runID: "r2", doneMs: 3)))
+            #expect(try await !cloud.store.plans.markPlanDone(PlanDone(sessionID: weekly.id, date: day, accountID: ann.id, doneMs: 4)))
             // Bob cannot mark Ann's session.
-            #expect(try await !cloud.store.markPlanDone(PlanDone(sessionID: weekly.id, date: "2026-05-14", accountID: bob.id, doneMs: 5)))
-            let done = try await cloud.store.planDone(accountID: ann.id, from: "2026-05-01", through: "2026-05-31")
+            #expect(try await !cloud.store.plans.markPlanDone(PlanDone(sessionID: weekly.id, date: "2026-05-14", accountID: bob.id, doneMs: 5)))
+            let done = try await cloud.store.plans.planDone(accountID: ann.id, from: "2026-05-01", through: "2026-05-31")
             #expect(done.count == 1 && done[0].runID == "r1" && done[0].runDeviceID == "d" && done[0].doneMs == 2
                     && done[0].occurrenceID == PlanDates.occurrenceID(sessionID: weekly.id, date: day))
-            #expect(try await cloud.store.planDone(accountID: bob.id, from: "2026-05-01", through: "2026-05-31").isEmpty)
-            #expect(try await !cloud.store.unmarkPlanDone(accountID: bob.id, sessionID: weekly.id, date: day))
-            #expect(try await cloud.store.planOccurrences(accountID: ann.id, from: PlanDates.day(day)!, through: PlanDates.day(day)!).first?.done?.runID == "r1")
+            #expect(try await cloud.store.plans.planDone(accountID: bob.id, from: "2026-05-01", through: "2026-05-31").isEmpty)
+            #expect(try await !cloud.store.plans.unmarkPlanDone(accountID: bob.id, sessionID: weekly.id, date: day))
+            #expect(try await cloud.store.plans.planOccurrences(accountID: ann.id, from: PlanDates.day(day)!, through: PlanDates.day(day)!).first?.done?.runID == "r1")
 
             // An edit keeps the marks by date; Bob's edit or delete finds nothing.
             var edited = weekly
             edited.name = "Intervals on the track"
             edited.weeks = 3
-            #expect(try await cloud.store.updatePlanSession(edited))
-            #expect(try await cloud.store.planSession(accountID: ann.id, id: weekly.id)?.endDate == "2026-05-26")
+            #expect(try await cloud.store.plans.updatePlanSession(edited))
+            #expect(try await cloud.store.plans.planSession(accountID: ann.id, id: weekly.id)?.endDate == "2026-05-26")
             var stolen = edited
             stolen.accountID = bob.id
-            #expect(try await !cloud.store.updatePlanSession(stolen))
-            #expect(try await !cloud.store.deletePlanSession(accountID: bob.id, id: weekly.id))
-            #expect(try await cloud.store.planDone(accountID: ann.id, from: day, through: day).count == 1)
+            #expect(try await !cloud.store.plans.updatePlanSession(stolen))
+            #expect(try await !cloud.store.plans.deletePlanSession(accountID: bob.id, id: weekly.id))
+            #expect(try await cloud.store.plans.planDone(accountID: ann.id, from: day, through: day).count == 1)
 
-            #expect(try await cloud.store.unmarkPlanDone(accountID: ann.id, sessionID: weekly.id, date: day))
-            #expect(try await cloud.store.markPlanDone(PlanDone(sessionID: weekly.id, date: day, accountID: ann.id, doneMs: 6)))
-            #expect(try await cloud.store.deletePlanSession(accountID: ann.id, id: weekly.id))
-            #expect(try await cloud.store.planDone(accountID: ann.id, from: day, through: day).isEmpty, "deleted with its session")
-            #expect(try await !cloud.store.deletePlanSession(accountID: ann.id, id: weekly.id))
+            #expect(try await cloud.store.plans.unmarkPlanDone(accountID: ann.id, sessionID: weekly.id, date: day))
+            #expect(try await cloud.store.plans.markPlanDone(PlanDone(sessionID: weekly.id, date: day, accountID: ann.id, doneMs: 6)))
+            #expect(try await cloud.store.plans.deletePlanSession(accountID: ann.id, id: weekly.id))
+            #expect(try await cloud.store.plans.planDone(accountID: ann.id, from: day, through: day).isEmpty, "deleted with its session")
+            #expect(try await !cloud.store.plans.deletePlanSession(accountID: ann.id, id: weekly.id))
 
-            #expect(try await cloud.store.markPlanDone(PlanDone(sessionID: once.id, date: "2026-06-01", accountID: ann.id, doneMs: 7)))
+            #expect(try await cloud.store.plans.markPlanDone(PlanDone(sessionID: once.id, date: "2026-06-01", accountID: ann.id, doneMs: 7)))
             #expect(try await cloud.store.deleteAccount(id: ann.id) != nil)
-            #expect(try await cloud.store.planSession(accountID: ann.id, id: once.id) == nil)
-            #expect(try await cloud.store.planDone(accountID: ann.id, from: "2026-01-01", through: "2026-12-31").isEmpty)
-            #expect(try await cloud.store.planSessions(accountID: bob.id, from: "2026-01-01", through: "2026-12-31").count == 1)
+            #expect(try await cloud.store.plans.planSession(accountID: ann.id, id: once.id) == nil)
+            #expect(try await cloud.store.plans.planDone(accountID: ann.id, from: "2026-01-01", through: "2026-12-31").isEmpty)
+            #expect(try await cloud.store.plans.planSessions(accountID: bob.id, from: "2026-01-01", through: "2026-12-31").count == 1)
         }
     }
 
@@ -160,7 +161,7 @@ struct PlanTests {
             let ann = try await Self.account(cloud, "ann@example.org", timezone: "Pacific/Auckland")
             let token = try await cloud.addDevice("ann-pacer")
             #expect(try await Self.plan(cloud, token) == nil, "an unowned device")
-            #expect(try await cloud.store.assignDevice(name: "ann-pacer", accountID: ann.id))
+            #expect(try await cloud.store.devices.assignDevice(name: "ann-pacer", accountID: ann.id))
             let empty = try #require(try await Self.plan(cloud, token))
             #expect(empty.sessions == [] && empty.timezone == "Pacific/Auckland" && empty.version.count == 16)
 
@@ -168,10 +169,10 @@ struct PlanTests {
             let weekly = Self.session(ann.id, "Intervals", "2026-05-04", weekdays: 0b1001, weeks: 2)  // Mondays and Thursdays
             let saturday = Self.session(ann.id, "Long run", "2026-05-16")
             let nextSunday = Self.session(ann.id, "Recovery", "2026-05-17")
-            for session in [easy, weekly, saturday, nextSunday] { #expect(try await cloud.store.addPlanSession(session, limit: 10)) }
+            for session in [easy, weekly, saturday, nextSunday] { #expect(try await cloud.store.plans.addPlanSession(session, limit: 10)) }
             // Bob's session on the same day is not Ann's.
             let bob = try await Self.account(cloud, "bob@example.org", timezone: "Pacific/Auckland")
-            #expect(try await cloud.store.addPlanSession(Self.session(bob.id, "Bob's", "2026-05-10"), limit: 10))
+            #expect(try await cloud.store.plans.addPlanSession(Self.session(bob.id, "Bob's", "2026-05-10"), limit: 10))
 
             let first = try #require(try await Self.plan(cloud, token))
             let expected: [(PlanSession, String)] = [(easy, "2026-05-10"), (weekly, "2026-05-11"), (weekly, "2026-05-14"), (saturday, "2026-05-16")]
@@ -193,19 +194,19 @@ struct PlanTests {
             #expect(monday.version != first.version)
 
             // Done: left out; the version moves.
-            #expect(try await cloud.store.markPlanDone(PlanDone(sessionID: weekly.id, date: "2026-05-11", accountID: ann.id, doneMs: clock.now())))
+            #expect(try await cloud.store.plans.markPlanDone(PlanDone(sessionID: weekly.id, date: "2026-05-11", accountID: ann.id, doneMs: clock.now())))
             let done = try #require(try await Self.plan(cloud, token))
             #expect(done.sessions.map(\.date) == ["2026-05-14", "2026-05-16", "2026-05-17"] && done.version != monday.version)
             // An edit moves it too.
             var renamed = saturday
             renamed.name = "Long run, slow"
-            #expect(try await cloud.store.updatePlanSession(renamed))
+            #expect(try await cloud.store.plans.updatePlanSession(renamed))
             let edited = try #require(try await Self.plan(cloud, token))
             #expect(edited.sessions.map(\.name) == ["Intervals", "Long run, slow", "Recovery"] && edited.version != done.version)
 
             // At most PlanSection.maxSessions, the earliest.
             for index in 0..<PlanSection.maxSessions {
-                #expect(try await cloud.store.addPlanSession(Self.session(ann.id, "Extra \(index)", "2026-05-15"), limit: PlanSession.maxPerAccount))
+                #expect(try await cloud.store.plans.addPlanSession(Self.session(ann.id, "Extra \(index)", "2026-05-15"), limit: PlanSession.maxPerAccount))
             }
             let full = try #require(try await Self.plan(cloud, token))
             #expect(full.sessions.count == PlanSection.maxSessions && full.sessions.first?.date == "2026-05-14"
@@ -255,7 +256,7 @@ struct PlanTests {
             let fields = Self.form(name: "Track intervals", date: "2026-05-10", days: [1, 4, 7], weeks: "2", rows: Self.intervalRows)
             let created = try await browser.post("/plan/sessions", fields, formPage: "/plan/new")
             #expect(created.status == .seeOther && created.headers[.location] == "/plan?month=2026-05")
-            let stored = try #require(try await cloud.store.planSessions(accountID: account.id, from: "2026-05-01", through: "2026-05-31").first)
+            let stored = try #require(try await cloud.store.plans.planSessions(accountID: account.id, from: "2026-05-01", through: "2026-05-31").first)
             #expect(stored.name == "Track intervals" && stored.startDate == "2026-05-10" && stored.weekdays == 0b1001001 && stored.weeks == 2)
             // Exactly the workout structure of the device.
             let workout = try PlanSteps.workout(name: stored.name, steps: stored.steps)
@@ -288,7 +289,7 @@ struct PlanTests {
             changed["step2_times"] = "8"
             changed["day4"] = nil
             #expect(try await browser.post("/plan/sessions/\(stored.id)", changed, formPage: "/plan/sessions/\(stored.id)").status == .seeOther)
-            let edited = try #require(try await cloud.store.planSession(accountID: account.id, id: stored.id))
+            let edited = try #require(try await cloud.store.plans.planSession(accountID: account.id, id: stored.id))
             #expect(edited.name == "Track intervals, 8 rounds" && edited.steps[1].times == 8 && edited.weekdays == 0b1000001)
 
             // Mark today's done, then undo; a date it does not fall on is refused.
@@ -302,7 +303,7 @@ struct PlanTests {
             #expect(try await Self.plan(cloud, token)?.sessions.map(\.date) == ["2026-05-10", "2026-05-11"])
 
             #expect(try await browser.post("/plan/sessions/\(stored.id)/delete", [:], formPage: "/plan").status == .seeOther)
-            #expect(try await cloud.store.planSession(accountID: account.id, id: stored.id) == nil)
+            #expect(try await cloud.store.plans.planSession(accountID: account.id, id: stored.id) == nil)
             #expect(try await browser.get("/plan/sessions/\(stored.id)").status == .notFound)
         }
     }
@@ -361,12 +362,12 @@ struct PlanTests {
                     #expect(refused.text.contains(#"name="name" value="\#(name)""#), "\(changes)")
                 }
             }
-            #expect(try await cloud.store.planSessions(accountID: account.id, from: "2026-01-01", through: "2026-12-31").isEmpty)
+            #expect(try await cloud.store.plans.planSessions(accountID: account.id, from: "2026-01-01", through: "2026-12-31").isEmpty)
 
             // Without the session's CSRF token nothing is stored.
             #expect(try await browser.post("/plan/sessions", good, csrf: "forged").status == .forbidden)
             #expect(try await browser.post("/plan/sessions", good, formPage: "/plan/new").status == .seeOther)
-            let mine = try #require(try await cloud.store.planSessions(accountID: account.id, from: "2026-05-10", through: "2026-05-10").first)
+            let mine = try #require(try await cloud.store.plans.planSessions(accountID: account.id, from: "2026-05-10", through: "2026-05-10").first)
             #expect(try await browser.post("/plan/sessions/\(mine.id)/delete", [:], csrf: "forged").status == .forbidden)
             #expect(try await browser.post("/plan/sessions/\(mine.id)/done", ["date": "2026-05-10"], csrf: "forged").status == .forbidden)
             for (path, fields) in [("/done", ["date": "10 May"]), ("/done", [:]), ("/undone", ["date": "2026-02-30"])] {
@@ -383,8 +384,8 @@ struct PlanTests {
             #expect(try await bob.post("/plan/sessions/\(mine.id)/delete", [:], formPage: "/plan/new").status == .notFound)
             #expect(try await bob.get("/plan/sessions/NOT-AN-ID").status == .notFound)
             #expect(!(try await bob.get("/plan?month=2026-05").text.contains("Tempo")))
-            #expect(try await cloud.store.planSession(accountID: account.id, id: mine.id) == mine)
-            #expect(try await cloud.store.planDone(accountID: account.id, from: "2026-05-10", through: "2026-05-10").isEmpty)
+            #expect(try await cloud.store.plans.planSession(accountID: account.id, id: mine.id) == mine)
+            #expect(try await cloud.store.plans.planDone(accountID: account.id, from: "2026-05-10", through: "2026-05-10").isEmpty)
         }
     }
 
@@ -402,7 +403,7 @@ struct PlanTests {
             let browser = Browser(cloud)
             let (token, ann) = try await RunnerPageTests.runner(cloud, browser)
             let session = Self.session(ann.id, "Track intervals", "2026-05-10")
-            #expect(try await cloud.store.addPlanSession(session, limit: 10))
+            #expect(try await cloud.store.plans.addPlanSession(session, limit: 10))
             let occurrence = try #require(try await Self.plan(cloud, token)?.sessions.first)
             #expect(occurrence.id == PlanDates.occurrenceID(sessionID: session.id, date: "2026-05-10"))
 
@@ -412,9 +413,9 @@ struct PlanTests {
             summary["planned_session_id"] = occurrence.id
             summary["workout_name"] = "6 by 400 metres"
             #expect(try await cloud.json(.put, "/v1/runs/\(run)", token: token, summary).status == .created)
-            #expect(try await cloud.store.planDone(accountID: ann.id, from: "2026-05-10", through: "2026-05-10").isEmpty, "not complete yet")
+            #expect(try await cloud.store.plans.planDone(accountID: ann.id, from: "2026-05-10", through: "2026-05-10").isEmpty, "not complete yet")
             #expect(try await cloud.putChunk(run, 0, Track.chunk(Track.samples(5)), token: token).status == .created)
-            let done = try await cloud.store.planDone(accountID: ann.id, from: "2026-05-10", through: "2026-05-10")
+            let done = try await cloud.store.plans.planDone(accountID: ann.id, from: "2026-05-10", through: "2026-05-10")
             #expect(done.map(\.runID) == [run] && done.first?.occurrenceID == occurrence.id)
             #expect(try await Self.plan(cloud, token)?.sessions == [])
             let page = try await browser.get("/runs/\(run)")
@@ -424,7 +425,7 @@ struct PlanTests {
 
             // Bob's device names Ann's occurrence (another one of it): uploaded, nothing marked, nothing said of it.
             let tomorrow = Self.session(ann.id, "Long run", "2026-05-11")
-            #expect(try await cloud.store.addPlanSession(tomorrow, limit: 10))
+            #expect(try await cloud.store.plans.addPlanSession(tomorrow, limit: 10))
             let annTomorrow = PlanDates.occurrenceID(sessionID: tomorrow.id, date: "2026-05-11")
             let bobBrowser = Browser(cloud)
             let (bobToken, bob) = try await RunnerPageTests.runner(cloud, bobBrowser, email: "bob@example.org", device: "bob-pacer")
@@ -434,32 +435,32 @@ struct PlanTests {
             #expect(try await cloud.putChunk(bobRun, 0, Track.chunk(Track.samples(5)), token: bobToken).status == .created)
             let reply = try await cloud.json(.put, "/v1/runs/\(bobRun)", token: bobToken, summary)
             #expect(reply.status == .created && reply.object["complete"] as? Bool == true)
-            #expect(try await cloud.store.planDone(accountID: ann.id, from: "2026-05-11", through: "2026-05-11").isEmpty)
-            #expect(try await cloud.store.planDone(accountID: bob.id, from: "2026-01-01", through: "2026-12-31").isEmpty)
+            #expect(try await cloud.store.plans.planDone(accountID: ann.id, from: "2026-05-11", through: "2026-05-11").isEmpty)
+            #expect(try await cloud.store.plans.planDone(accountID: bob.id, from: "2026-01-01", through: "2026-12-31").isEmpty)
             let bobPage = try await bobBrowser.get("/runs/\(bobRun)")
             #expect(bobPage.status == .ok && !bobPage.text.contains("Followed") && !bobPage.text.contains("Long run"))
             // An id of no occurrence at all: the same.
             summary["planned_session_id"] = Track.runID()
             #expect(try await cloud.json(.put, "/v1/runs/\(Track.runID())", token: token, summary).status == .created)
-            #expect(try await cloud.store.planDone(accountID: ann.id, from: "2026-05-11", through: "2026-05-11").isEmpty)
+            #expect(try await cloud.store.plans.planDone(accountID: ann.id, from: "2026-05-11", through: "2026-05-11").isEmpty)
 
             // Ann's own run of it, the chunk first and the summary completing it: marked.
             let annRun = Track.runID()
             summary["planned_session_id"] = annTomorrow
             #expect(try await cloud.putChunk(annRun, 0, Track.chunk(Track.samples(5)), token: token).status == .created)
             #expect(try await cloud.json(.put, "/v1/runs/\(annRun)", token: token, summary).status == .created)
-            #expect(try await cloud.store.planDone(accountID: ann.id, from: "2026-05-11", through: "2026-05-11").map(\.runID) == [annRun])
+            #expect(try await cloud.store.plans.planDone(accountID: ann.id, from: "2026-05-11", through: "2026-05-11").map(\.runID) == [annRun])
 
             // A run whose clock put it months away (no GPS time yet, a synthetic track) still
             // marks the occurrence it names, looked for around today as well.
             let jog = Self.session(ann.id, "Recovery jog", "2026-05-12")
-            #expect(try await cloud.store.addPlanSession(jog, limit: 10))
+            #expect(try await cloud.store.plans.addPlanSession(jog, limit: 10))
             let farRun = Track.runID()
             summary["planned_session_id"] = PlanDates.occurrenceID(sessionID: jog.id, date: "2026-05-12")
             summary["start_time"] = "2025-11-01T07:30:00.000Z"
             #expect(try await cloud.putChunk(farRun, 0, Track.chunk(Track.samples(5)), token: token).status == .created)
             #expect(try await cloud.json(.put, "/v1/runs/\(farRun)", token: token, summary).status == .created)
-            #expect(try await cloud.store.planDone(accountID: ann.id, from: "2026-05-12", through: "2026-05-12").map(\.runID) == [farRun])
+            #expect(try await cloud.store.plans.planDone(accountID: ann.id, from: "2026-05-12", through: "2026-05-12").map(\.runID) == [farRun])
         }
     }
 }

@@ -1,3 +1,4 @@
+import CloudStore
 import Foundation
 import PacerCloud
 import PacerTestSupport
@@ -10,10 +11,10 @@ import Testing
 struct PostgresTLSTests {
     /// Migrates through `url` and asks the server whether this connection uses TLS.
     static func connectionUsesTLS(_ url: String) async throws -> Bool {
-        let store = try #require(try DatabaseURL(url).open() as? PostgresCloudStore)
+        let store = try await CloudStore.open(DatabaseURL(url))
         return try await store.withRunning {
             try await store.migrate()
-            let rows = try await store.client.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+            let rows = try await #require(store.database.postgresClient).query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
             var encrypted = false
             for try await value in rows.decode(Bool.self) { encrypted = value }
             return encrypted
@@ -53,8 +54,8 @@ struct PostgresTLSTests {
         #expect(noTLS?.message.contains("the server does not offer TLS") == true, "\(String(describing: noTLS))")
         // The same for pacer-cloud's migration (what `serve` does first): no retries for minutes.
         let started = ContinuousClock.now
-        let store = try DatabaseURL(server.url() + "?sslmode=verify-full&sslrootcert=" + wrong.caFile).open()
-        await #expect(throws: StoreError.self) { try await (store as? PostgresCloudStore)?.withRunning { try await store.migrate() } }
+        let store = try await CloudStore.open(DatabaseURL(server.url() + "?sslmode=verify-full&sslrootcert=" + wrong.caFile))
+        await #expect(throws: StoreError.self) { try await store.withRunning { try await store.migrate() } }
         #expect(ContinuousClock.now - started < .seconds(10))
     }
 

@@ -23,7 +23,7 @@ struct RunTests {
             #expect(other.status == .conflict)
             #expect(other.errorCode == "conflict")
             #expect(try await cloud.store.counts().chunks == 1)
-            #expect(try await cloud.store.chunks(device: cloud.store.devices()[0].id, runID: run, count: 1).first?.body == body)
+            #expect(try await cloud.store.runs.chunks(device: cloud.store.devices.devices()[0].id, runID: run, count: 1).first?.body == body)
         }
     }
 

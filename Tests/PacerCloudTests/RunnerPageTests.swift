@@ -1,3 +1,4 @@
+@testable import CloudModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -44,7 +45,7 @@ struct RunnerPageTests {
         let account = try await Accounts.create(store: cloud.store, email: email, password: AccountTests.password, displayName: "Ann",
                                                 timezone: timezone, confirmed: true, cost: AccountTests.cost)
         let token = try await cloud.addDevice(device)
-        #expect(try await cloud.store.assignDevice(name: device, accountID: account.id))
+        #expect(try await cloud.store.devices.assignDevice(name: device, accountID: account.id))
         let login = try await browser.post("/login", ["email": email, "password": AccountTests.password])
         #expect(login.status == .seeOther)
         return (token, account)
@@ -117,7 +118,7 @@ struct RunnerPageTests {
             let browser = Browser(cloud)
             let (token, account) = try await Self.runner(cloud, browser, timezone: "Europe/Rome")
             let second = try await cloud.addDevice("ann-watch")
-            #expect(try await cloud.store.assignDevice(name: "ann-watch", accountID: account.id))
+            #expect(try await cloud.store.devices.assignDevice(name: "ann-watch", accountID: account.id))
             let bob = try await cloud.addDevice("bob-pacer")
             let day: Int64 = 86_400_000
             var ids: [String] = []
@@ -172,7 +173,7 @@ struct RunnerPageTests {
             // A half marathon at one sample a second: more samples than the map may have.
             let samples = Self.run(meters: 21_100, paceS: 300)
             let id = try await Self.upload(cloud, token: token, samples)
-            #expect(try await cloud.store.runView(device: try #require(try await cloud.store.accountRun(accountID: account.id, runID: id)).deviceID,
+            #expect(try await cloud.store.runs.runView(device: try #require(try await cloud.store.runs.accountRun(accountID: account.id, runID: id)).deviceID,
                                                   runID: id, source: "x") == nil)
 
             let page = try await browser.get("/runs/\(id)")
@@ -196,11 +197,11 @@ struct RunnerPageTests {
             #expect(page.text.components(separatedBy: "<script>").count == 1)
 
             // Stored once, for this summary: the records of the statistics come from it.
-            let run = try #require(try await cloud.store.accountRun(accountID: account.id, runID: id))
-            let stored = try #require(try await cloud.store.runView(device: run.deviceID, runID: id,
+            let run = try #require(try await cloud.store.runs.accountRun(accountID: account.id, runID: id))
+            let stored = try #require(try await cloud.store.runs.runView(device: run.deviceID, runID: id,
                                                                     source: RunView.source(summaryJSON: run.summary.json)))
             #expect(stored.contains("\"bestEfforts\""))
-            #expect(try await cloud.store.runRecords(accountID: account.id)[id] != nil)
+            #expect(try await cloud.store.runs.runRecords(accountID: account.id)[id] != nil)
             #expect(try await browser.get("/runs/\(id)").text == page.text)
 
             // The account's own maximum heart rate moves the zones.
@@ -218,7 +219,7 @@ struct RunnerPageTests {
 
             // Deleting the run deletes its stored view.
             #expect(try await cloud.request(.delete, "/v1/runs/\(id)", token: token).status == .noContent)
-            #expect(try await cloud.store.runRecords(accountID: account.id).isEmpty)
+            #expect(try await cloud.store.runs.runRecords(accountID: account.id).isEmpty)
         }
     }
 
@@ -280,7 +281,7 @@ struct RunnerPageTests {
             try await Self.upload(cloud, token: token, Self.run(meters: 5_000, startMs: clock.now()))
             #expect(try await browser.post("/goals", ["distance_km": "20", "period": "week"], formPage: "/stats").status == .seeOther)
             #expect(try await browser.post("/goals", ["distance_km": "100", "period": "month"], formPage: "/stats").status == .seeOther)
-            let goals = try await cloud.store.goals(accountID: account.id)
+            let goals = try await cloud.store.plans.goals(accountID: account.id)
             #expect(goals.map(\.period) == [.week, .month] && goals.map(\.distanceM) == [20_000, 100_000])
             let page = try await browser.get("/stats")
             #expect(page.text.contains("<b>This week</b>: 5.00 km of 20.00 km (25 %)"))
@@ -302,19 +303,19 @@ struct RunnerPageTests {
             // Without the session's token nothing changes.
             let forged = try await browser.post("/goals/\(week)/delete", [:], csrf: "forged")
             #expect(forged.status == .forbidden)
-            #expect(try await cloud.store.goals(accountID: account.id).count == 2)
+            #expect(try await cloud.store.plans.goals(accountID: account.id).count == 2)
             #expect(try await browser.post("/goals/\(week)/delete", [:], formPage: "/stats").status == .seeOther)
-            #expect(try await cloud.store.goals(accountID: account.id).map(\.period) == [.month])
+            #expect(try await cloud.store.plans.goals(accountID: account.id).map(\.period) == [.month])
             #expect(try await browser.post("/goals/\(week)/delete", [:], formPage: "/stats").status == .notFound)
             #expect(try await browser.post("/goals/\(Track.runID())", ["distance_km": "3", "period": "week"], formPage: "/stats").status == .notFound)
-            #expect(try await cloud.store.goals(accountID: account.id).count == 1)
+            #expect(try await cloud.store.plans.goals(accountID: account.id).count == 1)
 
             // Settings: a bad time zone or heart rate is refused, naming it.
             for (fields, named) in [(["timezone": "Mars/Olympus", "max_hr": ""], "timezone:"), (["timezone": "UTC", "max_hr": "300"], "max_hr:")] {
                 let refused = try await browser.post("/account/settings", fields, formPage: "/account")
                 #expect(refused.status == .badRequest && refused.text.contains(named))
             }
-            #expect(try await cloud.store.account(id: account.id)?.maxHeartRate == nil)
+            #expect(try await cloud.store.accounts.account(id: account.id)?.maxHeartRate == nil)
         }
     }
 

@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -28,9 +30,9 @@ struct SessionTests {
             // The link's GET only shows the button (a mail scanner following it confirms nothing).
             let page = try await browser.get("/confirm?token=\(token)")
             #expect(page.status == .ok && page.text.contains(#"name="token" value="\#(token)""#))
-            #expect(try await cloud.store.account(email: "ann@example.org")?.account.confirmed == false)
+            #expect(try await cloud.store.accounts.account(email: "ann@example.org")?.account.confirmed == false)
             #expect(try await browser.post("/confirm", ["token": token], formPage: "/confirm?token=\(token)").status == .ok)
-            #expect(try await cloud.store.account(email: "ann@example.org")?.account.confirmed == true)
+            #expect(try await cloud.store.accounts.account(email: "ann@example.org")?.account.confirmed == true)
             // Single use.
             let again = try await browser.post("/confirm", ["token": token], formPage: "/confirm?token=\(token)")
             #expect(again.status == .badRequest && again.text.contains("token: this link is not valid"))
@@ -78,7 +80,7 @@ struct SessionTests {
             try await browser.signUpAndLogIn("ann@example.org")
             let first = try #require(browser.cookies["pacer_session"])
             #expect(first != planted)
-            #expect(try await cloud.store.session(idHash: Tokens.hash(first)) != nil)
+            #expect(try await cloud.store.accounts.session(idHash: Tokens.hash(first)) != nil)
             #expect(try await browser.post("/login", ["email": "ann@example.org", "password": Self.password]).status == .seeOther)
             let second = try #require(browser.cookies["pacer_session"])
             #expect(second != first)
@@ -90,7 +92,7 @@ struct SessionTests {
             fixated.setCookie("pacer_session", planted)
             #expect(try await fixated.get("/account").status == .unauthorized)
             // Only the hash is stored.
-            #expect(try await cloud.store.session(idHash: second) == nil)
+            #expect(try await cloud.store.accounts.session(idHash: second) == nil)
         }
     }
 
@@ -132,13 +134,13 @@ struct SessionTests {
     func sharedAcrossInstances() async throws {
         let url = try await Cloud.freshPostgresDatabase()
         let configuration = WebConfig.make()
-        let first = try CloudApplication.make(store: try DatabaseURL(url).open(), configuration: configuration)
-        let second = try CloudApplication.make(store: try DatabaseURL(url).open(), configuration: configuration)
+        let first = try CloudApplication.make(store: try await CloudStore.open(DatabaseURL(url)), configuration: configuration)
+        let second = try CloudApplication.make(store: try await CloudStore.open(DatabaseURL(url)), configuration: configuration)
         try await first.test(.router) { one async throws -> Void in
             try await second.test(.router) { two async throws -> Void in
-                let store = try DatabaseURL(url).open()
+                let store = try await CloudStore.open(DatabaseURL(url))
                 let onFirst = Browser(Cloud(client: one, store: store))
-                try await (store as? PostgresCloudStore)?.withRunning {
+                try await store.withRunning {
                     try await onFirst.signUpAndLogIn("ann@example.org")
                 }
                 let onSecond = Browser(Cloud(client: two, store: store))
@@ -165,7 +167,7 @@ struct SessionTests {
             let noCookie = Browser(cloud)
             let forged = try await noCookie.post("/login", ["email": "ann@example.org", "password": Self.password, "csrf": "x"])
             #expect(forged.status == .forbidden)
-            #expect(try await cloud.store.accounts().isEmpty)
+            #expect(try await cloud.store.accounts.accounts().isEmpty)
 
             let browser = Browser(cloud)
             try await browser.signUpAndLogIn("ann@example.org")
@@ -175,7 +177,7 @@ struct SessionTests {
             #expect(try await browser.get("/account").status == .ok)
             let deletion = try await browser.post("/account/delete", ["password": Self.password], csrf: "wrong")
             #expect(deletion.status == .forbidden)
-            #expect(try await cloud.store.accounts().count == 1)
+            #expect(try await cloud.store.accounts.accounts().count == 1)
         }
     }
 
@@ -235,7 +237,7 @@ struct SessionTests {
             }
             let limited = try await flooder.post("/signup", ["email": "new10@example.org", "password": Self.password])
             #expect(limited.status == .tooManyRequests && limited.text.contains("too many sign-up attempts for this address"), "\(limited.status)")
-            #expect(try await cloud.store.account(email: "new10@example.org") == nil)
+            #expect(try await cloud.store.accounts.account(email: "new10@example.org") == nil)
             // Someone else signs up as usual.
             try await Browser(cloud, address: "203.0.113.6").signUpAndLogIn("eve@example.org")
         }
@@ -260,7 +262,7 @@ struct ResetAndDeletionTests {
             #expect(known.text.replacingOccurrences(of: "ann@", with: "") == unknown.text.replacingOccurrences(of: "nobody@", with: ""))
             let token = try await cloud.mailedToken(to: "ann@example.org", path: "/reset/password")
             // Stored hashed only.
-            #expect(try await cloud.store.takeAccountToken(hash: token, purpose: AccountToken.reset, nowMs: clock.now()) == nil)
+            #expect(try await cloud.store.accounts.takeAccountToken(hash: token, purpose: AccountToken.reset, nowMs: clock.now()) == nil)
 
             let form = "/reset/password?token=\(token)"
             let weak = try await browser.post("/reset/password", ["token": token, "password": "password1234"], formPage: form)
@@ -292,19 +294,19 @@ struct ResetAndDeletionTests {
                                                     cost: AccountTests.cost)
             let mail = OutboxMail(to: "ann@example.org", payload: #"{"text":"https://x/confirm?token=secret"}"#)
             for (hash, expiresMs) in [("early", Int64(1_000)), ("late", Int64(10_000))] {
-                try await cloud.store.addAccountToken(AccountToken(hash: hash, accountID: account.id, purpose: AccountToken.confirm,
+                try await cloud.store.accounts.addAccountToken(AccountToken(hash: hash, accountID: account.id, purpose: AccountToken.confirm,
                                                                    expiresMs: expiresMs), mail: mail)
             }
             #expect(try await cloud.store.counts().accountTokens == 2)
             // Any link followed later purges the expired ones; the live one stays usable.
-            #expect(try await cloud.store.takeAccountToken(hash: "forged", purpose: AccountToken.confirm, nowMs: 2_000) == nil)
+            #expect(try await cloud.store.accounts.takeAccountToken(hash: "forged", purpose: AccountToken.confirm, nowMs: 2_000) == nil)
             #expect(try await cloud.store.counts().accountTokens == 1)
-            #expect(try await cloud.store.takeAccountToken(hash: "late", purpose: AccountToken.confirm, nowMs: 2_000) == account.id)
+            #expect(try await cloud.store.accounts.takeAccountToken(hash: "late", purpose: AccountToken.confirm, nowMs: 2_000) == account.id)
 
-            let queued = try await cloud.store.outbox()
+            let queued = try await cloud.store.outbox.outbox()
             #expect(queued.count == 2 && queued.allSatisfy { $0.payload.contains("token=secret") })
-            try await cloud.store.outboxDelivered(id: queued[0].id, nowMs: 3_000)
-            let after = try await cloud.store.outbox()
+            try await cloud.store.outbox.outboxDelivered(id: queued[0].id, nowMs: 3_000)
+            let after = try await cloud.store.outbox.outbox()
             #expect(after.first { $0.id == queued[0].id }?.payload == "")
             #expect(after.first { $0.id == queued[1].id }?.payload.contains("token=secret") == true)
         }
@@ -319,10 +321,10 @@ struct ResetAndDeletionTests {
             try await bob.signUpAndLogIn("bob@example.org")
             let annToken = try await cloud.addDevice("ann-pacer")
             let bobToken = try await cloud.addDevice("bob-pacer")
-            let annID = try #require(try await cloud.store.account(email: "ann@example.org")?.account.id)
-            let bobID = try #require(try await cloud.store.account(email: "bob@example.org")?.account.id)
-            #expect(try await cloud.store.assignDevice(name: "ann-pacer", accountID: annID))
-            #expect(try await cloud.store.assignDevice(name: "bob-pacer", accountID: bobID))
+            let annID = try #require(try await cloud.store.accounts.account(email: "ann@example.org")?.account.id)
+            let bobID = try #require(try await cloud.store.accounts.account(email: "bob@example.org")?.account.id)
+            #expect(try await cloud.store.devices.assignDevice(name: "ann-pacer", accountID: annID))
+            #expect(try await cloud.store.devices.assignDevice(name: "bob-pacer", accountID: bobID))
             for token in [annToken, bobToken] {
                 #expect(try await cloud.putChunk(Track.runID(), 0, Track.chunk(Track.samples(3)), token: token).status == .created)
                 #expect(try await cloud.json(.post, "/v1/alerts", token: token, AlertTests.message(Track.runID(), 0)).status == .created)
@@ -339,11 +341,11 @@ struct ResetAndDeletionTests {
             // Bob's session with Ann's password deletes nothing: the route acts on the caller's account only.
             let bobTries = try await bob.post("/account/delete", ["password": "not bob's password"])
             #expect(bobTries.status == .unauthorized)
-            #expect(try await cloud.store.accounts().count == 2)
+            #expect(try await cloud.store.accounts.accounts().count == 2)
 
             let deleted = try await ann.post("/account/delete", ["password": Self.password])
             #expect(deleted.status == .ok && deleted.text.contains("Account deleted"))
-            #expect(try await cloud.store.account(email: "ann@example.org") == nil)
+            #expect(try await cloud.store.accounts.account(email: "ann@example.org") == nil)
             #expect(try await cloud.request(.get, "/v1/runs", token: annToken).status == .unauthorized)
             #expect(try await ann.get("/account").status == .unauthorized)
             let left = try await cloud.store.counts()

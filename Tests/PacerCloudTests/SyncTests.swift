@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -17,31 +19,31 @@ struct SyncTests {
         try await Cloud.with(backend) { cloud in
             _ = try await cloud.addDevice("pacer-1")
             _ = try await cloud.addDevice("pacer-2")
-            let devices = try await cloud.store.devices()
+            let devices = try await cloud.store.devices.devices()
             let one = try #require(devices.first { $0.name == "pacer-1" }).id, two = try #require(devices.first { $0.name == "pacer-2" }).id
             let first = StoredNotice(id: UUID().uuidString.lowercased(), device: one, text: "first", createdMs: 1_000)
             let second = StoredNotice(id: UUID().uuidString.lowercased(), device: one, text: "second", createdMs: 2_000)
             let others = StoredNotice(id: UUID().uuidString.lowercased(), device: two, text: "not yours", createdMs: 500)
-            for notice in [second, others, first] { try await cloud.store.addNotice(notice) }
-            #expect(try await cloud.store.pendingNotices(device: one, limit: 10) == [first, second])
-            #expect(try await cloud.store.pendingNotices(device: one, limit: 1) == [first])
+            for notice in [second, others, first] { try await cloud.store.sync.addNotice(notice) }
+            #expect(try await cloud.store.sync.pendingNotices(device: one, limit: 10) == [first, second])
+            #expect(try await cloud.store.sync.pendingNotices(device: one, limit: 1) == [first])
 
             // Another device's notice and an unknown id: refused by name, and nothing marked.
             let unknown = UUID().uuidString.lowercased()
-            #expect(try await cloud.store.acknowledgeNotices(device: one, ids: [first.id, others.id, unknown], nowMs: 5_000).sorted()
+            #expect(try await cloud.store.sync.acknowledgeNotices(device: one, ids: [first.id, others.id, unknown], nowMs: 5_000).sorted()
                 == [others.id, unknown].sorted())
-            #expect(try await cloud.store.pendingNotices(device: one, limit: 10).count == 2)
-            #expect(try await cloud.store.acknowledgeNotices(device: one, ids: [first.id], nowMs: 5_000) == [])
-            #expect(try await cloud.store.acknowledgeNotices(device: one, ids: [first.id, second.id], nowMs: 9_000) == [])
-            #expect(try await cloud.store.pendingNotices(device: one, limit: 10) == [])
+            #expect(try await cloud.store.sync.pendingNotices(device: one, limit: 10).count == 2)
+            #expect(try await cloud.store.sync.acknowledgeNotices(device: one, ids: [first.id], nowMs: 5_000) == [])
+            #expect(try await cloud.store.sync.acknowledgeNotices(device: one, ids: [first.id, second.id], nowMs: 9_000) == [])
+            #expect(try await cloud.store.sync.pendingNotices(device: one, limit: 10) == [])
             // Delivered at its first acknowledgement, not moved by a repeat.
-            #expect(try await cloud.store.notices(device: one).map(\.deliveredMs) == [5_000, 9_000])
-            #expect(try await cloud.store.pendingNotices(device: two, limit: 10) == [others])
+            #expect(try await cloud.store.sync.notices(device: one).map(\.deliveredMs) == [5_000, 9_000])
+            #expect(try await cloud.store.sync.pendingNotices(device: two, limit: 10) == [others])
 
-            try await cloud.store.putDeviceState(device: one, receivedMs: 1, json: #"{"state":"idle"}"#)
-            try await cloud.store.putDeviceState(device: one, receivedMs: 2, json: #"{"state":"recording"}"#)
-            #expect(try await cloud.store.deviceState(device: one) == StoredDeviceState(receivedMs: 2, json: #"{"state":"recording"}"#))
-            #expect(try await cloud.store.deviceState(device: two) == nil)
+            try await cloud.store.health.putDeviceState(device: one, receivedMs: 1, json: #"{"state":"idle"}"#)
+            try await cloud.store.health.putDeviceState(device: one, receivedMs: 2, json: #"{"state":"recording"}"#)
+            #expect(try await cloud.store.sync.deviceState(device: one) == StoredDeviceState(receivedMs: 2, json: #"{"state":"recording"}"#))
+            #expect(try await cloud.store.sync.deviceState(device: two) == nil)
             let removed = try #require(try await cloud.store.removeDevice(name: "pacer-1"))
             #expect(removed.notices == 2 && removed.deviceStates == 1)
             let counts = try await cloud.store.counts()
@@ -80,7 +82,7 @@ struct SyncTests {
 
             let owner = try await Accounts.create(store: cloud.store, email: "ann@example.org", password: AccountTests.password,
                                                   displayName: "Ann", timezone: "Europe/Rome", confirmed: true, cost: AccountTests.cost)
-            #expect(try await cloud.store.assignDevice(name: "pacer-1", accountID: owner.id))
+            #expect(try await cloud.store.devices.assignDevice(name: "pacer-1", accountID: owner.id))
             let owned = try await cloud.request(.get, "/v1/device/sync", token: token)
             sync = try JSONDecoder().decode(DeviceSync.self, from: Data(buffer: owned.body))
             #expect(sync.sections.profile?.display_name == "Ann" && sync.sections.profile?.timezone == "Europe/Rome"
@@ -99,7 +101,7 @@ struct SyncTests {
             let foreign = try await cloud.json(.post, "/v1/device/sync/ack", token: token, ["notice_ids": [mine[0].id, theirs[0].id]])
             #expect(foreign.status == .notFound && foreign.errorMessage.contains(theirs[0].id) && !foreign.errorMessage.contains(mine[0].id),
                     "\(foreign.text)")
-            #expect(try await cloud.store.pendingNotices(device: mine[0].device, limit: 10).count == 1)
+            #expect(try await cloud.store.sync.pendingNotices(device: mine[0].device, limit: 10).count == 1)
             for (body, field) in [(["notice_ids": []], "notice_ids"), (["notice_ids": ["ABC"]], "notice_ids[0]"),
                                   (["notice_ids": [mine[0].id, Self.uuidA.uppercased()]], "notice_ids[1]"),
                                   (["notice_ids": Array(repeating: mine[0].id, count: 101)], "notice_ids"),
@@ -128,7 +130,7 @@ struct SyncTests {
     func deviceState(backend: Backend) async throws {
         try await Cloud.with(backend) { cloud in
             let token = try await cloud.addDevice("pacer-1")
-            let id = try #require(try await cloud.store.devices().first).id
+            let id = try #require(try await cloud.store.devices.devices().first).id
             func with(_ key: String, _ value: Any) -> [String: Any] {
                 var body = Self.heartbeat
                 body[key] = value
@@ -147,17 +149,17 @@ struct SyncTests {
                 let refused = try await cloud.json(.put, "/v1/device/state", token: token, body)
                 #expect(refused.status == .badRequest && refused.errorMessage.contains("'\(field)'"), "\(field): \(refused.text)")
             }
-            #expect(try await cloud.store.deviceState(device: id) == nil)
+            #expect(try await cloud.store.sync.deviceState(device: id) == nil)
             let minimal: [String: Any] = ["time": "2026-05-10T07:31:00Z", "state": "idle", "sos_monitoring": false]
             for body in [Self.heartbeat, minimal] {
                 let stored = try await cloud.json(.put, "/v1/device/state", token: token, body)
                 #expect(stored.status == .ok, "\(stored.text)")
-                let kept = try #require(try await cloud.store.deviceState(device: id))
+                let kept = try #require(try await cloud.store.sync.deviceState(device: id))
                 let decoded = try JSONDecoder().decode(DeviceState.self, from: Data(kept.json.utf8))
                 #expect(decoded.state == body["state"] as? String && decoded.sos_monitoring == body["sos_monitoring"] as? Bool)
                 #expect(!kept.json.contains("lat") && !kept.json.contains("lon"))
             }
-            let last = try JSONDecoder().decode(DeviceState.self, from: Data(try #require(try await cloud.store.deviceState(device: id)).json.utf8))
+            let last = try JSONDecoder().decode(DeviceState.self, from: Data(try #require(try await cloud.store.sync.deviceState(device: id)).json.utf8))
             #expect(last.heart_rate == nil && last.battery_percent == nil)
         }
     }
@@ -167,11 +169,11 @@ struct SyncTests {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-notices")
         let database = ["--database", "sqlite:" + directory.file("cloud.db")]
         for name in ["pacer-1", "pacer-2", "pacer-3"] { #expect(try await CLITests.run(["device", "add", name] + database).status == 0) }
-        let store = try SQLiteCloudStore(path: directory.file("cloud.db"))
+        let store = try await CloudStore.open(.sqlite(path: directory.file("cloud.db")))
         try await store.migrate()
         let owner = try await Accounts.create(store: store, email: "ann@example.org", password: AccountTests.password, displayName: "Ann",
                                               confirmed: true, cost: AccountTests.cost)
-        for name in ["pacer-1", "pacer-2"] { #expect(try await store.assignDevice(name: name, accountID: owner.id)) }
+        for name in ["pacer-1", "pacer-2"] { #expect(try await store.devices.assignDevice(name: name, accountID: owner.id)) }
 
         let one = try await CLITests.run(["notice", "send", "pacer-3", "Rain at five:\u{07} take a jacket"] + database)
         #expect(one.status == 0 && one.stdout.contains("queued: Rain at five: take a jacket"), "\(one.stderr)")
@@ -184,9 +186,9 @@ struct SyncTests {
             let result = try await CLITests.run(refused.0 + database)
             #expect(result.status != 0 && result.stderr.contains(refused.1), "\(result.stderr)")
         }
-        let devices = try await store.devices()
+        let devices = try await store.devices.devices()
         var pending: [String: [String]] = [:]
-        for device in devices { pending[device.name] = try await store.pendingNotices(device: device.id, limit: 10).map(\.text) }
+        for device in devices { pending[device.name] = try await store.sync.pendingNotices(device: device.id, limit: 10).map(\.text) }
         #expect(pending == ["pacer-1": ["Well done today"], "pacer-2": ["Well done today"], "pacer-3": ["Rain at five: take a jacket"]])
     }
 }

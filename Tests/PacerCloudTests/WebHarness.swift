@@ -1,3 +1,4 @@
+import CloudModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -107,7 +108,7 @@ struct WebTestError: Error, CustomStringConvertible {
 extension Cloud {
     /// The token of the newest e-mail to `to` whose link has `path`.
     func mailedToken(to address: String, path: String) async throws -> String {
-        for item in try await store.outbox().reversed() where item.channel == "email" && item.target == address {
+        for item in try await store.outbox.outbox().reversed() where item.channel == "email" && item.target == address {
             guard let email = try JSONSerialization.jsonObject(with: Data(item.payload.utf8)) as? [String: Any],
                   let text = email["text"] as? String, let range = text.range(of: path + "?token=") else { continue }
             return String(text[range.upperBound...].prefix(while: { !$0.isWhitespace }))

@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import Hummingbird
 import PacerContract
 import Synchronization
@@ -68,7 +70,7 @@ struct AlertAdmission: Sendable {
     }
 }
 
-extension CloudStore {
+extension AlertRepository {
     /// The device's newest alerts in `state` (at most a page's most): enough for callers that
     /// ask whether there is one.
     func alerts(device: String, state: AlertState?) async throws -> [StoredAlert] {

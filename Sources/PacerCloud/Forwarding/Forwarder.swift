@@ -1,9 +1,12 @@
 import AsyncHTTPClient
+import CloudModel
+import CloudStore
 import Foundation
 import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import Threads
 
 /// Sends the outbox: webhook POSTs and e-mails for new alert messages, each retried with
 /// backoff until delivered (2xx, or the SMTP server's 250 for the message). The outbox is in
@@ -11,7 +14,7 @@ import Synchronization
 /// PostgreSQL do not send one item twice at once (a crash mid-send may send it again:
 /// at least once).
 public final class Forwarder: Service {
-    private let store: any CloudStore
+    private let store: CloudStore
     private let configuration: CloudConfiguration
     private let logger: Logger
     private let woken = Atomic<Bool>(false)
@@ -19,7 +22,7 @@ public final class Forwarder: Service {
     /// PostgreSQL pool may not be running yet).
     private let ready = Atomic<Bool>(false)
 
-    public init(store: any CloudStore, configuration: CloudConfiguration, logger: Logger = Logger(label: "pacer-cloud.forwarder")) {
+    public init(store: CloudStore, configuration: CloudConfiguration, logger: Logger = Logger(label: "pacer-cloud.forwarder")) {
         self.store = store
         self.configuration = configuration
         self.logger = logger
@@ -46,14 +49,14 @@ public final class Forwarder: Service {
     /// Sends everything due now, once.
     public func drain() async {
         do {
-            let now = WallClock.nowMilliseconds()
+            let now = WallClock.milliseconds()
             // A lease longer than one attempt can take (10 s timeouts).
-            let items = try await store.claimOutbox(nowMs: now, leaseUntilMs: now + 60_000, limit: 20)
+            let items = try await store.outbox.claimOutbox(nowMs: now, leaseUntilMs: now + 60_000, limit: 20)
             for item in items { await deliver(item) }
             // The gauges as this pass leaves the outbox (any instance's items: they share it).
             let probed = ContinuousClock.now
-            let status = try await store.outboxStatus(nowMs: WallClock.nowMilliseconds())
-            configuration.metrics.databaseProbe(store: store is PostgresCloudStore ? "postgres" : "sqlite", duration: .now - probed)
+            let status = try await store.outbox.outboxStatus(nowMs: WallClock.milliseconds())
+            configuration.metrics.databaseProbe(store: store.database.dialect.rawValue, duration: .now - probed)
             configuration.metrics.outbox(pending: status.pending, lagSeconds: Double(status.lagMs) / 1000)
         } catch {
             logger.error("outbox: \(String(reflecting: error))")
@@ -76,7 +79,7 @@ public final class Forwarder: Service {
             case "email": try await sendEmail(item)
             default: throw StoreError("unknown channel \(item.channel)")
             }
-            try await store.outboxDelivered(id: item.id, nowMs: WallClock.nowMilliseconds())
+            try await store.outbox.outboxDelivered(id: item.id, nowMs: WallClock.milliseconds())
             configuration.metrics.forwarded(channel: item.channel, delivered: true)
             logger.info("forwarded by \(item.channel) to \(item.target) (attempt \(item.attempts + 1))")
         } catch {
@@ -85,7 +88,7 @@ public final class Forwarder: Service {
             let maxMs = Int64(configuration.retryMax.components.seconds * 1000)
             let backoffMs = min(maxMs, Int64(1000) << min(attempt - 1, 20))
             logger.warning("forwarding by \(item.channel) to \(item.target) failed (attempt \(attempt)), retrying in \(backoffMs) ms: \(String(reflecting: error))")
-            try? await store.outboxFailed(id: item.id, error: String(reflecting: error), nextAttemptMs: WallClock.nowMilliseconds() + backoffMs)
+            try? await store.outbox.outboxFailed(id: item.id, error: String(reflecting: error), nextAttemptMs: WallClock.milliseconds() + backoffMs)
         }
     }
 
@@ -96,7 +99,7 @@ public final class Forwarder: Service {
         request.headers.add(name: "User-Agent", value: "pacer-cloud")
         if let secret = item.signingSecret {
             request.headers.add(name: WebhookSignature.header, value: WebhookSignature.value(
-                secret: secret, timestamp: WallClock.nowMilliseconds() / 1000, body: Array(item.payload.utf8)))
+                secret: secret, timestamp: WallClock.milliseconds() / 1000, body: Array(item.payload.utf8)))
         }
         request.body = .bytes(ByteBuffer(string: item.payload))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))

@@ -1,3 +1,5 @@
+import CloudModel
+
 /// The monitoring invitation e-mail. It goes out from the operator's address to an address the
 /// runner typed, so what the runner chose goes in only as plain text: the subject is fixed (no
 /// name in it: a subject is what a phishing mail is judged by), and the body quotes the name

@@ -1,3 +1,4 @@
+import CloudModel
 import Hummingbird
 import Synchronization
 
@@ -46,11 +47,10 @@ final class HoldSlot: Sendable {
     deinit { release() }
 }
 
-extension CloudRoutes {
+extension HoldCounter {
     /// A long-poll slot of the device (`ConnectionLimits.longPollsPerDevice`), else a 429.
-    func longPollSlot(device: String) throws(APIError) -> HoldSlot {
-        let limit = configuration.connections.longPollsPerDevice
-        guard let slot = holds.take("poll:" + device, limit: limit) else {
+    func longPollSlot(device: String, limit: Int) throws(APIError) -> HoldSlot {
+        guard let slot = take("poll:" + device, limit: limit) else {
             var refusal = APIError(.tooManyRequests, "too_many_long_polls",
                                    "this device already has \(limit) long-polls open (wait=), the most one device may hold; let one end first")
             refusal.retryAfter = 5
@@ -60,9 +60,8 @@ extension CloudRoutes {
     }
 
     /// An event-stream slot of the web session (`ConnectionLimits.streamsPerSession`), else a 429.
-    func streamSlot(session: StoredSession) throws(WebRefusal) -> HoldSlot {
-        let limit = configuration.connections.streamsPerSession
-        guard let slot = holds.take("stream:" + session.idHash, limit: limit) else {
+    func streamSlot(session: StoredSession, limit: Int) throws(WebRefusal) -> HoldSlot {
+        guard let slot = take("stream:" + session.idHash, limit: limit) else {
             throw WebRefusal.tooManyAttempts(retryAfter: 10, message: "too many open dashboards for this session: at most \(limit)")
         }
         return slot

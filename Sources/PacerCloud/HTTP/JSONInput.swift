@@ -1,3 +1,4 @@
+import CloudModel
 import Foundation
 import Hummingbird
 import NIOCore
@@ -7,7 +8,7 @@ import PacerContract
 /// the field (`missing field 'start_time'`, `field 'position.lat': expected a number`).
 enum JSONInput {
     /// `limit`: a route's own cap below the server's (an alert message's); nil: the server's.
-    static func body(of request: Request, context: CloudRequestContext, limit: Int? = nil) async throws -> [UInt8] {
+    static func body(of request: Request, context: some RequestContext, limit: Int? = nil) async throws -> [UInt8] {
         let cap = min(limit ?? context.maxUploadSize, context.maxUploadSize)
         if let length = request.headers[.contentLength].flatMap(Int.init), length > cap {
             throw APIError(.contentTooLarge, "too_large", "the body is \(length) bytes; at most \(cap) are taken")
@@ -21,7 +22,7 @@ enum JSONInput {
     }
 
     /// A JSON request's body: `Content-Type`, when sent, must be application/json in UTF-8.
-    static func jsonBody(of request: Request, context: CloudRequestContext, limit: Int? = nil) async throws -> [UInt8] {
+    static func jsonBody(of request: Request, context: some RequestContext, limit: Int? = nil) async throws -> [UInt8] {
         if let type = request.headers[.contentType] {
             let parts = type.lowercased().split(separator: ";").map { String($0).trimmingSpaces }
             let charset = parts.dropFirst().first { $0.hasPrefix("charset=") }?.dropFirst("charset=".count)

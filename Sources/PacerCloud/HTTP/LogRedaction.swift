@@ -1,3 +1,4 @@
+import CloudModel
 import Foundation
 
 /// What logs may show of a request: never an alert page's secret (the path `/a/{secret}` is the

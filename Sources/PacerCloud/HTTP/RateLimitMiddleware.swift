@@ -33,7 +33,7 @@ struct RateLimitMiddleware: RouterMiddleware {
                 ClientAddress.resolve(peer: context.peerAddress, forwardedFor: forwarded, trustedProxies: trustedProxies))
             source = "this address"
         case .device:
-            bucket = "device " + (try context.requireDevice()).id
+            bucket = "device " + (try DeviceContext(context: context)).device.id
             source = "this device"
         }
         guard case .limited(let seconds) = limiter.take(bucket) else { return try await next(request, context) }

@@ -16,7 +16,7 @@ extension RunSummaryBody {
         try DeviceInput.number(hr_avg, "hr_avg", 0...Double(WireLimits.heartRate.upperBound))
         try DeviceInput.integer(hr_max, "hr_max", WireLimits.heartRate)
         try DeviceInput.integer(chunks, "chunks", 0...CloudLimits.maxChunksPerRun)
-        if let planned_session_id, !CloudRoutes.isLowercaseUUID(planned_session_id) {
+        if let planned_session_id, !WireLimits.isLowercaseUUID(planned_session_id) {
             throw JSONInput.invalid("planned_session_id", "\(WireLimits.quoted(planned_session_id)) is not a session id (a lowercase UUID)")
         }
         try DeviceInput.text(workout_name, "workout_name", maxLength: PlanSteps.maxNameLength)

@@ -1,3 +1,4 @@
+import CloudStore
 import CoreMetrics
 import Prometheus
 
@@ -12,7 +13,7 @@ import Prometheus
 /// Other code updates the gauges through the functions below, e.g. a connection handler calls
 /// `configuration.metrics.connectionOpened()` on accept and `connectionClosed()` when the
 /// connection ends.
-public final class CloudMetrics: Sendable {
+public final class CloudMetrics: QueryTimeRecorder, Sendable {
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
 

@@ -1,3 +1,4 @@
+import CloudStore
 import Foundation
 import Logging
 import PostgresNIO

@@ -1,3 +1,4 @@
+import CloudModel
 import NIOCore
 
 /// The client's address, as rate limits key on it. Behind a reverse proxy every request comes

@@ -1,7 +1,8 @@
 import Synchronization
+import Threads
 
 /// `TokenBuckets` shared by concurrent requests, reading the time from an injected clock
-/// (`ContinuousClock` in the server, a stepped one in tests). One lock per limiter; a request
+/// (CLOCK_MONOTONIC in the server, a stepped one in tests). One lock per limiter; a request
 /// holds it for one dictionary update.
 public final class RateLimiter: Sendable {
     public let limit: RateLimit
@@ -24,9 +25,6 @@ public final class RateLimiter: Sendable {
         return buckets.withLock { $0.take(key, cost: cost, now: time) }
     }
 
-    /// Time since this process's first call: any fixed origin does.
-    public static let monotonicNow: @Sendable () -> Duration = {
-        let origin = ContinuousClock.now
-        return { ContinuousClock.now - origin }
-    }()
+    /// CLOCK_MONOTONIC (Threads' `MonotonicTime`, the device's clock): any fixed origin does.
+    public static let monotonicNow: @Sendable () -> Duration = { MonotonicTime.now() }
 }

@@ -1,3 +1,4 @@
+import CloudModel
 import Foundation
 import PacerContract
 

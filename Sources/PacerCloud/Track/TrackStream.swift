@@ -1,3 +1,5 @@
+import CloudModel
+import CloudStore
 import Hummingbird
 import PacerContract
 
@@ -15,12 +17,12 @@ struct TrackStream: Sendable {
     /// A new document for each response body.
     var document: @Sendable () -> any TrackDocument
 
-    func body(store: any CloudStore, chunks: Chunks) -> ResponseBody {
+    func body(runs: RunRepository, chunks: Chunks) -> ResponseBody {
         ResponseBody { writer in
             var document = document()
             var buffer = ByteBuffer(bytes: try document.start())
             for seq in 0..<chunks.count {
-                guard let chunk = try await store.chunk(device: chunks.device, runID: chunks.runID, seq: seq) else {
+                guard let chunk = try await runs.chunk(device: chunks.device, runID: chunks.runID, seq: seq) else {
                     throw StoreError("chunk \(seq) of run \(chunks.runID) went while the run was read")
                 }
                 try TrackChunkFormat.read(chunk.body, gzip: chunk.contentEncoding == "gzip") { item in

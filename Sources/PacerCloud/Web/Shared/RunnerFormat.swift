@@ -1,0 +1,119 @@
+import CloudModel
+import Foundation
+
+/// How the runner's pages write distances, times and paces.
+enum RunnerFormat {
+    /// "10.03 km".
+    static func distance(_ meters: Double) -> String { String(format: "%.2f km", meters / 1_000) }
+
+    /// "42:05" or "3:12:40".
+    static func duration(_ seconds: Double) -> String {
+        // Int() of NaN, an infinity or more than Int.max traps: a figure no run has is shown as none.
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "–" }
+        let total = Int(seconds.rounded())
+        let (h, m, s) = (total / 3_600, total / 60 % 60, total % 60)
+        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
+    }
+
+    /// "5:12 /km"; "–" with none.
+    static func pace(_ secondsPerKm: Double?) -> String {
+        guard let secondsPerKm, secondsPerKm.isFinite, secondsPerKm > 0, secondsPerKm < 1e15 else { return "–" }
+        let total = Int(secondsPerKm.rounded())
+        return String(format: "%d:%02d /km", total / 60, total % 60)
+    }
+
+    /// A number without needless decimals: "10", "10.5".
+    static func number(_ value: Double) -> String {
+        let text = String(format: "%.2f", value)
+        return text.replacingOccurrences(of: #"\.?0+$"#, with: "", options: .regularExpression)
+    }
+}
+
+/// Days, weeks (from Monday), months and years in the account's time zone. One per request:
+/// its formatters (costly to make) serve every row of the page.
+final class RunnerCalendar {
+    enum Unit {
+        case week, month, year
+    }
+
+    let calendar: Calendar
+    private var formatters: [String: DateFormatter] = [:]
+
+    init(_ timezone: String) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: timezone) ?? TimeZone(identifier: "UTC")!
+        calendar.firstWeekday = 2
+        calendar.minimumDaysInFirstWeek = 4
+        self.calendar = calendar
+    }
+
+    private func date(ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1_000) }
+    private func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000).rounded()) }
+
+    /// The start of the day "2026-05-10" (plus `plusDays`) in this time zone; nil when it is no date.
+    func dayStartMs(_ text: String, plusDays: Int = 0) -> Int64? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+              (1...9_999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
+        let components = DateComponents(year: year, month: month, day: day)
+        guard calendar.date(from: components).map({ calendar.component(.day, from: $0) == day }) == true,
+              let start = calendar.date(from: components).flatMap({ calendar.date(byAdding: .day, value: plusDays, to: $0) }) else { return nil }
+        return ms(start)
+    }
+
+    func periodStartMs(_ at: Int64, _ unit: Unit) -> Int64 {
+        // Runs come in time order, so most fall in the period of the one before: asking the
+        // calendar (ICU, tens of microseconds) only for a new period keeps /stats light.
+        if let known = lastPeriod[unit], known.start <= at, at < known.end { return known.start }
+        let component: Calendar.Component = switch unit {
+        case .week: .weekOfYear
+        case .month: .month
+        case .year: .year
+        }
+        guard let interval = calendar.dateInterval(of: component, for: date(ms: at)) else { return at }
+        lastPeriod[unit] = (ms(interval.start), ms(interval.end))
+        return ms(interval.start)
+    }
+
+    private var lastPeriod: [Unit: (start: Int64, end: Int64)] = [:]
+
+    func periodLabel(_ start: Int64, _ unit: Unit) -> String {
+        switch unit {
+        case .week: "Week of " + format(start, "d MMM yyyy")
+        case .month: format(start, "MMMM yyyy")
+        case .year: format(start, "yyyy")
+        }
+    }
+
+    /// `weeks` weeks after `at` (before it when negative), the same local time.
+    func adding(weeks: Int, to at: Int64) -> Int64 {
+        calendar.date(byAdding: .weekOfYear, value: weeks, to: date(ms: at)).map(ms) ?? at
+    }
+
+    /// The local date "2026-05-10".
+    func day(_ at: Int64) -> String { format(at, "yyyy-MM-dd") }
+
+    /// "10 May".
+    func shortDate(_ at: Int64) -> String { format(at, "d MMM") }
+
+    /// "Tue 24 Nov 2026, 07:31".
+    func dateTime(_ at: Int64) -> String { format(at, "EEE d MMM yyyy, HH:mm") }
+
+    func date(_ at: Int64) -> String { format(at, "d MMM yyyy") }
+
+    /// "07:31" on the day of `nowMs`, "24 Nov, 07:31" on another.
+    func clockTime(_ at: Int64, nowMs: Int64) -> String {
+        calendar.isDate(date(ms: at), inSameDayAs: date(ms: nowMs)) ? format(at, "HH:mm") : format(at, "d MMM, HH:mm")
+    }
+
+    private func format(_ at: Int64, _ pattern: String) -> String {
+        if let formatter = formatters[pattern] { return formatter.string(from: date(ms: at)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.calendar = calendar
+        formatter.timeZone = calendar.timeZone
+        formatter.dateFormat = pattern
+        formatters[pattern] = formatter
+        return formatter.string(from: date(ms: at))
+    }
+}

@@ -1,0 +1,325 @@
+import CloudModel
+import Crypto
+import Foundation
+import Hummingbird
+import Mustache
+
+/// The account pages, server-rendered from Mustache templates compiled into the binary (no
+/// resource files to lose): readable on a phone, no script at all, one stylesheet allowed by
+/// its hash, and the security headers every HTML answer has (`SecurityHeaders`).
+enum WebPage: String, CaseIterable, Sendable {
+    case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message
+    case devices, deviceUnlink = "device_unlink", importFile = "import"
+    case runs, run, stats, heart
+    case plan, planSession = "plan_session"
+
+    /// The page's template; `{{> head}}` and `{{> foot}}` frame each one. `{{ }}` escapes HTML.
+    var template: String {
+        switch self {
+        case .signup:
+            return """
+                {{> head}}<h1>Create an account</h1>{{> error}}
+                <form method="post" action="/signup">{{> csrf}}
+                <label>E-mail <input type="email" name="email" value="{{email}}" required autocomplete="username"></label>
+                <label>Your name <input name="display_name" value="{{display_name}}" maxlength="64" autocomplete="name"></label>
+                <label>Time zone <input name="timezone" value="{{timezone}}{{^timezone}}UTC{{/timezone}}" maxlength="64"></label>
+                <label>Password (12 characters or more) <input type="password" name="password" required minlength="12" autocomplete="new-password"></label>
+                <button>Create account</button></form>
+                <p><a href="/login">I have an account</a></p>{{> foot}}
+                """
+        case .confirm:
+            return """
+                {{> head}}<h1>Confirm your address</h1>{{> error}}
+                <form method="post" action="/confirm">{{> csrf}}<input type="hidden" name="token" value="{{token}}">
+                <button>Confirm</button></form>{{> foot}}
+                """
+        case .login:
+            return """
+                {{> head}}<h1>Log in</h1>{{> error}}
+                <form method="post" action="/login">{{> csrf}}
+                <label>E-mail <input type="email" name="email" value="{{email}}" required autocomplete="username"></label>
+                <label>Password <input type="password" name="password" required autocomplete="current-password"></label>
+                <button>Log in</button></form>
+                <p><a href="/signup">Create an account</a> · <a href="/reset">Forgot the password?</a></p>{{> foot}}
+                """
+        case .reset:
+            return """
+                {{> head}}<h1>Reset the password</h1>{{> error}}
+                <form method="post" action="/reset">{{> csrf}}
+                <label>E-mail <input type="email" name="email" value="{{email}}" required autocomplete="username"></label>
+                <button>Send me a link</button></form>{{> foot}}
+                """
+        case .resetPassword:
+            return """
+                {{> head}}<h1>Choose a new password</h1>{{> error}}
+                <form method="post" action="/reset/password">{{> csrf}}<input type="hidden" name="token" value="{{token}}">
+                <label>New password (12 characters or more) <input type="password" name="password" required minlength="12" autocomplete="new-password"></label>
+                <button>Set the password</button></form>{{> foot}}
+                """
+        case .account:
+            return """
+                {{> head}}{{> nav}}<h1>{{display_name}}</h1>{{> error}}
+                <dl><dt>E-mail</dt><dd>{{email}}</dd><dt>Time zone</dt><dd>{{timezone}}</dd></dl>
+                <h2>Settings</h2>
+                <form method="post" action="/account/settings">{{> csrf}}
+                <label>Time zone (weeks and months of your statistics) <input name="timezone" value="{{timezone}}" maxlength="64" required></label>
+                <label>Maximum heart rate, bpm (your heart-rate zones; empty: \(HeartRateZones.defaultMaximum))
+                <input name="max_hr" value="{{max_hr}}" inputmode="numeric" maxlength="3"></label>
+                <button>Save settings</button></form>
+                <h2>My devices</h2>{{#devices}}<p>{{name}}</p>{{/devices}}{{^devices}}<p>No device yet.</p>{{/devices}}
+                <p><a href="/devices">Link a device, or unlink one</a></p>
+                <p><a href="/import">Import a run</a> (GPX, TCX or FIT) · <a href="/monitoring">Who watches over me</a></p>
+                <form method="post" action="/logout">{{> csrf}}<button>Log out</button></form>
+                <p><a href="/account/delete">Delete my account</a></p>{{> foot}}
+                """
+        case .accountDelete:
+            return """
+                {{> head}}<h1>Delete my account</h1>{{> error}}
+                <p>This deletes your account, every device of it, and all their runs, positions and alerts. It cannot be undone.</p>
+                <form method="post" action="/account/delete">{{> csrf}}
+                <label>Your password <input type="password" name="password" required autocomplete="current-password"></label>
+                <button>Delete everything</button></form>
+                <p><a href="/account">Keep my account</a></p>{{> foot}}
+                """
+        case .devices:
+            return """
+                {{> head}}<h1>My devices</h1>{{> error}}
+                {{#link}}<p>On the device, within 10 minutes (until {{until}}), type this code; it works once:</p>
+                <p class="code" id="link-code">{{code}}</p>
+                <p>with <code>pacerctl cloud link {{base}} {{code}}</code></p>{{/link}}
+                {{#devices}}<div class="device"><h2>{{name}}</h2><p>Last seen: {{last_seen}}</p>
+                {{#linked}}<p><a href="/devices/{{id}}/unlink">Unlink {{name}}</a></p>{{/linked}}{{^linked}}<p>Unlinked: it uploads nothing until it is linked again.</p>{{/linked}}</div>{{/devices}}
+                {{^devices}}<p>No device yet.</p>{{/devices}}
+                <form method="post" action="/devices/link">{{> csrf}}<button>Link a device</button></form>
+                <p><a href="/account">My account</a></p>{{> foot}}
+                """
+        case .deviceUnlink:
+            return """
+                {{> head}}<h1>Unlink {{name}}?</h1>{{> error}}
+                <p>Its token stops working at once: it uploads nothing more until it is linked again with a new code. Its runs stay in your account.</p>
+                <form method="post" action="/devices/{{id}}/unlink">{{> csrf}}<button>Unlink {{name}}</button></form>
+                <p><a href="/devices">Keep it linked</a></p>{{> foot}}
+                """
+        case .importFile:
+            return """
+                {{> head}}<h1>Import a run</h1>{{> error}}
+                <p>A run recorded with another watch or app: a GPX, TCX or FIT file of up to {{max_mb}} MB.</p>
+                <form method="post" action="/import" enctype="multipart/form-data">{{> csrf}}
+                <label>File <input type="file" name="file" accept=".gpx,.tcx,.fit" required></label>
+                <button>Import</button></form>
+                <p><a href="/account">My account</a></p>{{> foot}}
+                """
+        case .message:
+            return "{{> head}}<h1>{{title}}</h1>{{> error}}<p>{{text}}</p>{{#link}}<p><a href=\"{{href}}\">{{label}}</a></p>{{/link}}{{> foot}}"
+        case .runs:
+            return """
+                {{> head}}{{> nav}}<h1>My runs</h1>{{> error}}
+                <form method="get" action="/runs" class="filter">
+                <label>From <input type="date" name="from" value="{{from}}"></label>
+                <label>To <input type="date" name="to" value="{{to}}"></label><button>Show</button></form>
+                <ul class="runs">{{#runs}}<li><a href="/runs/{{id}}"><b>{{date}}</b>
+                <span>{{distance}} · {{duration}} · {{pace}}{{#hr}} · {{.}}{{/hr}}</span></a></li>{{/runs}}</ul>
+                {{^runs}}<p>No runs{{#filtered}} between these dates{{/filtered}}.</p>{{/runs}}
+                <p class="pages">{{#newer}}<a href="{{.}}">← Newer</a>{{/newer}} {{#older}}<a href="{{.}}">Older →</a>{{/older}}</p>{{> foot}}
+                """
+        case .run:
+            return """
+                {{> head}}{{> nav}}<h1>{{date}}</h1>
+                <p class="summary">{{distance}} · {{duration}} · {{pace}}{{#hr_avg}} · {{.}}{{/hr_avg}}</p>
+                {{#workout}}<p>Workout: {{.}}</p>{{/workout}}
+                {{#followed}}<p id="followed">Followed: <a href="/plan/sessions/{{session}}">{{name}}</a> ({{date}})</p>{{/followed}}
+                <div id="map" data-tiles="{{tiles}}" data-attribution="{{attribution}}"></div>
+                <h2>Pace</h2><div class="chart"><canvas id="pace-chart" aria-label="Pace against distance"></canvas></div>
+                <h2>Heart rate</h2>{{^has_hr}}<p>No heart-rate readings in this run.</p>{{/has_hr}}
+                <div class="chart"><canvas id="hr-chart" aria-label="Heart rate against distance"></canvas></div>
+                <h2>Splits</h2><table><tr><th>km</th><th>Time</th><th>Pace</th><th>HR</th></tr>
+                {{#splits}}<tr><td>{{km}}</td><td>{{time}}</td><td>{{pace}}</td><td>{{hr}}</td></tr>{{/splits}}</table>
+                {{#split_km}}<p class="note">Splits of {{.}} km: the run is longer than 500 km.</p>{{/split_km}}
+                <h2>Laps</h2>{{#laps}}<p>{{.}}</p>{{/laps}}{{^laps}}<p>No laps recorded.</p>{{/laps}}
+                <h2>Heart-rate zones</h2><table><tr><th>Zone</th><th>bpm</th><th>Time</th><th>%</th></tr>
+                {{#zones}}<tr><td>{{name}}</td><td>{{range}}</td><td>{{time}}</td><td>{{share}}</td></tr>{{/zones}}</table>
+                <p class="note">Zones from a maximum heart rate of {{max_hr}} bpm{{#default_max}} (the default; set yours on
+                <a href="/account">your account</a>){{/default_max}}{{#device_max}} (your device's [profile] max_hr_bpm){{/device_max}}.</p>
+                <section id="downloads"><h2>Download</h2><p><a href="/runs/{{run_id}}/export.gpx">GPX</a> ·
+                <a href="/runs/{{run_id}}/export.tcx">TCX</a> · <a href="/runs/{{run_id}}/export.fit">FIT</a></p></section>
+                <script type="application/json" id="run-data">{{{data}}}</script>
+                <script src="/assets/leaflet/leaflet.js"></script><script src="/assets/chart.js/chart.min.js"></script>
+                <script src="/assets/pacer/run.js"></script>{{> foot}}
+                """
+        case .stats:
+            return """
+                {{> head}}{{> nav}}<h1>Statistics</h1>{{> error}}
+                <h2>Goals</h2>{{#goals}}<div class="goal"><p><b>{{label}}</b>: {{done}} of {{target}} ({{percent}} %)</p>
+                <progress max="100" value="{{bar}}">{{percent}} %</progress>
+                <form method="post" action="/goals/{{id}}" class="row">{{> csrf}}
+                <label>km <input name="distance_km" value="{{km}}" inputmode="decimal" required></label>
+                <label>per <select name="period"><option value="week"{{#week}} selected{{/week}}>week</option>
+                <option value="month"{{^week}} selected{{/week}}>month</option></select></label><button>Save</button></form>
+                <form method="post" action="/goals/{{id}}/delete">{{> csrf}}<button>Delete this goal</button></form></div>{{/goals}}
+                {{^goals}}<p>No goal yet.</p>{{/goals}}
+                <form method="post" action="/goals" class="row">{{> csrf}}
+                <label>km <input name="distance_km" inputmode="decimal" required></label>
+                <label>per <select name="period"><option value="week">week</option><option value="month">month</option></select></label>
+                <button>Add a goal</button></form>
+                <h2>Personal records</h2><table><tr><th>Distance</th><th>Time</th><th>Pace</th><th>Run</th></tr>
+                {{#records}}<tr><td>{{name}}</td><td>{{time}}</td><td>{{pace}}</td><td><a href="/runs/{{run}}">{{date}}</a></td></tr>{{/records}}</table>
+                {{^records}}<p>No records yet: run a kilometre.</p>{{/records}}
+                {{#periods}}<h2>{{title}}</h2><table><tr><th></th><th>Distance</th><th>Time</th><th>Runs</th></tr>
+                {{#rows}}<tr><td>{{label}}</td><td>{{distance}}</td><td>{{time}}</td><td>{{runs}}</td></tr>{{/rows}}</table>{{/periods}}
+                <p class="note">Weeks start on Monday, in your time zone ({{timezone}}).</p>{{> uncounted}}{{> foot}}
+                """
+        case .heart:
+            return """
+                {{> head}}{{> nav}}<h1>Heart rate</h1>
+                <dl class="vitals"><dt>Newest reading</dt><dd id="newest">{{newest}}{{^newest}}none yet{{/newest}}</dd>
+                <dt>Resting</dt><dd id="resting">{{resting}}{{^resting}}not known yet: wear the strap between runs{{/resting}}</dd></dl>
+                <h2>Per run</h2>{{^has_runs}}<p>No run with heart rate in these weeks.</p>{{/has_runs}}
+                <div class="chart"><canvas id="runs-chart" aria-label="Average and maximum heart rate per run"></canvas></div>
+                <h2>Time in zones per week</h2><div class="wide"><table><tr><th>Week</th>{{#zone_names}}<th>{{name}}</th>{{/zone_names}}</tr>
+                {{#weeks}}<tr><td>{{label}}</td>{{#zones}}<td>{{.}}</td>{{/zones}}</tr>{{/weeks}}</table></div>
+                {{^weeks}}<p>No heart-rate time in runs of these weeks.</p>{{/weeks}}
+                <p class="note">{{#zone_names}}{{name}} {{range}} · {{/zone_names}}from a maximum of {{max_hr}} bpm{{#default_max}} (the
+                default; set yours on <a href="/account">your account</a>){{/default_max}}{{#device_max}} (your device's [profile]
+                max_hr_bpm){{/device_max}}.</p>
+                <h2>Between runs</h2><table><tr><th>Day</th><th>Resting</th><th>Lowest</th><th>Readings</th></tr>
+                {{#days}}<tr><td>{{date}}</td><td>{{resting}}</td><td>{{min}}</td><td>{{count}}</td></tr>{{/days}}</table>
+                {{^days}}<p>No readings between runs yet.</p>{{/days}}
+                <p class="note">The last {{shown_weeks}} weeks; weeks start on Monday and days in your time zone ({{timezone}}). Resting is
+                the day's 5th percentile of the strap's readings outside runs, from two minutes of readings.</p>{{> uncounted}}
+                <script type="application/json" id="heart-data">{{{data}}}</script>
+                <script src="/assets/chart.js/chart.min.js"></script><script src="/assets/pacer/heart.js"></script>{{> foot}}
+                """
+        case .plan: return PlanTemplates.plan
+        case .planSession: return PlanTemplates.session
+        }
+    }
+
+    var title: String {
+        switch self {
+        case .signup: "Create an account"
+        case .confirm: "Confirm your address"
+        case .login: "Log in"
+        case .reset, .resetPassword: "Reset the password"
+        case .account: "My account"
+        case .accountDelete: "Delete my account"
+        case .devices: "My devices"
+        case .deviceUnlink: "Unlink a device"
+        case .importFile: "Import a run"
+        case .message: "Pacer"
+        case .runs: "My runs"
+        case .run: "Run"
+        case .stats: "Statistics"
+        case .plan: "Training plan"
+        case .planSession: "Planned session"
+        case .heart: "Heart rate"
+        }
+    }
+
+    static let style = "body{font-family:sans-serif;max-width:32em;margin:1em auto;padding:0 1em;line-height:1.4}"
+        + "label{display:block;margin:.8em 0}input{display:block;width:100%;box-sizing:border-box;font-size:1.1em;padding:.4em}"
+        + "button{font-size:1.1em;padding:.5em 1em;margin:.5em 0}.error{color:#b00;font-weight:bold}.code{font:bold 2.2em monospace;letter-spacing:.1em}"
+        + ".device{border-top:1px solid #ccc}dt{font-weight:bold}"
+        + "nav.top{display:flex;flex-wrap:wrap;gap:1em;margin:.5em 0}nav.top a{font-weight:bold}"
+        + "ul.runs{list-style:none;padding:0}ul.runs a{display:block;padding:.6em 0;border-bottom:1px solid #ddd;text-decoration:none;color:inherit}"
+        + "ul.runs span{display:block;color:#444}.pages{display:flex;justify-content:space-between}"
+        + "form.filter,form.row{display:flex;flex-wrap:wrap;gap:.5em;align-items:flex-end}form.filter label,form.row label{flex:1 1 8em;margin:.3em 0}"
+        + "select{font-size:1.1em;padding:.4em;display:block;width:100%}"
+        + "#map{height:60vh;max-height:420px;background:#e8eef0}.chart{position:relative;height:200px}"
+        + "table{border-collapse:collapse;width:100%}td,th{text-align:right;padding:.25em .4em;border-bottom:1px solid #eee}"
+        + "td:first-child,th:first-child{text-align:left}progress{width:100%}.goal{margin-bottom:1em}.note{color:#555;font-size:.9em}"
+        + PlanTemplates.style
+        + ".wide{overflow-x:auto}dl.vitals{display:grid;grid-template-columns:auto 1fr;gap:.2em 1em}dl.vitals dd{margin:0}"
+
+    static let partials = [
+        "head": """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="robots" content="noindex"><meta name="referrer" content="{{referrer}}{{^referrer}}no-referrer{{/referrer}}"><title>{{page_title}} · Pacer</title>
+            {{#stylesheet}}<link rel="stylesheet" href="{{.}}">{{/stylesheet}}<style>\(style)</style></head><body>
+
+            """,
+        "foot": "\n</body></html>\n",
+        "error": #"{{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}"#,
+        "csrf": #"<input type="hidden" name="csrf" value="{{csrf}}">"#,
+        "occurrence": PlanTemplates.occurrence,
+        "uncounted": #"{{#uncounted}}<p class="note">Some older runs are still being counted: reload for the rest.</p>{{/uncounted}}"#,
+        "nav": #"<nav class="top"><a href="/runs">Runs</a><a href="/stats">Statistics</a><a href="/plan">Plan</a><a href="/heart">Health</a><a href="/watch">Watch</a><a href="/account">Account</a></nav>"#,
+    ]
+
+    static let library: MustacheLibrary = {
+        var library = MustacheLibrary()
+        // The templates are constants of this file: a parse error is a bug caught by any test.
+        for (name, text) in partials { try! library.register(text, named: name) }
+        for page in WebPage.allCases { try! library.register(page.template, named: page.rawValue) }
+        return library
+    }()
+
+    static let headers = SecurityHeaders.html(style: style, formAction: "'self'")
+
+    /// The page as a response. `values` fill its fields (never a password: forms are re-shown
+    /// without them).
+    func response(_ status: HTTPResponse.Status = .ok, values: [String: Any] = [:], csrf: String?, error: String? = nil,
+                  extraHeaders: HTTPFields = [:], headers pageHeaders: HTTPFields = Self.headers) -> Response {
+        var context = values
+        context["page_title"] = values["title"] ?? title
+        context["csrf"] = csrf ?? ""
+        if let error { context["error"] = error }
+        let html = Self.library.render(context, withTemplate: rawValue) ?? ""
+        var headers = pageHeaders
+        headers.append(contentsOf: extraHeaders)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}
+
+/// Headers of every HTML answer (issue 19): a CSP with no script, its one style by hash and no
+/// framing; nosniff; no referrer; no caching (pages show personal data and tokens). A page with
+/// scripts (the run page) allows only this server's files (`/assets`, never inline script), with
+/// their stylesheets, and images from `images` (the map's tile server).
+enum SecurityHeaders {
+    static func html(style: String, formAction: String, scripts: Bool = false, images: [String] = [], connect: String? = nil) -> HTTPFields {
+        let styleHash = Data(SHA256.hash(data: Data(style.utf8))).base64EncodedString()
+        let script = scripts ? "script-src 'self'; style-src 'self' " : "style-src "
+        let policy = "default-src 'none'; \(script)'sha256-\(styleHash)'; img-src \(images.isEmpty ? "'none'" : images.joined(separator: " ")); "
+            + (connect.map { "connect-src \($0); " } ?? "")
+            + "base-uri 'none'; form-action \(formAction); frame-ancestors 'none'"
+        var fields: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
+        fields[.contentSecurityPolicy] = policy
+        fields[.init("X-Frame-Options")!] = "DENY"
+        fields[.init("X-Content-Type-Options")!] = "nosniff"
+        fields[.init("Referrer-Policy")!] = "no-referrer"
+        return fields
+    }
+}
+
+/// A refusal of a web route, answered as a page: the form again with the message (naming the
+/// field), a plain message page, or the way to the log-in page (401).
+enum WebRefusal: Error, HTTPResponseError, Sendable {
+    case form(HTTPResponse.Status, page: WebPage, message: String, values: [String: String] = [:], csrf: String? = nil)
+    case plain(HTTPResponse.Status, String)
+    case signInFirst
+    case tooManyAttempts(retryAfter: Int, message: String)
+
+    var status: HTTPResponse.Status {
+        switch self {
+        case .form(let status, _, _, _, _), .plain(let status, _): status
+        case .signInFirst: .unauthorized
+        case .tooManyAttempts: .tooManyRequests
+        }
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let csrf = (context as? CloudRequestContext)?.session?.csrf ?? (context as? SignedInContext)?.session.csrf ?? request.cookies[Sessions.formCookieName]?.value
+        switch self {
+        case .form(let status, let page, let message, let values, let formCSRF):
+            return page.response(status, values: values, csrf: formCSRF ?? csrf, error: message)
+        case .plain(let status, let message):
+            return WebPage.message.response(status, values: ["title": "Not done"], csrf: nil, error: message)
+        case .signInFirst:
+            return WebPage.message.response(.unauthorized, values: ["title": "Log in first", "text": "Your session has ended or you are not logged in.",
+                                                                    "link": ["href": "/login", "label": "Log in"]], csrf: nil)
+        case .tooManyAttempts(let seconds, let message):
+            return WebPage.message.response(.tooManyRequests, values: ["title": "Too many attempts"], csrf: nil, error: message,
+                                            extraHeaders: [.retryAfter: String(seconds)])
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import CloudModel
+import CloudStore
+import Foundation
+import Hummingbird
+import PacerContract
+
+/// The statistics page: totals per week, month and year, records, and distance goals against
+/// the current week and month (added, changed, deleted there). Another account's goal is 404,
+/// the same as none.
+struct StatisticsController: Sendable {
+    let health: HealthRepository
+    let plans: PlanRepository
+    /// Figures of runs that have none yet, counted as the page is shown.
+    let analysis: RunAnalysis
+    /// Milliseconds since 1970: the current week and month of the goals.
+    let wallClock: @Sendable () -> Int64
+
+    func addRoutes(to web: PolicedRoutes<CloudRequestContext>) {
+        web.on(.get, "stats", SignedInAccess()) { _, context in try await statsPage(context) }
+        web.on(.post, "goals", SignedInAccess()) { request, context in try await saveGoal(request, context, id: nil) }
+        web.on(.post, "goals/:goal_id", SignedInAccess()) { request, context in
+            try await saveGoal(request, context, id: context.parameters.get("goal_id") ?? "")
+        }
+        web.on(.post, "goals/:goal_id/delete", SignedInAccess()) { request, context in try await deleteGoal(request, context) }
+    }
+
+    /// Reads each run's stored figures (`RunFigures`), never a track: the totals are one light
+    /// row per run, the records at most one row per distance.
+    private func statsPage(_ context: SignedInContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let (account, session) = (context.account, context.session)
+        let calendar = RunnerCalendar(account.timezone)
+        let uncounted = try await analysis.countNewRuns(account)
+        let runs = try await health.runTotals(accountID: account.id)
+
+        let best = try await health.records(accountID: account.id)
+        let records: [[String: Any]] = RunView.recordDistances.compactMap { record in
+            best.first { $0.name == record.name }.map {
+                ["name": record.name, "time": RunnerFormat.duration($0.seconds), "pace": RunnerFormat.pace($0.seconds * 1_000 / record.meters),
+                 "run": $0.runID, "date": calendar.date($0.startMs)]
+            }
+        }
+
+        // Totals per week, month and year, newest first.
+        var periods: [[String: Any]] = []
+        var totalsByUnit: [RunnerCalendar.Unit: [Int64: (distance: Double, seconds: Double, runs: Int)]] = [:]
+        for (title, unit, shown) in [("Weeks", RunnerCalendar.Unit.week, 12), ("Months", .month, 12), ("Years", .year, 50)] {
+            var totals: [Int64: (distance: Double, seconds: Double, runs: Int)] = [:]
+            for run in runs {
+                let start = calendar.periodStartMs(run.startMs, unit)
+                let total = totals[start] ?? (0, 0, 0)
+                totals[start] = (total.distance + run.distanceM, total.seconds + run.movingS, total.runs + 1)
+            }
+            totalsByUnit[unit] = totals
+            let rows: [[String: Any]] = totals.keys.sorted(by: >).prefix(shown).map { start in
+                let total = totals[start]!
+                return ["label": calendar.periodLabel(start, unit), "distance": RunnerFormat.distance(total.distance),
+                        "time": RunnerFormat.duration(total.seconds), "runs": String(total.runs)]
+            }
+            if !rows.isEmpty { periods.append(["title": title, "rows": rows]) }
+        }
+
+        // Goals against the current week and month.
+        let now = wallClock()
+        let goals: [[String: Any]] = try await plans.goals(accountID: account.id).map { goal in
+            let unit: RunnerCalendar.Unit = goal.period == .week ? .week : .month
+            let start = calendar.periodStartMs(now, unit)
+            // The period tables' sums: the same runs added in the same order.
+            let done = totalsByUnit[unit]?[start]?.distance ?? 0
+            let percent = goal.distanceM > 0 ? Int((100 * done / goal.distanceM).rounded(.down)) : 0
+            return ["id": goal.id, "label": goal.period == .week ? "This week" : "This month", "done": RunnerFormat.distance(done),
+                    "target": RunnerFormat.distance(goal.distanceM), "percent": String(percent), "bar": String(min(percent, 100)),
+                    "km": RunnerFormat.number(goal.distanceM / 1_000), "week": goal.period == .week]
+        }
+        return WebPage.stats.response(status, values: ["goals": goals, "records": records, "periods": periods, "timezone": account.timezone,
+                                                       "uncounted": uncounted],
+                                      csrf: session.csrf, error: error)
+    }
+
+    /// A goal from the form; `id` nil: a new one. Refusals name the field, on the statistics page.
+    private func saveGoal(_ request: Request, _ context: SignedInContext, id: String?) async throws -> Response {
+        let form = try await WebForm.read(request, context: context)
+        let account = context.account
+        if let id, UUID(uuidString: id) == nil || id != id.lowercased() { throw WebRefusal.plain(.notFound, "no goal \(id.prefix(40)) of yours") }
+        let kmText = (form["distance_km"] ?? "").replacingOccurrences(of: ",", with: ".").trimmingSpaces
+        guard let km = Double(kmText), km.isFinite, (0.1...100_000).contains(km) else {
+            return try await statsPage(context, error: "distance_km: '\(kmText.prefix(20))' is not a distance in km from 0.1 to 100000",
+                                       status: .badRequest)
+        }
+        guard let period = Goal.Period(rawValue: form["period"] ?? "") else {
+            return try await statsPage(context, error: "period: choose week or month", status: .badRequest)
+        }
+        let goal = Goal(id: id ?? UUID().uuidString.lowercased(), accountID: account.id, period: period, distanceM: km * 1_000)
+        guard try await (id == nil ? plans.addGoal(goal) : plans.updateGoal(goal)) else { throw WebRefusal.plain(.notFound, "no goal \(goal.id) of yours") }
+        return Response(status: .seeOther, headers: [.location: "/stats", .cacheControl: "no-store"])
+    }
+
+    private func deleteGoal(_ request: Request, _ context: SignedInContext) async throws -> Response {
+        _ = try await WebForm.read(request, context: context)
+        let account = context.account
+        let id = context.parameters.get("goal_id") ?? ""
+        guard try await plans.deleteGoal(accountID: account.id, id: id) else { throw WebRefusal.plain(.notFound, "no goal \(id.prefix(40)) of yours") }
+        return Response(status: .seeOther, headers: [.location: "/stats", .cacheControl: "no-store"])
+    }
+}
