@@ -44,19 +44,15 @@ public struct HealthRepository: Sendable {
         }
     }
 
-    /// Every counted run of the account (distance and moving time), newest first. A row per run
-    /// (a thousand on the statistics page), read column by column: Codable's decoder costs
-    /// more than the query.
+    /// Every counted run of the account (distance and moving time), newest first: a row per run,
+    /// a thousand on the statistics page, so through `readColumns`.
     public func runTotals(accountID: String) async throws -> [RunTotal] {
-        try await database.read { db in
-            try await db.raw("""
-                SELECT f.run_id, f.start_ms, f.distance_m, f.moving_s FROM run_figures f JOIN device d ON d.id = f.device_id
-                WHERE d.account_id = \(bind: accountID) AND f.distance_m IS NOT NULL ORDER BY f.start_ms DESC, f.run_id DESC
-                """).all().map { row in
-                    RunTotal(runID: try row.decode(column: "run_id", as: String.self), startMs: try row.decode(column: "start_ms", as: Int64.self),
-                             distanceM: try row.decode(column: "distance_m", as: Double.self),
-                             movingS: try row.decodeIfPresent(column: "moving_s", as: Double.self) ?? 0)
-                }
+        try await database.readColumns("""
+            SELECT f.run_id, f.start_ms, f.distance_m, f.moving_s FROM run_figures f JOIN device d ON d.id = f.device_id
+            WHERE d.account_id = \(bind: accountID) AND f.distance_m IS NOT NULL ORDER BY f.start_ms DESC, f.run_id DESC
+            """) { row in
+            RunTotal(runID: try row.string("run_id"), startMs: try row.int64("start_ms"), distanceM: try row.double("distance_m"),
+                     movingS: try row.optionalDouble("moving_s") ?? 0)
         }
     }
 
@@ -75,16 +71,13 @@ public struct HealthRepository: Sendable {
     /// The heart rate of the account's runs since `fromMs`, newest first, at most `limit`; read
     /// column by column, as `runTotals`.
     public func runHeartRates(accountID: String, fromMs: Int64, limit: Int) async throws -> [RunHeartRate] {
-        try await database.read { db in
-            try await db.raw("""
-                SELECT f.run_id, f.start_ms, f.hr_avg, f.hr_max, f.hr_seconds FROM run_figures f JOIN device d ON d.id = f.device_id
-                WHERE d.account_id = \(bind: accountID) AND f.start_ms >= \(bind: fromMs) AND f.distance_m IS NOT NULL
-                ORDER BY f.start_ms DESC, f.run_id DESC LIMIT \(bind: limit)
-                """).all().map { row in
-                    RunHeartRate(runID: try row.decode(column: "run_id", as: String.self), startMs: try row.decode(column: "start_ms", as: Int64.self),
-                                 hrAvg: try row.decodeIfPresent(column: "hr_avg", as: Double.self), hrMax: try row.decodeIfPresent(column: "hr_max", as: Int.self),
-                                 heartRateSeconds: try row.decode(column: "hr_seconds", as: String.self))
-                }
+        try await database.readColumns("""
+            SELECT f.run_id, f.start_ms, f.hr_avg, f.hr_max, f.hr_seconds FROM run_figures f JOIN device d ON d.id = f.device_id
+            WHERE d.account_id = \(bind: accountID) AND f.start_ms >= \(bind: fromMs) AND f.distance_m IS NOT NULL
+            ORDER BY f.start_ms DESC, f.run_id DESC LIMIT \(bind: limit)
+            """) { row in
+            RunHeartRate(runID: try row.string("run_id"), startMs: try row.int64("start_ms"), hrAvg: try row.optionalDouble("hr_avg"),
+                         hrMax: try row.optionalInt("hr_max"), heartRateSeconds: try row.string("hr_seconds"))
         }
     }
 

@@ -121,6 +121,24 @@ public final class StoreDatabase: Service, Sendable {
         }
     }
 
+    /// A connection of either kind, for reads past SQLKit (`readColumns`).
+    enum ReadConnection {
+        case sqlite(SQLiteConnection)
+        case postgres(PostgresConnection)
+    }
+
+    /// As `read`, with the connection itself.
+    func readConnection<T: Sendable>(_ body: @escaping @Sendable (ReadConnection) async throws -> T) async throws -> T {
+        let started = ContinuousClock.now
+        defer { queries.record(store: dialect.rawValue, duration: .now - started) }
+        switch backend {
+        case .sqlite(let connections):
+            return try await connections.withReader { try await body(.sqlite($0)) }
+        case .postgres(let client, _, _):
+            return try await client.withConnection { try await body(.postgres($0)) }
+        }
+    }
+
     /// One transaction: committed when `body` returns, rolled back when it throws.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let started = ContinuousClock.now
