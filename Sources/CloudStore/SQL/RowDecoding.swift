@@ -58,10 +58,3 @@ enum SnakeCaseColumns {
         init?(intValue: Int) { nil }
     }
 }
-
-extension SQLRow {
-    /// A column that may be NULL (SQLKit would decode `Optional` through a decoder of its own).
-    func decodeIfPresent<Value: Decodable>(column: String, as type: Value.Type) throws -> Value? {
-        try decodeNil(column: column) ? nil : decode(column: column, as: Value.self)
-    }
-}
