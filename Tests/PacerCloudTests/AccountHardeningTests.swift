@@ -246,6 +246,12 @@ struct AccountHardeningTests {
                 try await db.raw("UPDATE schema_version SET version = 8").run()
                 // What the migrations after 0001 added, a version-8 database has not.
                 try await db.raw("ALTER TABLE run DROP COLUMN complete").run()
+                try await db.raw("DROP INDEX run_by_share").run()
+                try await db.raw("DROP INDEX run_by_identity").run()
+                for column in ["sport", "title", "notes", "visibility", "share_sha256", "doubt", "identity"] {
+                    try await db.raw("ALTER TABLE run DROP COLUMN \(unsafeRaw: column)").run()
+                }
+                try await db.raw("ALTER TABLE run_figures DROP COLUMN sport").run()
             }
             try await cloud.store.migrate()  // what the next start does
             try await cloud.store.migrate()  // and the one after: nothing more changes

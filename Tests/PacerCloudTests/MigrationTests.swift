@@ -1,3 +1,4 @@
+import CloudModel
 @testable import CloudStore
 import Foundation
 import PacerContract
@@ -100,6 +101,12 @@ import Testing
             #expect(try goal.decode(column: "distance_m", as: Double.self) == 20000.5)
             let run = try #require(try await db.raw("SELECT complete FROM run").first())
             #expect(try run.decode(column: "complete", as: Bool.self), "the run with its one chunk is complete (0002-run-complete)")
+            // 0003-activities: a run from before is a private, believed run.
+            let activity = try #require(try await db.raw("SELECT sport, visibility, doubt, title, share_sha256 FROM run").first())
+            #expect(try activity.decode(column: "sport", as: String.self) == Sport.run.rawValue)
+            #expect(try activity.decode(column: "visibility", as: String.self) == RunVisibility.private.rawValue)
+            #expect(try activity.decode(column: "doubt", as: String?.self) == nil && activity.decode(column: "title", as: String?.self) == nil)
+            #expect(try activity.decode(column: "share_sha256", as: String?.self) == nil)
         }
         // Once is enough: a second start runs nothing.
         #expect(try await Migrator.migrate(database, nowMs: 1_800_000_000_001).isEmpty)
@@ -184,9 +191,10 @@ import Testing
         let schema8 = [Schema.statements(postgres: false), Schema.statements(postgres: true), Schema.postgresUpgrades,
                        Schema.sqliteAddedColumns.map { "\($0.0) \($0.1) \($0.2)" }, [String(Schema.version), String(Schema.backfillBatch)]]
             .flatMap { $0 }.joined(separator: "\n")
-        #expect(Migrations.all.map(\.name) == ["0001-schema-8", "0002-run-complete"])
+        #expect(Migrations.all.map(\.name) == ["0001-schema-8", "0002-run-complete", "0003-activities"])
         #expect(fingerprint(schema8) == "4a48e6bc7c037e6b", "0001-schema-8's statements changed")
         #expect(fingerprint(RunComplete.statements.joined(separator: "\n")) == "ba2f7ecd160bac8b", "0002-run-complete's statements changed")
+        #expect(fingerprint(Activities.statements.joined(separator: "\n")) == "b54cb08f5cd0bac4", "0003-activities' statements changed")
     }
 
     /// A failed migration leaves nothing behind: neither its changes nor its name.
