@@ -62,6 +62,7 @@ struct AccessHarnessTests {
     static let cases: [String: Rule] = [
         "GET /health": .publicRoute,
         "GET /a/{secret}": .publicRoute,
+        "GET /s/{secret}": .publicRoute,
         "GET /signup": .publicRoute,
         "POST /signup": .publicRoute,
         "GET /confirm": .publicRoute,
@@ -149,6 +150,19 @@ struct AccessHarnessTests {
         // The heart-rate page shows the caller's own devices' heart rate only.
         "GET /heart": .guarded(Case(method: .get, uri: { _ in "/heart" }, scoped: true)),
         "GET /runs/{run_id}": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)" })),
+        // Managing a run: another account (a monitor too) neither sees its settings nor changes,
+        // shares or deletes it (the owner's run page would show any change).
+        "GET /runs/{run_id}/edit": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)/edit" })),
+        "POST /runs/{run_id}/edit": .guarded(Case(
+            method: .post, uri: { "/runs/\($0.ownerRun)/edit" }, body: { _ in form(["title": "taken", "sport": "ride", "visibility": "link"]) },
+            contentType: formType)),
+        "GET /runs/{run_id}/delete": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)/delete" })),
+        "POST /runs/{run_id}/delete": .guarded(Case(
+            method: .post, uri: { "/runs/\($0.ownerRun)/delete" }, body: { _ in form([:]) }, contentType: formType)),
+        "POST /runs/{run_id}/share": .guarded(Case(
+            method: .post, uri: { "/runs/\($0.ownerRun)/share" }, body: { _ in form([:]) }, contentType: formType)),
+        "POST /runs/{run_id}/share/end": .guarded(Case(
+            method: .post, uri: { "/runs/\($0.ownerRun)/share/end" }, body: { _ in form([:]) }, contentType: formType)),
         "POST /goals": .guarded(Case(
             method: .post, uri: { _ in "/goals" }, body: { _ in form(["distance_km": "5", "period": "week"]) }, contentType: formType,
             scoped: true)),

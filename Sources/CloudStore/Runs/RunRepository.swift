@@ -144,10 +144,12 @@ public struct RunRepository: Sendable {
         }
     }
 
-    /// Deletes the summary, every chunk, the view and the figures; false when nothing of that run is stored.
+    /// Deletes the summary, every chunk, the view, the figures and the plan's "done" marks the run
+    /// made (a mark by hand stays); false when nothing of that run is stored.
     public func deleteRun(device: String, runID: String) async throws -> Bool {
         try await database.transaction { db in
             try await db.raw("DELETE FROM run_view WHERE device_id = \(bind: device) AND run_id = \(bind: runID)").run()
+            try await db.raw("DELETE FROM plan_done WHERE run_device_id = \(bind: device) AND run_id = \(bind: runID)").run()
             try await Self.deleteFigures(db, device: device, runID: runID)
             let runs = try await db.raw("DELETE FROM run WHERE device_id = \(bind: device) AND run_id = \(bind: runID) RETURNING run_id").all().count
             let chunks = try await db.raw("DELETE FROM chunk WHERE device_id = \(bind: device) AND run_id = \(bind: runID) RETURNING seq").all().count

@@ -17,6 +17,8 @@ public struct CloudRoutes: Sendable {
     let wakeForwarder: @Sendable () -> Void
     /// One per limit, shared by every request this router serves.
     let alertPageLimiter: RateLimiter?
+    /// Share links' pages, per address, at the alert page's rate: both are secrets in a URL.
+    let sharePageLimiter: RateLimiter?
     let uploadAddressLimiter: RateLimiter?
     let uploadDeviceLimiter: RateLimiter?
     /// Log-in by account id: a bucket in use is never evicted by other keys (`limitAttempts`).
@@ -54,6 +56,7 @@ public struct CloudRoutes: Sendable {
         assets = Assets(directory: configuration.map.assetsDirectory)
         let limits = configuration.rateLimits
         alertPageLimiter = limits.alertPagePerAddress.map { RateLimiter($0, now: now) }
+        sharePageLimiter = limits.alertPagePerAddress.map { RateLimiter($0, now: now) }
         uploadAddressLimiter = limits.uploadPerAddress.map { RateLimiter($0, now: now) }
         uploadDeviceLimiter = limits.uploadPerDevice.map { RateLimiter($0, now: now) }
         loginAccountLimiter = limits.loginPerAccount.map { RateLimiter($0, evictsInUse: false, now: now) }
@@ -86,6 +89,12 @@ public struct CloudRoutes: Sendable {
                                                       applies: { _ in true }, html: true))
         }
         controllers.alertPage.addRoutes(to: PolicedRoutes(group: pages, prefix: "/a", registry: accessRegistry))
+        let sharedRuns = router.group("s")
+        if let sharePageLimiter {
+            sharedRuns.add(middleware: RateLimitMiddleware(limiter: sharePageLimiter, key: clientAddress, what: "share link lookups",
+                                                           applies: { _ in true }, html: true))
+        }
+        controllers.runManagement.addSharedRoutes(to: PolicedRoutes(group: sharedRuns, prefix: "/s", registry: accessRegistry))
 
         // A group of its own: no bearer token yet, the link code is the credential.
         let linking = router.group("v1")
@@ -116,6 +125,7 @@ public struct CloudRoutes: Sendable {
         controllers.accounts.addRoutes(to: webRoutes)
         controllers.devices.addRoutes(to: webRoutes)
         controllers.runs.addRoutes(to: webRoutes)
+        controllers.runManagement.addRoutes(to: webRoutes)
         controllers.importing.addRoutes(to: webRoutes)
         controllers.statistics.addRoutes(to: webRoutes)
         controllers.heart.addRoutes(to: webRoutes)
@@ -141,6 +151,7 @@ private struct Controllers {
     let accounts: AccountsController
     let devices: DevicesController
     let runs: RunsController
+    let runManagement: RunManagementController
     let importing: ImportController
     let statistics: StatisticsController
     let heart: HeartController
@@ -169,8 +180,9 @@ private struct Controllers {
                                       loginAccountLimiter: routes.loginAccountLimiter, loginNoAccountLimiter: routes.loginNoAccountLimiter,
                                       loginAddressLimiter: routes.loginAddressLimiter, wallClock: wallClock, wakeForwarder: routes.wakeForwarder)
         devices = DevicesController(devices: store.devices, linkBase: routes.linkBase, wallClock: wallClock)
+        runManagement = RunManagementController(runs: store.runs, analysis: analysis, map: configuration.map, linkBase: routes.linkBase)
         runs = RunsController(runs: store.runs, devices: store.devices, heartbeats: heartbeats, analysis: analysis, following: following,
-                              map: configuration.map)
+                              map: configuration.map, management: runManagement)
         importing = ImportController(runs: store.runs, devices: store.devices, analysis: analysis, heavyWork: routes.heavyWork, wallClock: wallClock)
         statistics = StatisticsController(health: store.health, plans: store.plans, analysis: analysis, wallClock: wallClock)
         heart = HeartController(health: store.health, devices: store.devices, heartbeats: heartbeats, analysis: analysis, wallClock: wallClock)

@@ -20,6 +20,8 @@ struct RunsController: Sendable {
     let following: PlanFollowing
     /// The map's tiles.
     let map: MapSettings
+    /// A run others may see (a monitor's view).
+    let management: RunManagementController
 
     /// Runs on one page of the list.
     static let runsPerPage = 20
@@ -77,10 +79,16 @@ struct RunsController: Sendable {
     private func runPage(_ context: SignedInContext) async throws -> Response {
         let (account, session) = (context.account, context.session)
         let runID = context.parameters.get("run_id") ?? ""
-        // Another account's run is answered as no run at all.
-        guard (try? Identifiers.runID(runID)) != nil, let run = try await runs.accountRun(accountID: account.id, runID: runID) else {
-            throw WebRefusal.plain(.notFound, "no run \(runID.prefix(40)) among your runs")
+        // Another account's run is answered as no run at all, unless its runner shows it to the
+        // viewer as their monitor.
+        guard (try? Identifiers.runID(runID)) != nil else { throw WebRefusal.plain(.notFound, "no run \(runID.prefix(40)) among your runs") }
+        guard let managed = try await runs.ownRun(accountID: account.id, runID: runID) else {
+            guard let watched = try await runs.monitoredRun(monitorID: account.id, runID: runID) else {
+                throw WebRefusal.plain(.notFound, "no run \(runID.prefix(40)) among your runs")
+            }
+            return try await management.monitoredPage(watched, viewer: account)
         }
+        let run = managed.run
         let summary = try RunItem(run.summary).summary
         let view: RunView
         do { view = try await analysis.runView(run) } catch let busy as WorkQueue.Busy { return busy.page() }
@@ -91,25 +99,16 @@ struct RunsController: Sendable {
         let zones: [[String: Any]] = zip(HeartRateZones.ranges(maximum: maxHR), zoneSeconds).map { zone, seconds in
             ["name": zone.name, "range": zone.range, "time": RunnerFormat.duration(seconds), "share": String(Int((100 * seconds / totalZone).rounded()))]
         }
-        // A whole split shows the kilometre it ends at; the shorter rest, the run's distance.
-        let splitM = Double(view.splitKm) * 1_000
-        let splits: [[String: Any]] = view.splits.map { split in
-            ["km": split.meters >= splitM - 0.5 ? String(split.km) : String(format: "%.2f", Double(split.km - view.splitKm) + split.meters / 1_000),
-             "time": RunnerFormat.duration(split.seconds), "pace": RunnerFormat.pace(split.seconds * 1_000 / max(split.meters, 1)),
-             "hr": split.hrAvg.map { String(Int($0)) } ?? "–"]
-        }
-        let data = RunPageData(track: view.track, kmMarks: view.kmMarks, km: view.chartKm, pace: view.pace, hr: view.heartRate)
-        let json = try PageData.script(data)
-        var values: [String: Any] = [
-            "title": "Run of " + calendar.dateTime(run.summary.startMs), "date": calendar.dateTime(run.summary.startMs), "run_id": runID,
-            "distance": RunnerFormat.distance(summary.distance_m), "duration": RunnerFormat.duration(summary.moving_time_s),
-            "pace": RunnerFormat.pace(summary.avg_pace_s_per_km), "splits": splits, "zones": zones, "max_hr": String(maxHR),
-            "split_km": view.splitKm > 1 ? String(view.splitKm) : false,
-            "default_max": maxSource == .standard, "device_max": maxSource == .device, "has_hr": !view.heartRateSeconds.isEmpty, "data": json,
+        let date = calendar.dateTime(run.summary.startMs)
+        var values = try RunPageValues.common(summary: summary, view: view, date: date)
+        let heading = RunPageValues.heading(managed.details, date: date)
+        values.merge([
+            "title": heading, "heading": heading, "run_id": runID, "sport": managed.details.sport.label,
+            "visibility": RunManagementController.label(managed.details.visibility), "zones": zones, "max_hr": String(maxHR),
+            "default_max": maxSource == .standard, "device_max": maxSource == .device,
             "tiles": map.tileURL ?? "", "attribution": map.tileAttribution,
-            "stylesheet": "/assets/leaflet/leaflet.css", "referrer": PageData.mapReferrer,
-        ]
-        if let hr = summary.hr_avg { values["hr_avg"] = "avg \(Int(hr.rounded())) bpm" + (summary.hr_max.map { ", max \($0)" } ?? "") }
+        ]) { $1 }
+        if let notes = managed.details.notes { values["notes"] = notes }
         if let workout = summary.workout_name { values["workout"] = workout }
         if let occurrenceID = summary.planned_session_id,
            let followed = try await following.followedOccurrence(account, occurrenceID: occurrenceID, startMs: run.summary.startMs) {
@@ -118,7 +117,10 @@ struct RunsController: Sendable {
         return WebPage.run.response(values: values, csrf: session.csrf, headers: runPageHeaders)
     }
 
-    var runPageHeaders: HTTPFields {
+    var runPageHeaders: HTTPFields { Self.pageHeaders(map: map) }
+
+    /// A page with the run's map and charts: its scripts, and the tile server's images.
+    static func pageHeaders(map: MapSettings) -> HTTPFields {
         var headers = SecurityHeaders.html(style: WebPage.style, formAction: "'self'", scripts: true,
                                            images: ["'self'"] + (map.tileOrigin.map { [$0] } ?? []))
         headers[.init("Referrer-Policy")!] = PageData.mapReferrer

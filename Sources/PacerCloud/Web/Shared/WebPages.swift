@@ -11,6 +11,7 @@ enum WebPage: String, CaseIterable, Sendable {
     case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message
     case devices, deviceUnlink = "device_unlink", importFile = "import"
     case runs, run, stats, heart
+    case runEdit = "run_edit", runDelete = "run_delete", runShareLink = "run_share_link", runShared = "run_shared"
     case plan, planSession = "plan_session"
 
     /// The page's template; `{{> head}}` and `{{> foot}}` frame each one. `{{ }}` escapes HTML.
@@ -124,8 +125,11 @@ enum WebPage: String, CaseIterable, Sendable {
                 """
         case .run:
             return """
-                {{> head}}{{> nav}}<h1>{{date}}</h1>
+                {{> head}}{{> nav}}<h1>{{heading}}</h1>
+                <p class="summary">{{sport}} · {{date}} · {{visibility}}</p>
                 <p class="summary">{{distance}} · {{duration}} · {{pace}}{{#hr_avg}} · {{.}}{{/hr_avg}}</p>
+                {{#notes}}<p class="notes">{{.}}</p>{{/notes}}
+                <p><a href="/runs/{{run_id}}/edit" id="edit-run">Edit, share or delete</a></p>
                 {{#workout}}<p>Workout: {{.}}</p>{{/workout}}
                 {{#followed}}<p id="followed">Followed: <a href="/plan/sessions/{{session}}">{{name}}</a> ({{date}})</p>{{/followed}}
                 <div id="map" data-tiles="{{tiles}}" data-attribution="{{attribution}}"></div>
@@ -189,6 +193,10 @@ enum WebPage: String, CaseIterable, Sendable {
                 <script type="application/json" id="heart-data">{{{data}}}</script>
                 <script src="/assets/chart.js/chart.min.js"></script><script src="/assets/pacer/heart.js"></script>{{> foot}}
                 """
+        case .runEdit: return RunManagementTemplates.edit
+        case .runDelete: return RunManagementTemplates.delete
+        case .runShareLink: return RunManagementTemplates.shareLink
+        case .runShared: return RunManagementTemplates.shared
         case .plan: return PlanTemplates.plan
         case .planSession: return PlanTemplates.session
         }
@@ -207,7 +215,10 @@ enum WebPage: String, CaseIterable, Sendable {
         case .importFile: "Import a run"
         case .message: "Pacer"
         case .runs: "My runs"
-        case .run: "Run"
+        case .run, .runShared: "Run"
+        case .runEdit: "Edit a run"
+        case .runDelete: "Delete a run"
+        case .runShareLink: "Share link"
         case .stats: "Statistics"
         case .plan: "Training plan"
         case .planSession: "Planned session"
@@ -227,7 +238,7 @@ enum WebPage: String, CaseIterable, Sendable {
         + "#map{height:60vh;max-height:420px;background:#e8eef0}.chart{position:relative;height:200px}"
         + "table{border-collapse:collapse;width:100%}td,th{text-align:right;padding:.25em .4em;border-bottom:1px solid #eee}"
         + "td:first-child,th:first-child{text-align:left}progress{width:100%}.goal{margin-bottom:1em}.note{color:#555;font-size:.9em}"
-        + PlanTemplates.style
+        + PlanTemplates.style + RunManagementTemplates.style
         + ".wide{overflow-x:auto}dl.vitals{display:grid;grid-template-columns:auto 1fr;gap:.2em 1em}dl.vitals dd{margin:0}"
 
     static let partials = [
