@@ -2,7 +2,7 @@
 /// link, or a monitor): `WebPage.runEdit`, `.runDelete`, `.runShareLink`, `.runShared`.
 enum RunManagementTemplates {
     static let edit = """
-        {{> head}}{{> nav}}<h1>Edit {{heading}}</h1>{{> error}}
+        {{> head}}{{> nav}}<h1>Edit this run</h1><p class="summary">{{heading}}</p>{{> error}}
         <form method="post" action="/runs/{{run_id}}/edit" id="run-form">{{> csrf}}
         <label>Name <input name="title" value="{{title}}" maxlength="100" placeholder="{{default_title}}"></label>
         <label>Sport <select name="sport">{{#sports}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/sports}}</select></label>
@@ -22,7 +22,7 @@ enum RunManagementTemplates {
         """
 
     static let delete = """
-        {{> head}}{{> nav}}<h1>Delete {{heading}}?</h1>{{> error}}
+        {{> head}}{{> nav}}<h1>Delete this run?</h1><p class="summary">{{heading}}</p>{{> error}}
         <p>{{summary}}. Its track, charts and figures go, and its share link stops working. It cannot be undone.</p>
         <form method="post" action="/runs/{{run_id}}/delete">{{> csrf}}<button>Delete this run</button></form>
         <p><a href="/runs/{{run_id}}">Keep it</a></p>{{> foot}}
