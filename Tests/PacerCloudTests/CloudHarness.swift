@@ -57,7 +57,9 @@ struct Cloud: Sendable {
     static func with(_ backend: Backend, configuration: CloudConfiguration = CloudConfiguration(),
                      logger: Logger = Logger(label: "pacer-cloud"), now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow,
                      wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock, testing: TestingSetup = .router,
-                     _ body: @Sendable (Cloud) async throws -> Void) async throws {
+                     fixture: String = #function, _ body: @Sendable (Cloud) async throws -> Void) async throws {
+        let progress = ProgressBoard.enter("Cloud.with(\(backend)) in \(fixture)", phase: "opening the store")
+        defer { ProgressBoard.leave(progress) }
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-test")
         let store: CloudStore
         switch backend {
@@ -66,6 +68,7 @@ struct Cloud: Sendable {
         case .postgres:
             store = try await CloudStore.open(DatabaseURL(try await freshPostgresDatabase()))
         }
+        ProgressBoard.step(progress, "starting the application (services, migration)")
         // HummingbirdTesting's live client opens its connection when the test starts; a test
         // that first spent seconds on bcrypt in a loaded run left it silent past the 10 s
         // header timeout, and the server rightly closed it ("I/O on closed channel"). The
@@ -80,11 +83,17 @@ struct Cloud: Sendable {
         let app = try CloudApplication.make(store: store, configuration: configuration, logger: logger, now: now, wallClock: wallClock)
         let path = backend == .sqlite ? directory.file("cloud.db") : nil
         do {
-            try await app.test(testing) { client in try await body(Cloud(client: client, store: store, databasePath: path)) }
+            try await app.test(testing) { client in
+                ProgressBoard.step(progress, "in the test's body")
+                try await body(Cloud(client: client, store: store, databasePath: path))
+                ProgressBoard.step(progress, "stopping the application (services)")
+            }
         } catch {
+            ProgressBoard.step(progress, "closing the store after \(error)")
             await store.database.close()
             throw error
         }
+        ProgressBoard.step(progress, "closing the store")
         await store.database.close()
     }
 
