@@ -147,6 +147,8 @@ struct AccessHarnessTests {
         // The list and the statistics show the caller's own runs: none of the owner's.
         "GET /runs": .guarded(Case(method: .get, uri: { _ in "/runs" }, scoped: true)),
         "GET /stats": .guarded(Case(method: .get, uri: { _ in "/stats" }, scoped: true)),
+        // The calendar shows the caller's own runs: none of the owner's.
+        "GET /calendar": .guarded(Case(method: .get, uri: { _ in "/calendar?month=2026-05" }, scoped: true)),
         // The heart-rate page shows the caller's own devices' heart rate only.
         "GET /heart": .guarded(Case(method: .get, uri: { _ in "/heart" }, scoped: true)),
         "GET /runs/{run_id}": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)" })),

@@ -126,6 +126,7 @@ public struct CloudRoutes: Sendable {
         controllers.devices.addRoutes(to: webRoutes)
         controllers.runs.addRoutes(to: webRoutes)
         controllers.runManagement.addRoutes(to: webRoutes)
+        controllers.calendar.addRoutes(to: webRoutes)
         controllers.importing.addRoutes(to: webRoutes)
         controllers.statistics.addRoutes(to: webRoutes)
         controllers.heart.addRoutes(to: webRoutes)
@@ -152,6 +153,7 @@ private struct Controllers {
     let devices: DevicesController
     let runs: RunsController
     let runManagement: RunManagementController
+    let calendar: CalendarController
     let importing: ImportController
     let statistics: StatisticsController
     let heart: HeartController
@@ -183,6 +185,7 @@ private struct Controllers {
         runManagement = RunManagementController(runs: store.runs, analysis: analysis, map: configuration.map, linkBase: routes.linkBase)
         runs = RunsController(runs: store.runs, devices: store.devices, heartbeats: heartbeats, analysis: analysis, following: following,
                               map: configuration.map, management: runManagement)
+        calendar = CalendarController(runs: store.runs, analysis: analysis, wallClock: wallClock)
         importing = ImportController(runs: store.runs, devices: store.devices, analysis: analysis, heavyWork: routes.heavyWork, wallClock: wallClock)
         statistics = StatisticsController(health: store.health, plans: store.plans, analysis: analysis, wallClock: wallClock)
         heart = HeartController(health: store.health, devices: store.devices, heartbeats: heartbeats, analysis: analysis, wallClock: wallClock)

@@ -49,57 +49,32 @@ struct PlanController: Sendable {
     private func planPage(_ request: Request, _ context: SignedInContext) async throws -> Response {
         let (account, session) = (context.account, context.session)
         let today = today(account)
-        let now = PlanDates.civil(today)
-        var (year, month) = (now.year, now.month)
-        if let text = request.uri.queryParameters["month"].map(String.init) {
-            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-            // Digits only: Int() alone takes "+123-05".
-            guard text.utf8.count == 7, parts.count == 2, text.utf8.enumerated().allSatisfy({ $0.offset == 4 || (0x30...0x39).contains($0.element) }),
-                  let y = Int(parts[0]), let m = Int(parts[1]), (1...9_999).contains(y), (1...12).contains(m)
-            else { throw WebRefusal.plain(.badRequest, "month: '\(text.prefix(20))' is not a month like 2026-05") }
-            (year, month) = (y, m)
-        }
-        let (first, next) = PlanDates.month(year: year, month: month)
-        let last = next - 1
-        // Whole weeks, Monday to Sunday.
-        let gridStart = first - PlanDates.weekday(first), gridEnd = last + 6 - PlanDates.weekday(last)
+        let grid = try MonthGrid.asked(request.uri.queryParameters["month"].map(String.init), today: today)
         let upcomingEnd = today + Self.upcomingDays - 1
         // Two reads, so a month far from today does not make one long range.
         var byDay: [Int: [PlanOccurrence]] = [:]
-        for occurrence in try await plans.planOccurrences(accountID: account.id, from: gridStart, through: gridEnd) {
+        for occurrence in try await plans.planOccurrences(accountID: account.id, from: grid.gridStart, through: grid.gridEnd) {
             byDay[occurrence.day, default: []].append(occurrence)
         }
-
-        let weeks: [[String: Any]] = stride(from: gridStart, through: gridEnd, by: 7).map { weekStart in
-            ["days": (weekStart..<weekStart + 7).map { day -> [String: Any] in
-                var classes: [String] = []
-                if day < first || day > last { classes.append("out") }
-                if day == today { classes.append("today") }
-                return ["day": String(PlanDates.civil(day).day), "iso": PlanDates.text(day), "class": classes.joined(separator: " "), "today": day == today,
-                        "sessions": (byDay[day] ?? []).map { item -> [String: Any] in
-                            ["id": item.session.id, "name": item.session.name, "done": item.done != nil]
-                        }]
-            }]
+        let weeks = grid.weeks(today: today) { day in
+            ["sessions": (byDay[day] ?? []).map { item -> [String: Any] in ["id": item.session.id, "name": item.session.name, "done": item.done != nil] }]
         }
         let upcoming = try await plans.planOccurrences(accountID: account.id, from: today, through: upcomingEnd)
             .prefix(PlanSection.maxSessions).map { occurrenceItem($0, today: today) }
-        func monthText(_ y: Int, _ m: Int) -> String { String(format: "%04d-%02d", y, m) }
-        let previous = month == 1 ? (year - 1, 12) : (year, month - 1), following = month == 12 ? (year + 1, 1) : (year, month + 1)
         var values: [String: Any] = ["weeks": weeks, "upcoming": Array(upcoming), "timezone": account.timezone,
-                                     "month_label": Self.monthNames[month - 1] + " \(year)", "days_ahead": String(PlanSection.days)]
-        if previous.0 >= 1 { values["prev"] = monthText(previous.0, previous.1) }
-        if following.0 <= 9_999 { values["next"] = monthText(following.0, following.1) }
+                                     "month_label": grid.label, "days_ahead": String(PlanSection.days)]
+        if let previous = grid.previous { values["prev"] = previous }
+        if let next = grid.next { values["next"] = next }
         return WebPage.plan.response(values: values, csrf: session.csrf)
     }
 
-    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 
     /// An occurrence as the lists show it, with its done state and the form to change it.
     private func occurrenceItem(_ occurrence: PlanOccurrence, today: Int, back: String = "plan") -> [String: Any] {
         let (year, month, day) = PlanDates.civil(occurrence.day)
         var item: [String: Any] = [
             "session": occurrence.session.id, "name": occurrence.session.name, "iso": occurrence.date, "back": back,
-            "date": PlanForm.weekdayNames[PlanDates.weekday(occurrence.day)] + " \(day) " + Self.monthNames[month - 1].prefix(3) + " \(year)",
+            "date": PlanForm.weekdayNames[PlanDates.weekday(occurrence.day)] + " \(day) " + MonthGrid.monthNames[month - 1].prefix(3) + " \(year)",
             "today": occurrence.day == today, "steps": PlanForm.describe(occurrence.session.steps), "done": occurrence.done != nil,
         ]
         if let run = occurrence.done?.runID { item["run"] = run }

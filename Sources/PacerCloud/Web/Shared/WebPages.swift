@@ -11,7 +11,7 @@ enum WebPage: String, CaseIterable, Sendable {
     case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message
     case devices, deviceUnlink = "device_unlink", importFile = "import"
     case runs, run, stats, heart
-    case runEdit = "run_edit", runDelete = "run_delete", runShareLink = "run_share_link", runShared = "run_shared"
+    case runEdit = "run_edit", runDelete = "run_delete", runShareLink = "run_share_link", runShared = "run_shared", calendar
     case plan, planSession = "plan_session"
 
     /// The page's template; `{{> head}}` and `{{> foot}}` frame each one. `{{ }}` escapes HTML.
@@ -115,6 +115,7 @@ enum WebPage: String, CaseIterable, Sendable {
         case .runs:
             return """
                 {{> head}}{{> nav}}<h1>My runs</h1>{{> error}}
+                <p><a href="/calendar" id="calendar-link">Calendar of my runs</a></p>
                 <form method="get" action="/runs" class="filter">
                 <label>From <input type="date" name="from" value="{{from}}"></label>
                 <label>To <input type="date" name="to" value="{{to}}"></label><button>Show</button></form>
@@ -197,6 +198,7 @@ enum WebPage: String, CaseIterable, Sendable {
         case .runDelete: return RunManagementTemplates.delete
         case .runShareLink: return RunManagementTemplates.shareLink
         case .runShared: return RunManagementTemplates.shared
+        case .calendar: return CalendarTemplates.page
         case .plan: return PlanTemplates.plan
         case .planSession: return PlanTemplates.session
         }
@@ -219,6 +221,7 @@ enum WebPage: String, CaseIterable, Sendable {
         case .runEdit: "Edit a run"
         case .runDelete: "Delete a run"
         case .runShareLink: "Share link"
+        case .calendar: "Calendar"
         case .stats: "Statistics"
         case .plan: "Training plan"
         case .planSession: "Planned session"
@@ -238,7 +241,7 @@ enum WebPage: String, CaseIterable, Sendable {
         + "#map{height:60vh;max-height:420px;background:#e8eef0}.chart{position:relative;height:200px}"
         + "table{border-collapse:collapse;width:100%}td,th{text-align:right;padding:.25em .4em;border-bottom:1px solid #eee}"
         + "td:first-child,th:first-child{text-align:left}progress{width:100%}.goal{margin-bottom:1em}.note{color:#555;font-size:.9em}"
-        + PlanTemplates.style + RunManagementTemplates.style
+        + PlanTemplates.style + RunManagementTemplates.style + CalendarTemplates.style
         + ".wide{overflow-x:auto}dl.vitals{display:grid;grid-template-columns:auto 1fr;gap:.2em 1em}dl.vitals dd{margin:0}"
 
     static let partials = [
