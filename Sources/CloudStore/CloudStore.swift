@@ -16,6 +16,7 @@ public struct CloudStore: Sendable {
     public let health: HealthRepository
     public let sync: SyncRepository
     public let outbox: OutboxRepository
+    public let shoes: ShoeRepository
 
     public init(database: StoreDatabase) {
         self.database = database
@@ -28,6 +29,7 @@ public struct CloudStore: Sendable {
         health = HealthRepository(database: database)
         sync = SyncRepository(database: database)
         outbox = OutboxRepository(database: database)
+        shoes = ShoeRepository(database: database)
     }
 
     /// Opens the database `url` names (not yet migrated; PostgreSQL's must be run: `database` is a Service).
@@ -91,6 +93,7 @@ public struct CloudStore: Sendable {
             }
             for statement: SQLQueryString in [
                 "DELETE FROM goal WHERE account_id = \(bind: id)",
+                "DELETE FROM shoe WHERE account_id = \(bind: id)",
                 "DELETE FROM plan_done WHERE account_id = \(bind: id)",
                 "DELETE FROM plan_session WHERE account_id = \(bind: id)",
                 "DELETE FROM monitor_consent WHERE runner_id = \(bind: id) OR monitor_id = \(bind: id)",

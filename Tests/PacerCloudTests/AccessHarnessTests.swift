@@ -27,6 +27,7 @@ struct AccessHarnessTests {
         var inviteToken: String
         var ownerGoal: String
         var ownerPlanSession: String
+        var ownerShoe: String
         /// Today (`YYYY-MM-DD`, the owner's zone) and tomorrow, done already: dates of the owner's session.
         var today: String
         var tomorrow: String
@@ -149,6 +150,15 @@ struct AccessHarnessTests {
         "GET /stats": .guarded(Case(method: .get, uri: { _ in "/stats" }, scoped: true)),
         // The calendar shows the caller's own runs: none of the owner's.
         "GET /calendar": .guarded(Case(method: .get, uri: { _ in "/calendar?month=2026-05" }, scoped: true)),
+        // Shoes: the caller's own list, and a pair of its own added; the owner's pair is 404 to others.
+        "GET /shoes": .guarded(Case(method: .get, uri: { _ in "/shoes" }, scoped: true)),
+        "POST /shoes": .guarded(Case(
+            method: .post, uri: { _ in "/shoes" }, body: { _ in form(["name": "Borrowed", "start_km": "1"]) }, contentType: formType, scoped: true)),
+        "POST /shoes/{shoe_id}": .guarded(Case(
+            method: .post, uri: { "/shoes/\($0.ownerShoe)" }, body: { _ in form(["name": "taken", "start_km": "9999", "retired": "1"]) },
+            contentType: formType)),
+        "POST /shoes/{shoe_id}/delete": .guarded(Case(
+            method: .post, uri: { "/shoes/\($0.ownerShoe)/delete" }, body: { _ in form([:]) }, contentType: formType)),
         // The heart-rate page shows the caller's own devices' heart rate only.
         "GET /heart": .guarded(Case(method: .get, uri: { _ in "/heart" }, scoped: true)),
         "GET /runs/{run_id}": .guarded(Case(method: .get, uri: { "/runs/\($0.ownerRun)" })),
@@ -277,6 +287,8 @@ struct AccessHarnessTests {
                 return (id, csrf)
             }
             let goal = Goal(id: Track.runID(), accountID: owner.id, period: .week, distanceM: 20_000)
+            let shoe = Shoe(id: Track.runID(), accountID: owner.id, name: "Ann's trainers", startM: 100_000, remindM: 700_000, retired: false, createdMs: 1)
+            #expect(try await cloud.store.shoes.addShoe(shoe, limit: Shoe.maxPerAccount))
             #expect(try await cloud.store.plans.addGoal(goal))
             // Every day for a week from today; tomorrow's done already.
             let today = PlanDates.day(atMs: now, timezone: owner.timezone)
@@ -297,7 +309,8 @@ struct AccessHarnessTests {
             let fixture = Fixture(ownerEmail: owner.email, ownerToken: ownerToken, ownerRun: run, ownerAlert: alert,
                                   ownerSession: try await session(owner, ageMs: 0).id, ownerDeviceID: ownerDevice.id,
                                   ownerNotice: notice.id, ownerMonitorID: mona.id, inviteToken: inviteToken,
-                                  ownerGoal: goal.id, ownerPlanSession: planned.id, today: PlanDates.text(today), tomorrow: PlanDates.text(today + 1))
+                                  ownerGoal: goal.id, ownerPlanSession: planned.id, ownerShoe: shoe.id, today: PlanDates.text(today),
+                                  tomorrow: PlanDates.text(today + 1))
 
             /// What the owner sees of their things; the same before and after every attack.
             func ownerView() async throws -> [String] {
@@ -324,6 +337,8 @@ struct AccessHarnessTests {
                 view.append(plan.map { "\($0.id) \($0.session.name) \($0.session.stepsJSON) done: \($0.done?.doneMs ?? 0)" }.joined(separator: ", "))
                 let planPage = try await cloud.request(.get, "/plan", token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
                 view.append("\(planPage.status) " + planPage.text)
+                // The owner's shoes, before the devices (the last line is the device's).
+                view.append(String(describing: try await cloud.store.shoes.shoes(accountID: owner.id)))
                 view += try await cloud.store.devices.devices().filter { $0.accountID == owner.id }.map { "\($0.name) revoked: \($0.revoked)" }
                 return view
             }
@@ -338,6 +353,7 @@ struct AccessHarnessTests {
             #expect(before[14].components(separatedBy: "Ann's intervals").count - 1 == 7 && before[14].contains("done: \(now)"))
             #expect(before[15].hasPrefix("200 ") && before[15].contains("/plan/sessions/\(planned.id)/undone"))
             #expect(before[4].components(separatedBy: "Ann's intervals").count - 1 == 6)
+            #expect(before[before.count - 2].contains("trainers") && before[before.count - 2].contains("700000"), "the owner's shoes are in the view")
 
             for (index, (key, rule)) in Self.cases.sorted(by: { $0.key < $1.key }).enumerated() {
                 guard case .guarded(let item) = rule else { continue }

@@ -252,6 +252,8 @@ struct AccountHardeningTests {
                     try await db.raw("ALTER TABLE run DROP COLUMN \(unsafeRaw: column)").run()
                 }
                 try await db.raw("ALTER TABLE run_figures DROP COLUMN sport").run()
+                try await db.raw("DROP TABLE shoe").run()
+                try await db.raw("ALTER TABLE run DROP COLUMN shoe_id").run()
             }
             try await cloud.store.migrate()  // what the next start does
             try await cloud.store.migrate()  // and the one after: nothing more changes

@@ -127,6 +127,7 @@ public struct CloudRoutes: Sendable {
         controllers.runs.addRoutes(to: webRoutes)
         controllers.runManagement.addRoutes(to: webRoutes)
         controllers.calendar.addRoutes(to: webRoutes)
+        controllers.shoes.addRoutes(to: webRoutes)
         controllers.importing.addRoutes(to: webRoutes)
         controllers.statistics.addRoutes(to: webRoutes)
         controllers.heart.addRoutes(to: webRoutes)
@@ -154,6 +155,7 @@ private struct Controllers {
     let runs: RunsController
     let runManagement: RunManagementController
     let calendar: CalendarController
+    let shoes: ShoesController
     let importing: ImportController
     let statistics: StatisticsController
     let heart: HeartController
@@ -182,10 +184,11 @@ private struct Controllers {
                                       loginAccountLimiter: routes.loginAccountLimiter, loginNoAccountLimiter: routes.loginNoAccountLimiter,
                                       loginAddressLimiter: routes.loginAddressLimiter, wallClock: wallClock, wakeForwarder: routes.wakeForwarder)
         devices = DevicesController(devices: store.devices, linkBase: routes.linkBase, wallClock: wallClock)
-        runManagement = RunManagementController(runs: store.runs, analysis: analysis, map: configuration.map, linkBase: routes.linkBase)
-        runs = RunsController(runs: store.runs, devices: store.devices, heartbeats: heartbeats, analysis: analysis, following: following,
-                              map: configuration.map, management: runManagement)
+        runManagement = RunManagementController(runs: store.runs, shoes: store.shoes, analysis: analysis, map: configuration.map, linkBase: routes.linkBase)
+        runs = RunsController(runs: store.runs, devices: store.devices, shoes: store.shoes, heartbeats: heartbeats, analysis: analysis,
+                              following: following, map: configuration.map, management: runManagement)
         calendar = CalendarController(runs: store.runs, analysis: analysis, wallClock: wallClock)
+        shoes = ShoesController(shoes: store.shoes, wallClock: wallClock)
         importing = ImportController(runs: store.runs, devices: store.devices, analysis: analysis, heavyWork: routes.heavyWork, wallClock: wallClock)
         statistics = StatisticsController(health: store.health, plans: store.plans, analysis: analysis, wallClock: wallClock)
         heart = HeartController(health: store.health, devices: store.devices, heartbeats: heartbeats, analysis: analysis, wallClock: wallClock)

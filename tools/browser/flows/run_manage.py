@@ -1,4 +1,4 @@
-"""A runner managing a run (#33): renames it, chooses its sport, writes notes, shares it by a link
+"""A runner managing a run (#33): renames it, chooses its sport, writes notes, counts it for a pair of shoes, shares it by a link
 that a signed-out visitor opens (map and charts, nothing of the account), ends the link (the
 visitor then gets 404), and deletes the run after its confirmation page."""
 
@@ -67,6 +67,19 @@ def run_manage(t):
     browser.click("form[action$='/share/end'] button")
     status, _ = cloud.headers(link[len(cloud.url):])
     expect(status == 404, f"an ended share link answered {status}")
+
+    # Shoes: a pair added, chosen for the run, its distance counted.
+    browser.open(f"{cloud.url}/shoes", shot="shoes-empty")
+    browser.fill({"name": "Blue trainers", "start_km": "120", "remind_km": "122"}, form="#new-shoe")
+    browser.submit("#new-shoe")
+    browser.open(f"{cloud.url}/runs/{run_id}/edit")
+    Select(browser.find("#run-form select[name='shoe']")).select_by_visible_text("Blue trainers")
+    browser.submit("#run-form")
+    browser.open(f"{cloud.url}/shoes", shot="shoes")
+    shoes = browser.text()
+    expect("123.00 km" in shoes and "Time to replace them" in shoes, f"the shoes page shows {shoes[:300]!r}")
+    check_fits_phone(browser, "the shoes page")
+    browser.shot("shoes", viewport=DESKTOP)
 
     # Deleting: a confirmation first, then the run is gone from the list.
     browser.open(f"{cloud.url}/runs/{run_id}/edit")

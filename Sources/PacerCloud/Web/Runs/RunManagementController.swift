@@ -11,6 +11,8 @@ import PacerContract
 /// of the account but the run.
 struct RunManagementController: Sendable {
     let runs: RunRepository
+    /// The shoes a run may be run in.
+    let shoes: ShoeRepository
     let analysis: RunAnalysis
     let map: MapSettings
     /// "https://cloud.example.org": what share links start with.
@@ -49,9 +51,13 @@ struct RunManagementController: Sendable {
     }
 
     private func editValues(_ run: ManagedRun, _ account: Account, title: String?, notes: String?, sport: Sport,
-                            visibility: RunVisibility) -> [String: Any] {
+                            visibility: RunVisibility, shoes: [Shoe], shoeID: String?) -> [String: Any] {
         let date = date(run, account)
+        // Shoes in use, and the run's own even when retired.
+        let choices = shoes.filter { !$0.retired || $0.id == shoeID }
         return [
+            "shoes": choices.map { ["value": $0.id, "label": $0.name, "selected": $0.id == shoeID] }, "no_shoe": shoeID == nil,
+            "has_shoes": !shoes.isEmpty,
             "run_id": run.run.summary.runID, "heading": RunPageValues.heading(run.details, date: date),
             "default_title": "\(sport.label) of \(date)", "title": title ?? "", "notes": notes ?? "", "shared": run.details.shared,
             "sports": Sport.allCases.map { ["value": $0.rawValue, "label": $0.label, "selected": $0 == sport] },
@@ -70,8 +76,10 @@ struct RunManagementController: Sendable {
     private func editPage(_ context: SignedInContext) async throws -> Response {
         let run = try await ownRun(context)
         let details = run.details
+        let shoeID = try await shoes.runShoe(device: run.run.deviceID, runID: run.run.summary.runID)
         return WebPage.runEdit.response(values: editValues(run, context.account, title: details.title, notes: details.notes, sport: details.sport,
-                                                           visibility: details.visibility),
+                                                           visibility: details.visibility, shoes: try await shoes.shoes(accountID: context.account.id),
+                                                           shoeID: shoeID),
                                         csrf: context.session.csrf, headers: Self.headers)
     }
 
@@ -80,17 +88,21 @@ struct RunManagementController: Sendable {
         let form = try await WebForm.read(request, context: context, maxBytes: 32 * 1024)
         let sport = Sport(rawValue: form["sport"] ?? "")
         let visibility = RunVisibility(rawValue: form["visibility"] ?? "")
+        let accountShoes = try await shoes.shoes(accountID: context.account.id)
+        let shoeText = form["shoe"] ?? ""
+        let shoe = accountShoes.first { $0.id == shoeText }
         // The form again with what was typed and the first problem.
         let refuse = { (message: String) -> WebRefusal in
             var values: [String: String] = [:]
             for (key, value) in self.editValues(run, context.account, title: form["title"], notes: form["notes"], sport: sport ?? run.details.sport,
-                                                visibility: visibility ?? run.details.visibility) {
+                                                visibility: visibility ?? run.details.visibility, shoes: accountShoes, shoeID: shoe?.id) {
                 if let text = value as? String { values[key] = text }
             }
             return WebRefusal.form(.badRequest, page: .runEdit, message: message, values: values)
         }
         guard let sport else { throw refuse("Sport: choose one of \(Sport.allCases.map(\.label).joined(separator: ", "))") }
         guard let visibility else { throw refuse("Who sees it: choose one of the three") }
+        guard shoeText.isEmpty || shoe != nil else { throw refuse("Shoes: choose a pair of yours, or none") }
         let title: String?, notes: String?
         switch RunDetails.validatedTitle(form["title"] ?? "") {
         case .success(let value): title = value
@@ -104,6 +116,8 @@ struct RunManagementController: Sendable {
                                            visibility: visibility) else {
             throw WebRefusal.plain(.notFound, "this run was deleted meanwhile")
         }
+        // A pair deleted since the form was read: the run keeps no shoe rather than failing.
+        _ = try await shoes.setRunShoe(device: run.run.deviceID, runID: run.run.summary.runID, shoeID: shoe?.id, accountID: context.account.id)
         return Self.seeOther("/runs/\(run.run.summary.runID)")
     }
 

@@ -6,6 +6,8 @@ enum RunManagementTemplates {
         <form method="post" action="/runs/{{run_id}}/edit" id="run-form">{{> csrf}}
         <label>Name <input name="title" value="{{title}}" maxlength="100" placeholder="{{default_title}}"></label>
         <label>Sport <select name="sport">{{#sports}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/sports}}</select></label>
+        {{#has_shoes}}<label>Shoes <select name="shoe"><option value=""{{#no_shoe}} selected{{/no_shoe}}>None</option>
+        {{#shoes}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/shoes}}</select></label>{{/has_shoes}}
         <label>Notes <textarea name="notes" rows="5" maxlength="4000">{{notes}}</textarea></label>
         <fieldset><legend>Who sees it</legend>
         {{#visibilities}}<label class="choice"><input type="radio" name="visibility" value="{{value}}"{{#selected}} checked{{/selected}}> {{label}}</label>{{/visibilities}}

@@ -12,6 +12,8 @@ import PacerContract
 struct RunsController: Sendable {
     let runs: RunRepository
     let devices: DeviceRepository
+    /// Shoes due for replacing, said on the list.
+    let shoes: ShoeRepository
     /// The zones' maximum, from the devices' heartbeats.
     let heartbeats: Heartbeats
     /// The run's view, computed once.
@@ -68,6 +70,9 @@ struct RunsController: Sendable {
             if !fromText.isEmpty { parts.append("from=\(fromText)") }
             if !toText.isEmpty { parts.append("to=\(toText)") }
             return "/runs?" + parts.joined(separator: "&")
+        }
+        values["due_shoes"] = try await shoes.shoes(accountID: account.id).filter(\.isDue).map { shoe -> [String: Any] in
+            ["name": shoe.name, "distance": RunnerFormat.distance(shoe.distanceM), "remind": shoe.remindM.map(RunnerFormat.distance) ?? ""]
         }
         if page > 1 { values["newer"] = link(page - 1) }
         if runs.count > Self.runsPerPage { values["older"] = link(page + 1) }

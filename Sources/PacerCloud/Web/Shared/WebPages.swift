@@ -11,7 +11,7 @@ enum WebPage: String, CaseIterable, Sendable {
     case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message
     case devices, deviceUnlink = "device_unlink", importFile = "import"
     case runs, run, stats, heart
-    case runEdit = "run_edit", runDelete = "run_delete", runShareLink = "run_share_link", runShared = "run_shared", calendar
+    case runEdit = "run_edit", runDelete = "run_delete", runShareLink = "run_share_link", runShared = "run_shared", calendar, shoes
     case plan, planSession = "plan_session"
 
     /// The page's template; `{{> head}}` and `{{> foot}}` frame each one. `{{ }}` escapes HTML.
@@ -115,7 +115,9 @@ enum WebPage: String, CaseIterable, Sendable {
         case .runs:
             return """
                 {{> head}}{{> nav}}<h1>My runs</h1>{{> error}}
-                <p><a href="/calendar" id="calendar-link">Calendar of my runs</a></p>
+                <p><a href="/calendar" id="calendar-link">Calendar of my runs</a> · <a href="/shoes">My shoes</a></p>
+                {{#due_shoes}}<p class="due" role="status">Time to replace {{name}}: {{distance}}, past your reminder at {{remind}}.
+                <a href="/shoes">My shoes</a></p>{{/due_shoes}}
                 <form method="get" action="/runs" class="filter">
                 <label>From <input type="date" name="from" value="{{from}}"></label>
                 <label>To <input type="date" name="to" value="{{to}}"></label><button>Show</button></form>
@@ -199,6 +201,7 @@ enum WebPage: String, CaseIterable, Sendable {
         case .runShareLink: return RunManagementTemplates.shareLink
         case .runShared: return RunManagementTemplates.shared
         case .calendar: return CalendarTemplates.page
+        case .shoes: return ShoesTemplates.page
         case .plan: return PlanTemplates.plan
         case .planSession: return PlanTemplates.session
         }
@@ -222,6 +225,7 @@ enum WebPage: String, CaseIterable, Sendable {
         case .runDelete: "Delete a run"
         case .runShareLink: "Share link"
         case .calendar: "Calendar"
+        case .shoes: "My shoes"
         case .stats: "Statistics"
         case .plan: "Training plan"
         case .planSession: "Planned session"
@@ -241,7 +245,7 @@ enum WebPage: String, CaseIterable, Sendable {
         + "#map{height:60vh;max-height:420px;background:#e8eef0}.chart{position:relative;height:200px}"
         + "table{border-collapse:collapse;width:100%}td,th{text-align:right;padding:.25em .4em;border-bottom:1px solid #eee}"
         + "td:first-child,th:first-child{text-align:left}progress{width:100%}.goal{margin-bottom:1em}.note{color:#555;font-size:.9em}"
-        + PlanTemplates.style + RunManagementTemplates.style + CalendarTemplates.style
+        + PlanTemplates.style + RunManagementTemplates.style + CalendarTemplates.style + ShoesTemplates.style
         + ".wide{overflow-x:auto}dl.vitals{display:grid;grid-template-columns:auto 1fr;gap:.2em 1em}dl.vitals dd{margin:0}"
 
     static let partials = [
