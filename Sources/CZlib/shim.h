@@ -9,6 +9,11 @@ static inline int pacer_deflate_init_gzip(z_stream *stream, int level) {
     return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
 }
 
+// Raw deflate (windowBits -15: no header nor trailer), as a ZIP entry holds it.
+static inline int pacer_deflate_init_raw(z_stream *stream, int level) {
+    return deflateInit2(stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+}
+
 static inline int pacer_inflate_init_gzip(z_stream *stream) {
     return inflateInit2(stream, 15 + 16);
 }

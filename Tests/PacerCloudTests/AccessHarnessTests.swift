@@ -150,6 +150,8 @@ struct AccessHarnessTests {
         "GET /stats": .guarded(Case(method: .get, uri: { _ in "/stats" }, scoped: true)),
         // The calendar shows the caller's own runs: none of the owner's.
         "GET /calendar": .guarded(Case(method: .get, uri: { _ in "/calendar?month=2026-05" }, scoped: true)),
+        // The export holds the caller's own account only: none of the owner's runs.
+        "GET /account/export": .guarded(Case(method: .get, uri: { _ in "/account/export" }, scoped: true)),
         // Shoes: the caller's own list, and a pair of its own added; the owner's pair is 404 to others.
         "GET /shoes": .guarded(Case(method: .get, uri: { _ in "/shoes" }, scoped: true)),
         "POST /shoes": .guarded(Case(
@@ -254,8 +256,8 @@ struct AccessHarnessTests {
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-access")
         let routes = Self.routes(try await CloudStore.open(.sqlite(path: directory.file("cloud.db"))))
         let router = routes.router()
-        router.get("account/export") { _, _ in "everything" }
-        #expect(Self.uncovered(router, registry: routes.accessRegistry) == ["GET /account/export: added without an access policy"])
+        router.get("account/everything") { _, _ in "everything" }
+        #expect(Self.uncovered(router, registry: routes.accessRegistry) == ["GET /account/everything: added without an access policy"])
     }
 
     @Test("another account, another device's token, an expired session and no credentials are refused on every guarded route",

@@ -94,3 +94,16 @@ extension RunRepository {
         }
     }
 }
+
+extension RunRepository {
+    /// The account's complete runs with their details, newest first, a page at a time.
+    public func ownRuns(accountID: String, limit: Int, offset: Int) async throws -> [ManagedRun] {
+        try await database.read { db in
+            try await db.raw("""
+                SELECT \(ManagedRow.columns) FROM run r JOIN device d ON d.id = r.device_id
+                WHERE d.account_id = \(bind: accountID) AND \(Self.complete)
+                ORDER BY r.start_ms DESC, r.run_id DESC LIMIT \(bind: limit) OFFSET \(bind: offset)
+                """).rows(ManagedRow.self)
+        }.map(\.managed)
+    }
+}

@@ -128,6 +128,7 @@ public struct CloudRoutes: Sendable {
         controllers.runManagement.addRoutes(to: webRoutes)
         controllers.calendar.addRoutes(to: webRoutes)
         controllers.shoes.addRoutes(to: webRoutes)
+        controllers.accountExport.addRoutes(to: webRoutes)
         controllers.importing.addRoutes(to: webRoutes)
         controllers.statistics.addRoutes(to: webRoutes)
         controllers.heart.addRoutes(to: webRoutes)
@@ -156,6 +157,7 @@ private struct Controllers {
     let runManagement: RunManagementController
     let calendar: CalendarController
     let shoes: ShoesController
+    let accountExport: AccountExportController
     let importing: ImportController
     let statistics: StatisticsController
     let heart: HeartController
@@ -189,6 +191,7 @@ private struct Controllers {
                               following: following, map: configuration.map, management: runManagement)
         calendar = CalendarController(runs: store.runs, analysis: analysis, wallClock: wallClock)
         shoes = ShoesController(shoes: store.shoes, wallClock: wallClock)
+        accountExport = AccountExportController(store: store, wallClock: wallClock)
         importing = ImportController(runs: store.runs, devices: store.devices, analysis: analysis, heavyWork: routes.heavyWork, wallClock: wallClock)
         statistics = StatisticsController(health: store.health, plans: store.plans, analysis: analysis, wallClock: wallClock)
         heart = HeartController(health: store.health, devices: store.devices, heartbeats: heartbeats, analysis: analysis, wallClock: wallClock)

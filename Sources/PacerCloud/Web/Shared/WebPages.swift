@@ -115,7 +115,8 @@ enum WebPage: String, CaseIterable, Sendable {
         case .runs:
             return """
                 {{> head}}{{> nav}}<h1>My runs</h1>{{> error}}
-                <p><a href="/calendar" id="calendar-link">Calendar of my runs</a> · <a href="/shoes">My shoes</a></p>
+                <p><a href="/calendar" id="calendar-link">Calendar of my runs</a> · <a href="/shoes">My shoes</a> ·
+                <a href="/account/export" download>Download all my data</a></p>
                 {{#due_shoes}}<p class="due" role="status">Time to replace {{name}}: {{distance}}, past your reminder at {{remind}}.
                 <a href="/shoes">My shoes</a></p>{{/due_shoes}}
                 <form method="get" action="/runs" class="filter">
