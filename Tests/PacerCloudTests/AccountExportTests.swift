@@ -39,6 +39,19 @@ struct AccountExportTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
     }
 
+    @Test("one export per account at a time, until its body is done with, however that ends")
+    func oneAtATime() throws {
+        let gate = AccountExportController.ExportsInProgress()
+        do {
+            let first = try #require(gate.begin("ann"))
+            withExtendedLifetime(first) {
+                #expect(gate.begin("ann") == nil, "a second export of Ann's waits")
+                #expect(gate.begin("bob") != nil, "Bob's is his own")
+            }
+        }
+        #expect(gate.begin("ann") != nil, "the first one's body gone, Ann may export again")
+    }
+
     @Test("a ZIP that zipfile reads: empty, small and a megabyte of noise, UTF-8 names, every CRC right")
     func zipWriter() async throws {
         let zip = ZipWriter(year: 2026, month: 11, day: 28, hour: 14, minute: 5, second: 7)

@@ -26,20 +26,28 @@ struct AccountExportController: Sendable {
 
     final class ExportsInProgress: Sendable {
         private let accounts = Mutex<Set<String>>([])
-        func begin(_ id: String) -> Bool { accounts.withLock { $0.insert(id).inserted } }
-        func end(_ id: String) { _ = accounts.withLock { $0.remove(id) } }
+
+        /// The account's export, until the ticket goes: with the response's body, however it ends
+        /// (written, failed, or never started because the client left first).
+        final class Ticket: Sendable {
+            let gate: ExportsInProgress, accountID: String
+            init(gate: ExportsInProgress, accountID: String) { (self.gate, self.accountID) = (gate, accountID) }
+            deinit { _ = gate.accounts.withLock { $0.remove(accountID) } }
+        }
+
+        func begin(_ id: String) -> Ticket? { accounts.withLock { $0.insert(id).inserted } ? Ticket(gate: self, accountID: id) : nil }
     }
 
     private func export(_ context: SignedInContext) throws -> Response {
         let account = context.account
-        guard making.begin(account.id) else {
+        guard let ticket = making.begin(account.id) else {
             throw WebRefusal.tooManyAttempts(retryAfter: 60, message: "Your export is being made already: wait for that download to end")
         }
         let nowMs = wallClock()
         let day = String(WireTime.text(milliseconds: nowMs).prefix(10))
-        let (store, making) = (store, making)
+        let store = store
         let body = ResponseBody { writer in
-            defer { making.end(account.id) }
+            withExtendedLifetime(ticket) {}
             try await Self.write(account: account, store: store, nowMs: nowMs) { bytes in
                 if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
             }
