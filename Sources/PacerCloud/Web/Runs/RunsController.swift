@@ -98,7 +98,9 @@ struct RunsController: Sendable {
              "time": RunnerFormat.duration(split.seconds), "pace": RunnerFormat.pace(split.seconds * 1_000 / max(split.meters, 1)),
              "hr": split.hrAvg.map { String(Int($0)) } ?? "–"]
         }
-        let data = RunPageData(track: view.track, kmMarks: view.kmMarks, km: view.chartKm, pace: view.pace, hr: view.heartRate)
+        let data = RunPageData(track: view.track, kmMarks: view.kmMarks, km: view.chartKm, pace: view.pace, hr: view.heartRate,
+                               paceAxis: ChartAxis.robust(view.pace, step: 15, minimumSpan: 60),
+                               hrAxis: ChartAxis.robust(view.heartRate, step: 5, minimumSpan: 20))
         let json = try PageData.script(data)
         var values: [String: Any] = [
             "title": "Run of " + calendar.dateTime(run.summary.startMs), "date": calendar.dateTime(run.summary.startMs), "run_id": runID,
@@ -107,7 +109,7 @@ struct RunsController: Sendable {
             "split_km": view.splitKm > 1 ? String(view.splitKm) : false,
             "default_max": maxSource == .standard, "device_max": maxSource == .device, "has_hr": !view.heartRateSeconds.isEmpty, "data": json,
             "tiles": map.tileURL ?? "", "attribution": map.tileAttribution,
-            "stylesheet": "/assets/leaflet/leaflet.css", "referrer": PageData.mapReferrer,
+            "stylesheet": Assets.url("leaflet/leaflet.css"), "referrer": PageData.mapReferrer,
         ]
         if let hr = summary.hr_avg { values["hr_avg"] = "avg \(Int(hr.rounded())) bpm" + (summary.hr_max.map { ", max \($0)" } ?? "") }
         if let workout = summary.workout_name { values["workout"] = workout }
@@ -169,6 +171,9 @@ struct RunPageData: Encodable {
     var km: [Double]
     var pace: [Double?]
     var hr: [Double?]
+    /// The charts' value axes over the body of the data (`ChartAxis`): [min, max].
+    var paceAxis: [Double]?
+    var hrAxis: [Double]?
 }
 
 extension Optional {
