@@ -62,6 +62,7 @@ struct AccessHarnessTests {
     /// One per route, by Hummingbird's spelling of it ("GET /v1/runs/{run_id}").
     static let cases: [String: Rule] = [
         "GET /health": .publicRoute,
+        "GET /": .publicRoute,
         "GET /a/{secret}": .publicRoute,
         "GET /s/{secret}": .publicRoute,
         "GET /signup": .publicRoute,

@@ -56,7 +56,10 @@ struct DeviceLinkTests {
             #expect(try await cloud.json(.put, "/v1/runs/\(run)", token: token, Track.summary(chunks: 1)).status == .created)
             #expect(try await cloud.request(.get, "/v1/runs", token: token).text.contains(run))
             let page = try await browser.get("/devices")
-            #expect(page.text.contains("ann-pi") && page.text.contains("Last seen: 20"), "\(page.text)")
+            // In the account's zone and the pages' one format, with its age: "Sat 28 Nov, 14:05 (just now)".
+            #expect(page.text.contains("ann-pi") && page.text.range(of: #"Last seen: [A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2}, \d\d:\d\d \(just now\)"#,
+                                                                    options: .regularExpression) != nil, "\(page.text)")
+            #expect(!page.text.contains(" UTC"))
 
             // The code works once, in any case and spacing.
             let (again, refusal) = try await Self.link(cloud, " " + code.lowercased() + "\r\n", name: "ann-other")

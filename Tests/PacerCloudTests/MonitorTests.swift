@@ -369,7 +369,7 @@ struct MonitorTests {
             #expect(try await cloud.request(.get, pagePath, token: nil).text.contains("<form") == false)
 
             let tooLong = try await pair.monitor.post(answerPath, ["kind": "text", "text": String(repeating: "a", count: 101)], formPage: "/watch")
-            #expect(tooLong.status == .badRequest && tooLong.text.contains("text: at most 100 characters"))
+            #expect(tooLong.status == .badRequest && tooLong.text.contains("Message: at most 100 characters"))
             let empty = try await pair.monitor.post(answerPath, ["kind": "text", "text": " <b></b> \u{7}"], formPage: "/watch")
             #expect(empty.status == .badRequest && empty.text.contains("text is missing"))
             #expect(try await pair.monitor.post(answerPath, ["kind": "on_my_way"], formPage: "/watch").status == .seeOther)

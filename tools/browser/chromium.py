@@ -153,9 +153,15 @@ class Chromium:
     # Acting on the page (what sign-up and log-in flows need).
 
     def fill(self, fields, form="form"):
-        """Types into the inputs of `form` by their name attribute: {"email": ..., "password": ...}."""
+        """Types into the inputs of `form` by their name attribute, or chooses in its lists:
+        {"email": ..., "password": ...}."""
+        from selenium.webdriver.support.ui import Select
         for name, value in fields.items():
             element = self.find(f"{form} [name='{name}']")
+            if element.tag_name == "select":
+                # A list (the time zone): chosen by its value, as a person picks it.
+                Select(element).select_by_value(value)
+                continue
             element.clear()
             element.send_keys(value)
 

@@ -76,7 +76,9 @@ public struct CloudRoutes: Sendable {
         let router = Router(context: CloudRequestContext.self)
         // Outermost, so it counts the statuses ErrorMiddleware's refusals become.
         router.add(middleware: RequestMetricsMiddleware(metrics: configuration.metrics, settings: configuration.metricsAccess))
-        router.add(middleware: ErrorMiddleware(routes: accessRegistry))
+        // Outside the error middleware, so error pages are compressed too.
+        router.add(middleware: CompressionMiddleware())
+        router.add(middleware: ErrorMiddleware(routes: accessRegistry, sessions: sessions))
         let controllers = Controllers(self)
 
         // Outside the session middleware: files the same for everyone need no session lookup.

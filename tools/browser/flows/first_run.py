@@ -6,6 +6,7 @@ a restart."""
 
 import json
 import os
+import re
 import time
 
 from browser.runner import expect, flow
@@ -56,7 +57,9 @@ def first_run(t):
     listed = cloud.cli("device", "list")
     expect(any("anna-pi" in line and EMAIL in line for line in listed.splitlines()), f"pacer-cloud device list:\n{listed}")
     browser.open(cloud.url + "/devices", shot="linked")
-    expect("anna-pi" in browser.text() and "Last seen: 20" in browser.text(), f"My devices shows:\n{browser.text()}")
+    # In Anna's zone and the pages' one format: "Last seen: Sat 28 Nov, 15:05 (2 min ago)".
+    seen = re.search(r"Last seen: [A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2}, \d\d:\d\d \(", browser.text())
+    expect("anna-pi" in browser.text() and seen and "UTC" not in browser.text(), f"My devices shows:\n{browser.text()}")
 
     # An operator's notice: spoken once, acknowledged, and not again after a restart.
     cloud.cli("notice", "send", "anna-pi", NOTICE)

@@ -1,6 +1,7 @@
 """My devices (`/devices`): log in, press "Link a device", read the one-time code off the page,
 link a device with it as `pacerctl cloud link` does (`POST /v1/link`), and see it listed."""
 
+import re
 import subprocess
 
 from browser.runner import expect, flow
@@ -39,7 +40,9 @@ def my_devices(t):
     expect(status == 404 and again["error"]["code"] == "code_invalid", f"the code worked twice: {status} {again}")
 
     browser.open(cloud.url + "/devices", shot="linked")
-    expect("ann-pi" in browser.text() and "Unlink ann-pi" in browser.text() and "Last seen: 20" in browser.text(),
+    # The account's zone, in the pages' one format, with how long ago: "Last seen: Sat 28 Nov, 14:05 (just now)".
+    seen = re.search(r"Last seen: [A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2}, \d\d:\d\d \((just now|\d+ s ago)\)", browser.text())
+    expect("ann-pi" in browser.text() and "Unlink ann-pi" in browser.text() and seen and "UTC" not in browser.text(),
            f"the page shows:\n{browser.text()}")
     browser.click("a[href$='/unlink']", shot="unlink")
     browser.click("form[action$='/unlink'] button", shot="unlinked")

@@ -32,6 +32,7 @@ struct AccountsController: Sendable {
 
     func addRoutes(to web: PolicedRoutes<CloudRequestContext>) {
         let anyone = { (why: String) in PublicAccess(why: why) }
+        web.on(.get, "", anyone("sends a browser to its runs, or to the log-in page")) { _, context in home(context) }
         web.on(.get, "signup", anyone("the sign-up form")) { request, context in formPage(.signup, request, context) }
         web.on(.post, "signup", anyone("creating an account needs no account")) { request, context in try await signUp(request, context) }
         web.on(.get, "confirm", anyone("the e-mailed token is the credential; GET only shows the button")) { request, context in
@@ -40,7 +41,10 @@ struct AccountsController: Sendable {
         web.on(.post, "confirm", anyone("the e-mailed single-use token is the credential")) { request, context in
             try await confirm(request, context)
         }
-        web.on(.get, "login", anyone("the log-in form")) { request, context in formPage(.login, request, context) }
+        web.on(.get, "login", anyone("the log-in form")) { request, context in
+            let next = request.uri.queryParameters["next"].map(String.init).flatMap { Sessions.isLocalPath($0) ? $0 : nil }
+            return formPage(.login, request, context, values: next.map { ["next": $0] } ?? [:])
+        }
         web.on(.post, "login", anyone("the password is the credential; rate-limited per account and address")) { request, context in
             try await logIn(request, context)
         }
@@ -94,12 +98,16 @@ struct AccountsController: Sendable {
         case .failure(let error): throw refuse(error, .signup, values: values)
         }
         // Each sign-up costs a bcrypt hash and may send an e-mail: the log-in limits hold it too.
+        let typedZone = (form["timezone"] ?? "").trimmingSpaces
+        guard let timezone = typedZone.isEmpty ? "UTC" : TimeZoneNames.canonical(typedZone) else {
+            throw WebRefusal.form(.badRequest, page: .signup, message: Self.unknownZone(typedZone), values: values)
+        }
         try await limitAttempts(request, context, email: email, what: "sign-up")
         let account: Account
         do {
             account = try await Accounts.create(store: store, email: email, password: password,
                                                 displayName: form["display_name"].flatMap { $0.isEmpty ? nil : $0 },
-                                                timezone: form["timezone"].flatMap { $0.isEmpty ? nil : $0 } ?? "UTC",
+                                                timezone: timezone,
                                                 cost: passwordCost)
         } catch let error as AccountInputError {
             throw refuse(error, .signup, values: values)
@@ -167,7 +175,12 @@ struct AccountsController: Sendable {
 
     private func logIn(_ request: Request, _ context: CloudRequestContext) async throws -> Response {
         let form = try await WebForm.read(request, context: context)
-        let values = ["email": form["email"] ?? ""]
+        // Where the runner was, and what they had typed, when their session ended (`signInAgain`).
+        let next = form["next"].flatMap { Sessions.isLocalPath($0) ? $0 : nil }
+        let resume = form["resume"].map { WebForm.orderedFields($0).filter { $0.name != "csrf" && !$0.name.contains("password") } } ?? []
+        var values = ["email": form["email"] ?? ""]
+        values["next"] = next
+        if !resume.isEmpty { values["resume"] = Sessions.encode(resume) }
         let password = try form.required("password", page: .login, values: values)
         let email: String
         switch EmailAddress.normalized(try form.required("email", page: .login, values: values)) {
@@ -190,7 +203,22 @@ struct AccountsController: Sendable {
         // Sessions nobody came back to are deleted here, at the rate people log in.
         try await store.accounts.deleteExpiredSessions(idleBeforeMs: started.createdMs - settings.idle.milliseconds,
                                               createdBeforeMs: started.createdMs - settings.absolute.milliseconds)
-        return Response(status: .seeOther, headers: [.location: "/account", .setCookie: sessions.sessionCookie(id: id), .cacheControl: "no-store"])
+        let cookie = sessions.sessionCookie(id: id)
+        if let next, !resume.isEmpty {
+            let fields = resume.map { ["name": $0.name, "value": $0.value] }
+            return WebPage.resume.response(values: ["action": next, "fields": fields], csrf: started.csrf, extraHeaders: [.setCookie: cookie])
+        }
+        return Response(status: .seeOther, headers: [.location: next ?? "/account", .setCookie: cookie, .cacheControl: "no-store"])
+    }
+
+    /// The refusal of a time zone not in the list (`TimeZoneNames`): offsets like "GMT+1" ignore summer time.
+    static func unknownZone(_ typed: String) -> String {
+        "timezone: '\(typed.prefix(64))' is not in the list: choose the place whose clock you live by, like Europe/Rome (UTC if none)"
+    }
+
+    /// `/`: a signed-in browser's runs, else the log-in page.
+    private func home(_ context: CloudRequestContext) -> Response {
+        Response(status: .seeOther, headers: [.location: context.account == nil ? "/login" : "/runs", .cacheControl: "no-store"])
     }
 
     /// Log-in, sign-up and reset attempts share one budget per client address (an IPv6 client
@@ -282,9 +310,7 @@ struct AccountsController: Sendable {
             .form(.badRequest, page: .account, message: message, values: ["display_name": account.displayName, "email": account.email,
                                                                            "timezone": account.timezone, "max_hr": maxText], csrf: session.csrf)
         }
-        guard timezone.utf8.count <= 64, TimeZone(identifier: timezone) != nil else {
-            throw refuse("timezone: '\(timezone.prefix(64))' is not a time zone name like Europe/Rome or UTC")
-        }
+        guard let timezone = TimeZoneNames.canonical(timezone) else { throw refuse(Self.unknownZone(timezone)) }
         var maxHR: Int?
         if !maxText.isEmpty {
             guard let value = Int(maxText), (100...240).contains(value) else { throw refuse("max_hr: '\(maxText.prefix(10))' is not a heart rate from 100 to 240 bpm") }

@@ -63,7 +63,7 @@ struct CalendarController: Sendable {
 /// The calendar's template and style (`WebPage.calendar`).
 enum CalendarTemplates {
     static let page = """
-        {{> head}}{{> nav}}<h1>Calendar</h1>{{> error}}
+        {{> head}}<h1>Calendar</h1>{{> error}}
         <nav class="month">{{#prev}}<a href="/calendar?month={{.}}" rel="prev">← Earlier</a>{{/prev}}<b id="month-label">{{month_label}}</b>
         {{#next}}<a href="/calendar?month={{.}}" rel="next">Later →</a>{{/next}}</nav>
         <table class="month" id="calendar"><tr><th>Mon</th><th>Tue</th><th>Wed</th><th>Thu</th><th>Fri</th><th>Sat</th><th>Sun</th></tr>

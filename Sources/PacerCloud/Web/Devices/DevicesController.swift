@@ -25,21 +25,18 @@ struct DevicesController: Sendable {
 
     private func devicesPage(_ context: SignedInContext, code: String? = nil) async throws -> Response {
         let (account, session) = (context.account, context.session)
+        let now = wallClock()
+        let calendar = RunnerCalendar(account.timezone, nowMs: now)
         let devices = try await self.devices.devices(accountID: account.id).filter { !$0.holdsImports }.map { device -> [String: Any] in
             ["id": device.id, "name": device.name, "linked": !device.revoked,
-             "last_seen": device.lastSeenMs.map { Self.minuteText($0) } ?? "not yet"]
+             "last_seen": device.lastSeenMs.map { calendar.dateTimeAndAge($0) } ?? "not yet"]
         }
         var values: [String: Any] = ["devices": devices]
         if let code {
             values["link"] = ["code": LinkCodes.display(code), "base": linkBase,
-                              "until": Self.minuteText(wallClock() + LinkCodes.lifetimeMs)]
+                              "until": calendar.clockTime(now + LinkCodes.lifetimeMs, nowMs: now)]
         }
         return WebPage.devices.response(values: values, csrf: session.csrf)
-    }
-
-    /// "2026-11-25 22:14 UTC".
-    static func minuteText(_ milliseconds: Int64) -> String {
-        WireTime.text(milliseconds: milliseconds).prefix(16).replacingOccurrences(of: "T", with: " ") + " UTC"
     }
 
     /// A new code for the signed-in account, shown once; any unused one it had stops working.

@@ -7,13 +7,17 @@ import Synchronization
 /// plan and alert pages' and the dashboard's): Leaflet and Chart.js
 /// from Debian's libjs-leaflet and libjs-chart.js (in `MapSettings.assetsDirectory`), and the
 /// page's own script, compiled in. Only the files listed here are served, never a path from the
-/// request. Each is read once and kept; they are public and versioned with the package, so
-/// browsers may keep them a day and revalidate by ETag.
+/// request. Each is read once and kept; they are public, so browsers may keep them a day and
+/// revalidate by ETag, and for a year without asking when the URL names their version
+/// (`?v=`, a digest of the bytes: `url(_:)`, what the pages link to), since those bytes never
+/// change under that URL.
 final class Assets: Sendable {
     struct File: Sendable {
         var body: ByteBuffer
         var contentType: String
         var etag: String
+        /// The digest the versioned URL carries.
+        var version: String
     }
 
     /// (package, file) → the path below the assets directory and the content type.
@@ -23,6 +27,8 @@ final class Assets: Sendable {
         "chart.js/chart.min.js": ("chart.js/chart.min.js", "text/javascript; charset=utf-8"),
     ]
     static let cacheControl = "public, max-age=86400"
+    /// A URL with the file's version: its bytes never change.
+    static let versionedCacheControl = "public, max-age=31536000, immutable"
 
     let directory: String
     private let loaded = Mutex<[String: File]>([:])
@@ -33,8 +39,27 @@ final class Assets: Sendable {
 
     /// The file with its ETag (a digest of its bytes).
     static func file(_ data: Data, contentType: String) -> File {
-        File(body: ByteBuffer(bytes: data), contentType: contentType,
-             etag: "\"" + Data(SHA256.hash(data: data)).prefix(12).base64EncodedString() + "\"")
+        let digest = Data(SHA256.hash(data: data)).prefix(12).base64EncodedString()
+        let version = digest.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        return File(body: ByteBuffer(bytes: data), contentType: contentType, etag: "\"" + digest + "\"", version: version)
+    }
+
+    /// The versions of the files read so far, by key ("leaflet/leaflet.js"): this server's own
+    /// from the start, the packages' once first served. Process-wide, as the pages' templates
+    /// are; a version that is not the served file's (another assets directory) only loses the
+    /// year's caching.
+    private static let knownVersions = Mutex<[String: String]>(own.mapValues(\.version))
+
+    /// What a page links to: the file's URL with its version when it is known.
+    static func url(_ key: String) -> String {
+        "/assets/" + key + (knownVersions.withLock { $0[key] }.map { "?v=" + $0 } ?? "")
+    }
+
+    /// Every page's asset URLs (`{{assets.run_js}}` in the templates).
+    static func urls() -> [String: String] {
+        ["leaflet_js": url("leaflet/leaflet.js"), "leaflet_css": url("leaflet/leaflet.css"), "chart_js": url("chart.js/chart.min.js"),
+         "run_js": url("pacer/run.js"), "plan_js": url("pacer/plan.js"), "heart_js": url("pacer/heart.js"), "alert_js": url("pacer/alert.js"),
+         "dashboard_js": url("pacer/dashboard.js"), "icon": url("pacer/icon.svg")]
     }
 
     static let own: [String: File] = [
@@ -43,14 +68,21 @@ final class Assets: Sendable {
         "pacer/heart.js": file(Data(RunScript.heart.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/alert.js": file(Data(RunScript.alert.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/dashboard.js": file(Data(DashboardScript.source.utf8), contentType: "text/javascript; charset=utf-8"),
+        "pacer/icon.svg": file(Data(icon.utf8), contentType: "image/svg+xml"),
     ]
+
+    /// Every page's favicon (`<link rel="icon">`): a small SVG, allowed by the pages' `img-src 'self'`.
+    static let icon = ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f5fbf"/>"##
+        + ##"<path d="M9 23 L16 9 L23 23" fill="none" stroke="#fff" stroke-width="3.5" stroke-linecap="round" stroke-linejoin="round"/></svg>"##
 
     func response(package: String, file name: String, request: Request) throws -> Response {
         let key = package + "/" + name
         guard let file = try Self.own[key] ?? load(key) else {
             throw WebRefusal.plain(.notFound, "no file \(key.prefix(80)) here")
         }
-        var headers: HTTPFields = [.contentType: file.contentType, .cacheControl: Self.cacheControl, .eTag: file.etag]
+        let versioned = request.uri.queryParameters["v"].map(String.init) == file.version
+        var headers: HTTPFields = [.contentType: file.contentType, .cacheControl: versioned ? Self.versionedCacheControl : Self.cacheControl,
+                                   .eTag: file.etag]
         headers[.init("X-Content-Type-Options")!] = "nosniff"
         if request.headers[.ifNoneMatch] == file.etag { return Response(status: .notModified, headers: headers) }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: file.body))
@@ -68,6 +100,7 @@ final class Assets: Sendable {
         }
         let file = Self.file(data, contentType: entry.contentType)
         loaded.withLock { $0[key] = file }
+        Self.knownVersions.withLock { $0[key] = file.version }
         return file
     }
 }

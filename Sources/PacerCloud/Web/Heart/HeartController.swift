@@ -28,8 +28,8 @@ struct HeartController: Sendable {
 
     private func heartPage(_ context: SignedInContext) async throws -> Response {
         let (account, session) = (context.account, context.session)
-        let calendar = RunnerCalendar(account.timezone)
         let now = wallClock()
+        let calendar = RunnerCalendar(account.timezone, nowMs: now)
         let uncounted = try await analysis.countNewRuns(account)
         // Both the zones' maximum and the newest reading come from the devices' heartbeats: read once.
         let states = try await heartbeats.newest(of: try await devices.devices(accountID: account.id))
@@ -76,21 +76,10 @@ struct HeartController: Sendable {
         if let newest = states.compactMap({ $0.state.heart_rate }).compactMap({ reading in
             WireTime.milliseconds(reading.time).map { (bpm: reading.bpm, ms: $0) }
         }).max(by: { $0.ms < $1.ms }) {
-            values["newest"] = "\(newest.bpm) bpm, " + Self.age(milliseconds: now - newest.ms)
+            values["newest"] = "\(newest.bpm) bpm, " + RunnerFormat.age(milliseconds: now - newest.ms)
         }
         return WebPage.heart.response(values: values, csrf: session.csrf,
                                       headers: SecurityHeaders.html(style: WebPage.style, formAction: "'self'", scripts: true))
-    }
-
-    /// "just now", "3 min ago", "5 h ago", "2 days ago".
-    static func age(milliseconds: Int64) -> String {
-        let seconds = max(0, milliseconds / 1_000)
-        switch seconds {
-        case ..<60: return "just now"
-        case ..<3_600: return "\(seconds / 60) min ago"
-        case ..<86_400: return "\(seconds / 3_600) h ago"
-        default: return "\(seconds / 86_400) day\(seconds < 2 * 86_400 ? "" : "s") ago"
-        }
     }
 }
 

@@ -57,6 +57,7 @@ enum MonitorPage {
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="robots" content="noindex"><meta name="referrer" content="strict-origin"><title>Dashboard · Pacer</title>
+            <link rel="icon" href="{{assets.icon}}" type="image/svg+xml">
             <style>\(dashboardStyle)</style>{{> map_assets}}</head><body>{{> nav}}
             <h1>Runners I watch over</h1><p><span id="live">connecting…</span> · <a href="/monitoring">Monitoring</a></p>
             <main id="cards" data-tiles="{{tiles}}" data-attribution="{{attribution}}">{{#cards}}<section class="card{{#alert_open}} alert-open{{/alert_open}}" id="card-{{id}}">
@@ -67,14 +68,14 @@ enum MonitorPage {
             """,
         // The dashboard's script and map, from the one asset server the runner's pages use.
         "map_assets": """
-            <link rel="stylesheet" href="/assets/leaflet/leaflet.css"><script src="/assets/leaflet/leaflet.js" defer></script>
-            <script src="/assets/pacer/dashboard.js" defer></script>
+            <link rel="stylesheet" href="{{assets.leaflet_css}}"><script src="{{assets.leaflet_js}}" defer></script>
+            <script src="{{assets.dashboard_js}}" defer></script>
             """,
     ]
 
     static let dashboardStyle = WebPage.style
         + "body{max-width:60em}.card{border:1px solid #999;border-radius:.4em;padding:.5em 1em;margin:1em 0}"
-        + ".alert-open{border:3px solid #b00}.alert.open{color:#b00}.alert.open h3{background:#fdd;padding:.3em}"
+        + ".alert-open{border:3px solid #b00}.alert.open{color:#b00}.alert.open h3{background:#fdd;color:#600;padding:.3em}"
         + ".map{height:18em;margin:.5em 0}dl{display:grid;grid-template-columns:auto 1fr;gap:0 1em}dd{margin:0}"
         + "input{display:inline-block}"
 
@@ -93,7 +94,8 @@ enum MonitorPage {
     /// A monitoring page (not the dashboard) with the account pages' headers.
     static func response(_ template: String, _ status: HTTPResponse.Status = .ok, values: [String: Any], csrf: String,
                          error: String? = nil, title: String) -> Response {
-        var context = values
+        var context = PageLayout.values()
+        context.merge(values) { _, given in given }
         context["page_title"] = title
         context["csrf"] = csrf
         if let error { context["error"] = error }
@@ -116,7 +118,9 @@ enum MonitorPage {
             ["id": card.id, "html": card.html, "alert_open": card.alert_open,
              "map_json": card.map.flatMap { try? String(decoding: encoder.encode($0), as: UTF8.self) } ?? ""]
         }
-        let html = render(dashboard, ["cards": values, "csrf": csrf, "tiles": map.tileURL ?? "", "attribution": map.tileAttribution])
+        var context = PageLayout.values()
+        context.merge(["cards": values, "csrf": csrf, "tiles": map.tileURL ?? "", "attribution": map.tileAttribution]) { _, given in given }
+        let html = render(dashboard, context)
         return Response(status: .ok, headers: dashboardHeaders(map: map), body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }

@@ -80,8 +80,10 @@ struct MonitoringController: Sendable {
                                 error: String? = nil) async throws -> Response {
         let (account, session) = (context.account, context.session)
         let person = { (other: Account) -> [String: String] in ["id": other.id, "name": other.displayName, "email": other.email] }
-        let invites = try await monitoring.monitorInvites(runnerID: account.id, nowMs: wallClock()).map {
-            ["email": $0.email, "until": WireTime.text(milliseconds: $0.expiresMs)]
+        let now = wallClock()
+        let calendar = RunnerCalendar(account.timezone, nowMs: now)
+        let invites = try await monitoring.monitorInvites(runnerID: account.id, nowMs: now).map {
+            ["email": $0.email, "until": calendar.dateTime($0.expiresMs)]
         }
         var values: [String: Any] = [
             "monitors": try await monitoring.monitors(runnerID: account.id).map(person),

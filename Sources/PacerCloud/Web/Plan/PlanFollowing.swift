@@ -14,14 +14,17 @@ struct PlanFollowing: Sendable {
     /// Today in the account's time zone, as a plan day.
     static func today(_ account: Account, nowMs: Int64) -> Int { PlanDates.day(atMs: nowMs, timezone: account.timezone) }
 
-    /// When the device's run `runID` is complete and its summary names an occurrence of the
-    /// device's account, marks that occurrence done by the run. Another account's occurrence,
+    /// When the device's run `runID` is complete, its summary names an occurrence of the
+    /// device's account and the run covered most of it (`PlanCompletion`: 80 % of its planned
+    /// distance and time), marks that occurrence done by the run. Another account's occurrence,
     /// or none, is passed over without a word: the upload succeeds the same.
     func markFollowedSession(device: Device, runID: String) async throws {
         guard let accountID = device.accountID, let stored = try await runs.completeRun(device: device.id, runID: runID),
-              let occurrenceID = (try? RunItem(stored))?.summary.planned_session_id,
+              let summary = (try? RunItem(stored))?.summary, let occurrenceID = summary.planned_session_id,
               let account = try await accounts.account(id: accountID),
-              let followed = try await followedOccurrence(account, occurrenceID: occurrenceID, startMs: stored.startMs) else { return }
+              let followed = try await followedOccurrence(account, occurrenceID: occurrenceID, startMs: stored.startMs),
+              PlanCompletion.isDone(stepsJSON: followed.session.stepsJSON, distanceM: summary.distance_m, elapsedS: summary.elapsed_time_s)
+        else { return }
         _ = try await plans.markPlanDone(PlanDone(sessionID: followed.session.id, date: followed.date, accountID: accountID, runDeviceID: device.id,
                                             runID: runID, doneMs: wallClock()))
     }

@@ -79,7 +79,8 @@ struct PlanForm {
         do {
             _ = try PlanSteps.workout(name: cleaned, steps: steps.steps)
         } catch {
-            throw Refusal(message: Self.formField(error.field, rows: steps.rows) + " (\(error.field)): \(error.problem)")
+            // The form's field, never the steps' internal path ("steps[0].distance_m"): the page words it as its label.
+            throw Refusal(message: Self.formField(error.field, rows: steps.rows) + ": \(error.problem)")
         }
         let json = (try? JSONInput.canonical(steps.steps)) ?? "[]"
         return PlanSession(id: id, accountID: accountID, name: cleaned, stepsJSON: json, startDate: date, weekdays: weekdays, weeks: weekCount)

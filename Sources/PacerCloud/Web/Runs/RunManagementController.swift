@@ -161,7 +161,7 @@ struct RunManagementController: Sendable {
     /// A monitor's view of a runner's run they may see (`RunsController` asks when the run is
     /// not the viewer's own): with the nav, in the monitor's time zone.
     func monitoredPage(_ run: ManagedRun, viewer: Account) async throws -> Response {
-        try await othersPage(run, timezone: viewer.timezone, nav: true)
+        try await othersPage(run, timezone: viewer.timezone)
     }
 
     private func sharedPage(_ context: CloudRequestContext) async throws -> Response {
@@ -170,10 +170,10 @@ struct RunManagementController: Sendable {
             throw WebRefusal.plain(.notFound, "this share link does not exist or was ended by its runner")
         }
         // UTC: nothing of the runner's account, its time zone included; the page says so.
-        return try await othersPage(run, timezone: "UTC", nav: false)
+        return try await othersPage(run, timezone: "UTC")
     }
 
-    private func othersPage(_ run: ManagedRun, timezone: String, nav: Bool) async throws -> Response {
+    private func othersPage(_ run: ManagedRun, timezone: String) async throws -> Response {
         let summary = try RunItem(run.run.summary).summary
         let view: RunView
         do { view = try await analysis.runView(run.run) } catch let busy as WorkQueue.Busy { return busy.page() }
@@ -182,7 +182,6 @@ struct RunManagementController: Sendable {
         values["heading"] = RunPageValues.heading(run.details, date: date)
         values["title"] = values["heading"]
         values["sport"] = run.details.sport.label
-        values["nav"] = nav
         values["tiles"] = map.tileURL ?? ""
         values["attribution"] = map.tileAttribution
         if let notes = run.details.notes { values["notes"] = notes }

@@ -2,7 +2,7 @@
 /// link, or a monitor): `WebPage.runEdit`, `.runDelete`, `.runShareLink`, `.runShared`.
 enum RunManagementTemplates {
     static let edit = """
-        {{> head}}{{> nav}}<h1>Edit this run</h1><p class="summary">{{heading}}</p>{{> error}}
+        {{> head}}<h1>Edit this run</h1><p class="summary">{{heading}}</p>{{> error}}
         <form method="post" action="/runs/{{run_id}}/edit" id="run-form">{{> csrf}}
         <label>Name <input name="title" value="{{title}}" maxlength="100" placeholder="{{default_title}}"></label>
         <label>Sport <select name="sport">{{#sports}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/sports}}</select></label>
@@ -24,14 +24,14 @@ enum RunManagementTemplates {
         """
 
     static let delete = """
-        {{> head}}{{> nav}}<h1>Delete this run?</h1><p class="summary">{{heading}}</p>{{> error}}
+        {{> head}}<h1>Delete this run?</h1><p class="summary">{{heading}}</p>{{> error}}
         <p>{{summary}}. Its track, charts and figures go, and its share link stops working. It cannot be undone.</p>
         <form method="post" action="/runs/{{run_id}}/delete">{{> csrf}}<button>Delete this run</button></form>
         <p><a href="/runs/{{run_id}}">Keep it</a></p>{{> foot}}
         """
 
     static let shareLink = """
-        {{> head}}{{> nav}}<h1>Share link made</h1>
+        {{> head}}<h1>Share link made</h1>
         <p>Anyone with this address sees the map and charts of {{heading}}, and nothing of your account. Copy it now: it is shown only
         this once (Pacer keeps only a fingerprint of it).</p>
         <p class="link" id="share-link"><a href="{{link}}">{{link}}</a></p>
@@ -40,7 +40,7 @@ enum RunManagementTemplates {
 
     /// A run seen by someone other than its runner: no account, device, downloads or settings.
     static let shared = """
-        {{> head}}{{#nav}}{{> nav}}{{/nav}}<h1>{{heading}}</h1>
+        {{> head}}<h1>{{heading}}</h1>
         <p class="summary">{{sport}} · {{date}}</p>
         <p class="summary">{{distance}} · {{duration}} · {{pace}}{{#hr_avg}} · {{.}}{{/hr_avg}}</p>
         {{#notes}}<p class="notes">{{.}}</p>{{/notes}}
@@ -52,8 +52,8 @@ enum RunManagementTemplates {
         {{#splits}}<tr><td>{{km}}</td><td>{{time}}</td><td>{{pace}}</td><td>{{hr}}</td></tr>{{/splits}}</table>
         {{#split_km}}<p class="note">Splits of {{.}} km: the run is longer than 500 km.</p>{{/split_km}}
         <script type="application/json" id="run-data">{{{data}}}</script>
-        <script src="/assets/leaflet/leaflet.js"></script><script src="/assets/chart.js/chart.min.js"></script>
-        <script src="/assets/pacer/run.js"></script>{{> foot}}
+        <script src="{{assets.leaflet_js}}"></script><script src="{{assets.chart_js}}"></script>
+        <script src="{{assets.run_js}}"></script>{{> foot}}
         """
 
     static let style = "textarea{display:block;width:100%;box-sizing:border-box;font-size:1.1em;padding:.4em;font-family:inherit}"

@@ -12,12 +12,14 @@ enum RunPageValues {
              "time": RunnerFormat.duration(split.seconds), "pace": RunnerFormat.pace(split.seconds * 1_000 / max(split.meters, 1)),
              "hr": split.hrAvg.map { String(Int($0)) } ?? "–"]
         }
-        let data = RunPageData(track: view.track, kmMarks: view.kmMarks, km: view.chartKm, pace: view.pace, hr: view.heartRate)
+        let data = RunPageData(track: view.track, kmMarks: view.kmMarks, km: view.chartKm, pace: view.pace, hr: view.heartRate,
+                               paceAxis: ChartAxis.robust(view.pace, step: 15, minimumSpan: 60),
+                               hrAxis: ChartAxis.robust(view.heartRate, step: 5, minimumSpan: 20))
         var values: [String: Any] = [
             "date": date, "distance": RunnerFormat.distance(summary.distance_m), "duration": RunnerFormat.duration(summary.moving_time_s),
             "pace": RunnerFormat.pace(summary.avg_pace_s_per_km), "splits": splits, "data": try PageData.script(data),
             "split_km": view.splitKm > 1 ? String(view.splitKm) : false, "has_hr": !view.heartRateSeconds.isEmpty,
-            "stylesheet": "/assets/leaflet/leaflet.css", "referrer": PageData.mapReferrer,
+            "stylesheet": Assets.url("leaflet/leaflet.css"), "referrer": PageData.mapReferrer,
         ]
         if let hr = summary.hr_avg { values["hr_avg"] = "avg \(Int(hr.rounded())) bpm" + (summary.hr_max.map { ", max \($0)" } ?? "") }
         return values

@@ -176,6 +176,9 @@ struct RunPageData: Encodable {
     var km: [Double]
     var pace: [Double?]
     var hr: [Double?]
+    /// The charts' value axes over the body of the data (`ChartAxis`): [min, max].
+    var paceAxis: [Double]?
+    var hrAxis: [Double]?
 }
 
 extension Optional {

@@ -3,6 +3,15 @@
 /// `document.body.dataset.complete = "1"`, the flag the browser flows and tools/bench-web wait for
 /// (`window.pacerCompleteMs` says when, from navigation start).
 enum RunScript {
+    /// Both pages' charts in the system's scheme: light text and grid lines on a dark page.
+    private static let chartScheme = #"""
+          var dark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+          if (dark) {
+            Chart.defaults.color = '#c4c8ce';
+            Chart.defaults.borderColor = 'rgba(255, 255, 255, 0.15)';
+          }
+        """#
+
     /// The map both pages draw on: the Leaflet map in `#map`, with the configured tiles (none in
     /// the "none" mode), and `text()`, which escapes what goes into a tooltip.
     private static let mapSetup = #"""
@@ -42,13 +51,16 @@ enum RunScript {
           }
           window.pacerMap = { map: map, track: track };
 
+        \#(chartScheme)
           function minutes(seconds) {
             var whole = Math.round(seconds);
             return Math.floor(whole / 60) + ':' + String(whole % 60).padStart(2, '0');
           }
           function chart(id, values, color, options) {
+            var canvas = document.getElementById(id);
+            if (!canvas) { return null; }
             var points = data.km.map(function (km, i) { return { x: km, y: values[i] }; });
-            return new Chart(document.getElementById(id), {
+            return new Chart(canvas, {
               type: 'line',
               data: { datasets: [{ data: points, borderColor: color, backgroundColor: color, borderWidth: 1.5, pointRadius: 0 }] },
               options: {
@@ -61,10 +73,14 @@ enum RunScript {
               }
             });
           }
-          var pace = chart('pace-chart', data.pace, '#1f5fbf', {
-            reverse: true, title: { display: true, text: 'min/km' }, ticks: { callback: minutes }
+          // The value axes span the body of the data (the page's paceAxis and hrAxis): an outlier is clipped at the edge.
+          var paceAxis = data.paceAxis || [], hrAxis = data.hrAxis || [];
+          var pace = chart('pace-chart', data.pace, dark ? '#6fa0ff' : '#1f5fbf', {
+            reverse: true, min: paceAxis[0], max: paceAxis[1], title: { display: true, text: 'min/km' }, ticks: { callback: minutes }
           });
-          var heart = chart('hr-chart', data.hr, '#c0392b', { title: { display: true, text: 'bpm' } });
+          var heart = chart('hr-chart', data.hr, dark ? '#ff6b5b' : '#c0392b', {
+            min: hrAxis[0], max: hrAxis[1], title: { display: true, text: 'bpm' }
+          });
           window.pacerCharts = { pace: pace, hr: heart };
           // The next frame: the map's line and both canvases are painted by then.
           // pacerCompleteMs: milliseconds from navigation start, for tools/bench-web.
@@ -81,12 +97,16 @@ enum RunScript {
         (function () {
           'use strict';
           var data = JSON.parse(document.getElementById('heart-data').textContent);
+        \#(chartScheme)
           function line(label, values, color) {
             return { label: label, data: values, borderColor: color, backgroundColor: color, borderWidth: 1.5, pointRadius: 2, spanGaps: true };
           }
-          var runs = new Chart(document.getElementById('runs-chart'), {
+          var canvas = document.getElementById('runs-chart');
+          // No run with heart rate: the page says what to do instead of drawing an empty chart.
+          var runs = canvas && new Chart(canvas, {
             type: 'line',
-            data: { labels: data.labels, datasets: [line('Average', data.average, '#c0392b'), line('Maximum', data.maximum, '#7f1d1d')] },
+            data: { labels: data.labels, datasets: [line('Average', data.average, dark ? '#ff6b5b' : '#c0392b'),
+              line('Maximum', data.maximum, dark ? '#ffb4a8' : '#7f1d1d')] },
             options: {
               animation: false, responsive: true, maintainAspectRatio: false,
               plugins: { legend: { display: true, position: 'bottom' }, tooltip: { intersect: false, mode: 'index' } },

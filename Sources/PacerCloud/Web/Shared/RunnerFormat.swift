@@ -1,5 +1,6 @@
 import CloudModel
 import Foundation
+import PacerCore
 
 /// How the runner's pages write distances, times and paces.
 enum RunnerFormat {
@@ -22,6 +23,10 @@ enum RunnerFormat {
         return String(format: "%d:%02d /km", total / 60, total % 60)
     }
 
+    /// How long ago, as the alerts write it (`AlertClock.age`): "just now", "40 s ago", "3 min
+    /// ago", "2 h 5 min ago", "3 days ago"; never hundreds of seconds.
+    static func age(milliseconds: Int64) -> String { AlertClock.age(milliseconds: milliseconds) }
+
     /// A number without needless decimals: "10", "10.5".
     static func number(_ value: Double) -> String {
         let text = String(format: "%.2f", value)
@@ -37,9 +42,13 @@ final class RunnerCalendar {
     }
 
     let calendar: Calendar
+    /// Now, by the request's wall clock: a time of this year is written without its year.
+    let nowMs: Int64?
     private var formatters: [String: DateFormatter] = [:]
 
-    init(_ timezone: String) {
+    /// `nowMs` defaults to the time the page's request is handled at (`PageLayout.viewer`).
+    init(_ timezone: String, nowMs: Int64? = PageLayout.viewer?.nowMs) {
+        self.nowMs = nowMs
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: timezone) ?? TimeZone(identifier: "UTC")!
         calendar.firstWeekday = 2
@@ -96,14 +105,27 @@ final class RunnerCalendar {
     /// "10 May".
     func shortDate(_ at: Int64) -> String { format(at, "d MMM") }
 
-    /// "Tue 24 Nov 2026, 07:31".
-    func dateTime(_ at: Int64) -> String { format(at, "EEE d MMM yyyy, HH:mm") }
+    /// Every time the pages show, in one format: "Fri 27 Nov, 20:45", with the year when it is
+    /// not this year's ("Tue 24 Nov 2025, 07:31").
+    func dateTime(_ at: Int64) -> String {
+        isThisYear(at) ? format(at, "EEE d MMM, HH:mm") : format(at, "EEE d MMM yyyy, HH:mm")
+    }
+
+    /// "Fri 27 Nov, 20:45 (3 min ago)": when something was last heard of.
+    func dateTimeAndAge(_ at: Int64) -> String {
+        nowMs.map { dateTime(at) + " (" + RunnerFormat.age(milliseconds: $0 - at) + ")" } ?? dateTime(at)
+    }
+
+    private func isThisYear(_ at: Int64) -> Bool {
+        guard let nowMs else { return false }
+        return calendar.component(.year, from: date(ms: at)) == calendar.component(.year, from: date(ms: nowMs))
+    }
 
     func date(_ at: Int64) -> String { format(at, "d MMM yyyy") }
 
-    /// "07:31" on the day of `nowMs`, "24 Nov, 07:31" on another.
+    /// "07:31" on the day of `nowMs`, else as `dateTime`: "Tue 24 Nov, 07:31".
     func clockTime(_ at: Int64, nowMs: Int64) -> String {
-        calendar.isDate(date(ms: at), inSameDayAs: date(ms: nowMs)) ? format(at, "HH:mm") : format(at, "d MMM, HH:mm")
+        calendar.isDate(date(ms: at), inSameDayAs: date(ms: nowMs)) ? format(at, "HH:mm") : dateTime(at)
     }
 
     private func format(_ at: Int64, _ pattern: String) -> String {

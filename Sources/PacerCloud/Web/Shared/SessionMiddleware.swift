@@ -30,13 +30,31 @@ struct Sessions: Sendable {
         let hash = Tokens.hash(cookie)
         guard let session = try await accounts.session(idHash: hash) else { return nil }
         let now = nowMs()
-        if now - session.seenMs > settings.idle.milliseconds || now - session.createdMs > settings.absolute.milliseconds {
+        guard isWithinLimits(session, now: now) else {
             try await accounts.deleteSession(idHash: hash)
             return nil
         }
-        // A write per minute at most, not per request: idle expiry needs no finer grain.
-        if now - session.seenMs >= 60_000 { try await accounts.touchSession(idHash: hash, seenMs: now) }
+        if now - session.seenMs >= touchIntervalMs { try await accounts.touchSession(idHash: hash, seenMs: now) }
         return session
+    }
+
+    /// How stale the stored last-seen time may get: it is written only when it is this much
+    /// older than the request, not at every request. A twentieth of the idle time, at most a
+    /// minute: with `--session-idle 60`, every 3 s, so a browser active within 57 s of its last
+    /// request is never logged out (a fixed minute logged out every browser of a 60 s idle time).
+    var touchIntervalMs: Int64 { min(60_000, settings.idle.milliseconds / 20) }
+
+    /// Within the idle and absolute times, by the stored last-seen time (which is never later
+    /// than the real last request: a session is never kept past its idle time).
+    func isWithinLimits(_ session: StoredSession, now: Int64) -> Bool {
+        now - session.seenMs <= settings.idle.milliseconds && now - session.createdMs <= settings.absolute.milliseconds
+    }
+
+    /// Whether the cookie names a live session, without touching it: what an error page (outside
+    /// the pages' middleware) asks to choose its nav.
+    func isLive(cookie: String) async throws -> Bool {
+        guard Tokens.isWellFormedSecret(cookie) else { return false }
+        return try await isLive(idHash: Tokens.hash(cookie))
     }
 
     /// Whether the session is still there and within its idle and absolute times, without
@@ -44,8 +62,7 @@ struct Sessions: Sendable {
     /// ends with the session (log-out, a password reset, expiry) rather than at its own end.
     func isLive(idHash: String) async throws -> Bool {
         guard let session = try await accounts.session(idHash: idHash) else { return false }
-        let now = nowMs()
-        return now - session.seenMs <= settings.idle.milliseconds && now - session.createdMs <= settings.absolute.milliseconds
+        return isWithinLimits(session, now: nowMs())
     }
 
     func cookie(_ name: String, value: String, maxAge: Duration?) -> String {
@@ -73,20 +90,24 @@ struct SessionMiddleware: RouterMiddleware {
     let sessions: Sessions
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let cookie = request.cookies[Sessions.cookieName]?.value, !cookie.isEmpty,
-              let session = try await sessions.resume(cookie: cookie),
-              let account = try await sessions.accounts.account(id: session.accountID) else {
-            return try await next(request, context)
-        }
         var context = context
-        context.session = session
-        context.account = account
-        do {
-            return try await next(request, context)
-        } catch let refusal as WebRefusal {
-            // Rendered here, where the context has the session, so that a form shown again
-            // carries the session's CSRF token: the outer middlewares' copy has no session.
-            return try refusal.response(from: request, context: context)
+        if let cookie = request.cookies[Sessions.cookieName]?.value, !cookie.isEmpty,
+           let session = try await sessions.resume(cookie: cookie),
+           let account = try await sessions.accounts.account(id: session.accountID) {
+            context.session = session
+            context.account = account
+        }
+        return try await PageLayout.$viewer.withValue(.init(signedIn: context.account != nil, path: request.uri.path, nowMs: sessions.nowMs())) {
+            do {
+                return try await next(request, context)
+            } catch WebRefusal.signInFirst {
+                return await sessions.signInAgain(request)
+            } catch let refusal as WebRefusal {
+                // Rendered here, where the context has the session, so that a form shown again
+                // carries the session's CSRF token and the page its nav: the outer middlewares'
+                // copy has neither.
+                return try refusal.response(from: request, context: context)
+            }
         }
     }
 }

@@ -13,9 +13,19 @@ struct WebForm {
     /// The field's value, or a 400 naming it.
     func required(_ name: String, page: WebPage, values: [String: String] = [:]) throws -> String {
         guard let value = fields[name], !value.isEmpty else {
-            throw WebRefusal.form(.badRequest, page: page, message: "\(name) is missing: fill it in", values: values)
+            throw WebRefusal.form(.badRequest, page: page, message: "\(name): fill it in", values: values)
         }
         return value
+    }
+
+    /// The fields of `text` in their order, duplicates too; those that do not decode are left out.
+    static func orderedFields(_ text: String) -> [(name: String, value: String)] {
+        text.split(separator: "&", omittingEmptySubsequences: true).compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (raw: Substring) in String(raw).replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = decode(parts[0]), let value = decode(parts.count == 2 ? parts[1] : ""), !value.contains("\0") else { return nil }
+            return (name, value)
+        }
     }
 
     /// Parses `text`; duplicate fields keep the first value.

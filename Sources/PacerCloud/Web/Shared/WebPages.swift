@@ -8,7 +8,7 @@ import Mustache
 /// resource files to lose): readable on a phone, no script at all, one stylesheet allowed by
 /// its hash, and the security headers every HTML answer has (`SecurityHeaders`).
 enum WebPage: String, CaseIterable, Sendable {
-    case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message
+    case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message, resume
     case devices, deviceUnlink = "device_unlink", importFile = "import"
     case runs, run, stats, heart
     case runEdit = "run_edit", runDelete = "run_delete", runShareLink = "run_share_link", runShared = "run_shared", calendar, shoes
@@ -21,10 +21,10 @@ enum WebPage: String, CaseIterable, Sendable {
             return """
                 {{> head}}<h1>Create an account</h1>{{> error}}
                 <form method="post" action="/signup">{{> csrf}}
-                <label>E-mail <input type="email" name="email" value="{{email}}" required autocomplete="username"></label>
-                <label>Your name <input name="display_name" value="{{display_name}}" maxlength="64" autocomplete="name"></label>
-                <label>Time zone <input name="timezone" value="{{timezone}}{{^timezone}}UTC{{/timezone}}" maxlength="64"></label>
-                <label>Password (12 characters or more) <input type="password" name="password" required minlength="12" autocomplete="new-password"></label>
+                <label>E-mail <input type="email" name="email" value="{{email}}" required autocomplete="username"\(Self.invalid("email"))>\(Self.fieldError("email"))</label>
+                <label>Your name <input name="display_name" value="{{display_name}}" maxlength="64" autocomplete="name"\(Self.invalid("display_name"))>\(Self.fieldError("display_name"))</label>
+                <label>Time zone (where you run: your weeks, days and times) <select name="timezone"\(Self.invalid("timezone"))>{{> timezones}}</select>\(Self.fieldError("timezone"))</label>
+                <label>Password (12 characters or more) <input type="password" name="password" required minlength="12" autocomplete="new-password"\(Self.invalid("password"))>\(Self.fieldError("password"))</label>
                 <button>Create account</button></form>
                 <p><a href="/login">I have an account</a></p>{{> foot}}
                 """
@@ -36,10 +36,11 @@ enum WebPage: String, CaseIterable, Sendable {
                 """
         case .login:
             return """
-                {{> head}}<h1>Log in</h1>{{> error}}
-                <form method="post" action="/login">{{> csrf}}
-                <label>E-mail <input type="email" name="email" value="{{email}}" required autocomplete="username"></label>
-                <label>Password <input type="password" name="password" required autocomplete="current-password"></label>
+                {{> head}}<h1>Log in</h1>{{#notice}}<p class="notice">{{notice}}</p>{{/notice}}{{> error}}
+                <form method="post" action="/login">{{> csrf}}{{#next}}<input type="hidden" name="next" value="{{next}}">{{/next}}
+                {{#resume}}<input type="hidden" name="resume" value="{{resume}}">{{/resume}}
+                <label>E-mail <input type="email" name="email" value="{{email}}" required autocomplete="username"\(Self.invalid("email"))>\(Self.fieldError("email"))</label>
+                <label>Password <input type="password" name="password" required autocomplete="current-password"\(Self.invalid("password"))>\(Self.fieldError("password"))</label>
                 <button>Log in</button></form>
                 <p><a href="/signup">Create an account</a> · <a href="/reset">Forgot the password?</a></p>{{> foot}}
                 """
@@ -47,25 +48,25 @@ enum WebPage: String, CaseIterable, Sendable {
             return """
                 {{> head}}<h1>Reset the password</h1>{{> error}}
                 <form method="post" action="/reset">{{> csrf}}
-                <label>E-mail <input type="email" name="email" value="{{email}}" required autocomplete="username"></label>
+                <label>E-mail <input type="email" name="email" value="{{email}}" required autocomplete="username"\(Self.invalid("email"))>\(Self.fieldError("email"))</label>
                 <button>Send me a link</button></form>{{> foot}}
                 """
         case .resetPassword:
             return """
                 {{> head}}<h1>Choose a new password</h1>{{> error}}
                 <form method="post" action="/reset/password">{{> csrf}}<input type="hidden" name="token" value="{{token}}">
-                <label>New password (12 characters or more) <input type="password" name="password" required minlength="12" autocomplete="new-password"></label>
+                <label>New password (12 characters or more) <input type="password" name="password" required minlength="12" autocomplete="new-password"\(Self.invalid("password"))>\(Self.fieldError("password"))</label>
                 <button>Set the password</button></form>{{> foot}}
                 """
         case .account:
             return """
-                {{> head}}{{> nav}}<h1>{{display_name}}</h1>{{> error}}
+                {{> head}}<h1>{{display_name}}</h1>{{> error}}
                 <dl><dt>E-mail</dt><dd>{{email}}</dd><dt>Time zone</dt><dd>{{timezone}}</dd></dl>
                 <h2>Settings</h2>
                 <form method="post" action="/account/settings">{{> csrf}}
-                <label>Time zone (weeks and months of your statistics) <input name="timezone" value="{{timezone}}" maxlength="64" required></label>
+                <label>Time zone (your weeks, days and times) <select name="timezone" required\(Self.invalid("timezone"))>{{> timezones}}</select>\(Self.fieldError("timezone"))</label>
                 <label>Maximum heart rate, bpm (your heart-rate zones; empty: \(HeartRateZones.defaultMaximum))
-                <input name="max_hr" value="{{max_hr}}" inputmode="numeric" maxlength="3"></label>
+                <input name="max_hr" value="{{max_hr}}" inputmode="numeric" maxlength="3"\(Self.invalid("max_hr"))>\(Self.fieldError("max_hr"))</label>
                 <button>Save settings</button></form>
                 <h2>My devices</h2>{{#devices}}<p>{{name}}</p>{{/devices}}{{^devices}}<p>No device yet.</p>{{/devices}}
                 <p><a href="/devices">Link a device, or unlink one</a></p>
@@ -78,7 +79,7 @@ enum WebPage: String, CaseIterable, Sendable {
                 {{> head}}<h1>Delete my account</h1>{{> error}}
                 <p>This deletes your account, every device of it, and all their runs, positions and alerts. It cannot be undone.</p>
                 <form method="post" action="/account/delete">{{> csrf}}
-                <label>Your password <input type="password" name="password" required autocomplete="current-password"></label>
+                <label>Your password <input type="password" name="password" required autocomplete="current-password"\(Self.invalid("password"))>\(Self.fieldError("password"))</label>
                 <button>Delete everything</button></form>
                 <p><a href="/account">Keep my account</a></p>{{> foot}}
                 """
@@ -110,26 +111,36 @@ enum WebPage: String, CaseIterable, Sendable {
                 <button>Import</button></form>
                 <p><a href="/account">My account</a></p>{{> foot}}
                 """
+        case .resume:
+            return """
+                {{> head}}<h1>Send it again?</h1>
+                <p>You are logged in again. What you sent before your session ended was not saved yet: it is kept here.</p>
+                <form method="post" action="{{action}}">{{> csrf}}{{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">{{/fields}}
+                <button>Send it now</button></form><p><a href="/">Leave it</a></p>{{> foot}}
+                """
         case .message:
-            return "{{> head}}<h1>{{title}}</h1>{{> error}}<p>{{text}}</p>{{#link}}<p><a href=\"{{href}}\">{{label}}</a></p>{{/link}}{{> foot}}"
+            // Every message has a way on: its own link, else home (the runs, or the log-in page).
+            return "{{> head}}<h1>{{title}}</h1>{{> error}}<p>{{text}}</p>{{#link}}<p><a href=\"{{href}}\">{{label}}</a></p>{{/link}}"
+                + "{{^link}}<p><a href=\"/\">Back to Pacer</a></p>{{/link}}{{> foot}}"
         case .runs:
             return """
-                {{> head}}{{> nav}}<h1>My runs</h1>{{> error}}
+                {{> head}}<h1>My runs</h1>{{> error}}
                 <p><a href="/calendar" id="calendar-link">Calendar of my runs</a> · <a href="/shoes">My shoes</a> ·
                 <a href="/account/export" download>Download all my data</a></p>
                 {{#due_shoes}}<p class="due" role="status">Time to replace {{name}}: {{distance}}, past your reminder at {{remind}}.
                 <a href="/shoes">My shoes</a></p>{{/due_shoes}}
                 <form method="get" action="/runs" class="filter">
-                <label>From <input type="date" name="from" value="{{from}}"></label>
-                <label>To <input type="date" name="to" value="{{to}}"></label><button>Show</button></form>
+                <label>From <input type="date" name="from" value="{{from}}"\(Self.invalid("from"))>\(Self.fieldError("from"))</label>
+                <label>To <input type="date" name="to" value="{{to}}"\(Self.invalid("to"))>\(Self.fieldError("to"))</label><button>Show</button></form>
                 <ul class="runs">{{#runs}}<li><a href="/runs/{{id}}"><b>{{date}}</b>
                 <span>{{distance}} · {{duration}} · {{pace}}{{#hr}} · {{.}}{{/hr}}</span></a></li>{{/runs}}</ul>
-                {{^runs}}<p>No runs{{#filtered}} between these dates{{/filtered}}.</p>{{/runs}}
+                {{^runs}}<p class="empty">No runs{{#filtered}} between these dates{{/filtered}}{{^filtered}} yet: <a href="/devices">link a
+                device</a> and go for a run, or <a href="/import">import a file</a> from another watch or app{{/filtered}}.</p>{{/runs}}
                 <p class="pages">{{#newer}}<a href="{{.}}">← Newer</a>{{/newer}} {{#older}}<a href="{{.}}">Older →</a>{{/older}}</p>{{> foot}}
                 """
         case .run:
             return """
-                {{> head}}{{> nav}}<h1>{{heading}}</h1>
+                {{> head}}<h1>{{heading}}</h1>
                 <p class="summary">{{sport}} · {{date}} · {{visibility}}</p>
                 <p class="summary">{{distance}} · {{duration}} · {{pace}}{{#hr_avg}} · {{.}}{{/hr_avg}}</p>
                 {{#notes}}<p class="notes">{{.}}</p>{{/notes}}
@@ -138,8 +149,9 @@ enum WebPage: String, CaseIterable, Sendable {
                 {{#followed}}<p id="followed">Followed: <a href="/plan/sessions/{{session}}">{{name}}</a> ({{date}})</p>{{/followed}}
                 <div id="map" data-tiles="{{tiles}}" data-attribution="{{attribution}}"></div>
                 <h2>Pace</h2><div class="chart"><canvas id="pace-chart" aria-label="Pace against distance"></canvas></div>
-                <h2>Heart rate</h2>{{^has_hr}}<p>No heart-rate readings in this run.</p>{{/has_hr}}
-                <div class="chart"><canvas id="hr-chart" aria-label="Heart rate against distance"></canvas></div>
+                <h2>Heart rate</h2>{{^has_hr}}<p class="empty">No heart-rate readings in this run: wear a heart-rate strap paired with
+                your device on the next one.</p>{{/has_hr}}
+                {{#has_hr}}<div class="chart"><canvas id="hr-chart" aria-label="Heart rate against distance"></canvas></div>{{/has_hr}}
                 <h2>Splits</h2><table><tr><th>km</th><th>Time</th><th>Pace</th><th>HR</th></tr>
                 {{#splits}}<tr><td>{{km}}</td><td>{{time}}</td><td>{{pace}}</td><td>{{hr}}</td></tr>{{/splits}}</table>
                 {{#split_km}}<p class="note">Splits of {{.}} km: the run is longer than 500 km.</p>{{/split_km}}
@@ -151,12 +163,12 @@ enum WebPage: String, CaseIterable, Sendable {
                 <section id="downloads"><h2>Download</h2><p><a href="/runs/{{run_id}}/export.gpx">GPX</a> ·
                 <a href="/runs/{{run_id}}/export.tcx">TCX</a> · <a href="/runs/{{run_id}}/export.fit">FIT</a></p></section>
                 <script type="application/json" id="run-data">{{{data}}}</script>
-                <script src="/assets/leaflet/leaflet.js"></script><script src="/assets/chart.js/chart.min.js"></script>
-                <script src="/assets/pacer/run.js"></script>{{> foot}}
+                <script src="{{assets.leaflet_js}}"></script><script src="{{assets.chart_js}}"></script>
+                <script src="{{assets.run_js}}"></script>{{> foot}}
                 """
         case .stats:
             return """
-                {{> head}}{{> nav}}<h1>Statistics</h1>{{> error}}
+                {{> head}}<h1>Statistics</h1>{{> error}}
                 <h2>Goals</h2>{{#goals}}<div class="goal"><p><b>{{label}}</b>: {{done}} of {{target}} ({{percent}} %)</p>
                 <progress max="100" value="{{bar}}">{{percent}} %</progress>
                 <form method="post" action="/goals/{{id}}" class="row">{{> csrf}}
@@ -166,7 +178,7 @@ enum WebPage: String, CaseIterable, Sendable {
                 <form method="post" action="/goals/{{id}}/delete">{{> csrf}}<button>Delete this goal</button></form></div>{{/goals}}
                 {{^goals}}<p>No goal yet.</p>{{/goals}}
                 <form method="post" action="/goals" class="row">{{> csrf}}
-                <label>km <input name="distance_km" inputmode="decimal" required></label>
+                <label>km <input name="distance_km" inputmode="decimal" required\(Self.invalid("distance_km"))>\(Self.fieldError("distance_km"))</label>
                 <label>per <select name="period"><option value="week">week</option><option value="month">month</option></select></label>
                 <button>Add a goal</button></form>
                 <h2>Personal records</h2><table><tr><th>Distance</th><th>Time</th><th>Pace</th><th>Run</th></tr>
@@ -178,11 +190,12 @@ enum WebPage: String, CaseIterable, Sendable {
                 """
         case .heart:
             return """
-                {{> head}}{{> nav}}<h1>Heart rate</h1>
+                {{> head}}<h1>Heart rate</h1>
                 <dl class="vitals"><dt>Newest reading</dt><dd id="newest">{{newest}}{{^newest}}none yet{{/newest}}</dd>
                 <dt>Resting</dt><dd id="resting">{{resting}}{{^resting}}not known yet: wear the strap between runs{{/resting}}</dd></dl>
-                <h2>Per run</h2>{{^has_runs}}<p>No run with heart rate in these weeks.</p>{{/has_runs}}
-                <div class="chart"><canvas id="runs-chart" aria-label="Average and maximum heart rate per run"></canvas></div>
+                <h2>Per run</h2>{{^has_runs}}<p class="empty" id="no-runs">No run with heart rate in these weeks yet: <a href="/devices">link a
+                device</a> and run with its heart-rate strap, or <a href="/import">import a file</a> with heart rate.</p>{{/has_runs}}
+                {{#has_runs}}<div class="chart"><canvas id="runs-chart" aria-label="Average and maximum heart rate per run"></canvas></div>{{/has_runs}}
                 <h2>Time in zones per week</h2><div class="wide"><table><tr><th>Week</th>{{#zone_names}}<th>{{name}}</th>{{/zone_names}}</tr>
                 {{#weeks}}<tr><td>{{label}}</td>{{#zones}}<td>{{.}}</td>{{/zones}}</tr>{{/weeks}}</table></div>
                 {{^weeks}}<p>No heart-rate time in runs of these weeks.</p>{{/weeks}}
@@ -195,7 +208,7 @@ enum WebPage: String, CaseIterable, Sendable {
                 <p class="note">The last {{shown_weeks}} weeks; weeks start on Monday and days in your time zone ({{timezone}}). Resting is
                 the day's 5th percentile of the strap's readings outside runs, from two minutes of readings.</p>{{> uncounted}}
                 <script type="application/json" id="heart-data">{{{data}}}</script>
-                <script src="/assets/chart.js/chart.min.js"></script><script src="/assets/pacer/heart.js"></script>{{> foot}}
+                <script src="{{assets.chart_js}}"></script><script src="{{assets.heart_js}}"></script>{{> foot}}
                 """
         case .runEdit: return RunManagementTemplates.edit
         case .runDelete: return RunManagementTemplates.delete
@@ -206,6 +219,16 @@ enum WebPage: String, CaseIterable, Sendable {
         case .plan: return PlanTemplates.plan
         case .planSession: return PlanTemplates.session
         }
+    }
+
+    /// An input's attributes when the refusal is about it: `aria-invalid` and the message's id.
+    static func invalid(_ field: String) -> String {
+        "{{#invalid_\(field)}} aria-invalid=\"true\" aria-describedby=\"\(field)-error\"{{/invalid_\(field)}}"
+    }
+
+    /// The refusal's words beside the field it is about.
+    static func fieldError(_ field: String) -> String {
+        "{{#error_\(field)}}<span class=\"field-error\" id=\"\(field)-error\">{{.}}</span>{{/error_\(field)}}"
     }
 
     var title: String {
@@ -220,6 +243,7 @@ enum WebPage: String, CaseIterable, Sendable {
         case .deviceUnlink: "Unlink a device"
         case .importFile: "Import a run"
         case .message: "Pacer"
+        case .resume: "Send it again"
         case .runs: "My runs"
         case .run, .runShared: "Run"
         case .runEdit: "Edit a run"
@@ -234,19 +258,29 @@ enum WebPage: String, CaseIterable, Sendable {
         }
     }
 
-    static let style = "body{font-family:sans-serif;max-width:32em;margin:1em auto;padding:0 1em;line-height:1.4}"
+    /// Light or dark as the system is set (`color-scheme` gives the browser's own dark page and
+    /// controls; the few colours of the pages' own are variables of both schemes).
+    static let style = ":root{color-scheme:light dark;--line:#ccc;--muted:#444;--link:#0645ad;--accent:#1f5fbf;--error:#b00;--map:#e8eef0;"
+        + "--out:#f6f6f6;--today:#eef4ff;--done:#1a8f3c}"
+        + "@media (prefers-color-scheme:dark){:root{--line:#4a4f57;--muted:#c4c8ce;--link:#8ab4f8;--accent:#6fa0ff;--error:#ff8a80;"
+        + "--map:#1e2630;--out:#23272e;--today:#1d2b45;--done:#3fbf6a}}"
+        + "a{color:var(--link)}"
+        + "body{font-family:sans-serif;max-width:32em;margin:1em auto;padding:0 1em;line-height:1.4}"
         + "label{display:block;margin:.8em 0}input{display:block;width:100%;box-sizing:border-box;font-size:1.1em;padding:.4em}"
-        + "button{font-size:1.1em;padding:.5em 1em;margin:.5em 0}.error{color:#b00;font-weight:bold}.code{font:bold 2.2em monospace;letter-spacing:.1em}"
-        + ".device{border-top:1px solid #ccc}dt{font-weight:bold}"
-        + "nav.top{display:flex;flex-wrap:wrap;gap:1em;margin:.5em 0}nav.top a{font-weight:bold}"
-        + "ul.runs{list-style:none;padding:0}ul.runs a{display:block;padding:.6em 0;border-bottom:1px solid #ddd;text-decoration:none;color:inherit}"
-        + "ul.runs span{display:block;color:#444}.pages{display:flex;justify-content:space-between}"
+        + "button{font-size:1.1em;padding:.5em 1em;margin:.5em 0}.error{color:var(--error);font-weight:bold}"
+        + ".field-error{display:block;color:var(--error);font-weight:bold;font-size:.95em;margin-top:.2em}[aria-invalid=true]{border:2px solid var(--error)}"
+        + ".code{font:bold 2.2em monospace;letter-spacing:.1em}"
+        + ".device{border-top:1px solid var(--line)}dt{font-weight:bold}"
+        + PageLayout.style
+        + "ul.runs{list-style:none;padding:0}ul.runs a{display:block;padding:.6em 0;border-bottom:1px solid var(--line);text-decoration:none;color:inherit}"
+        + "ul.runs span{display:block;color:var(--muted)}.pages{display:flex;justify-content:space-between}"
         + "form.filter,form.row{display:flex;flex-wrap:wrap;gap:.5em;align-items:flex-end}form.filter label,form.row label{flex:1 1 8em;margin:.3em 0}"
         + "select{font-size:1.1em;padding:.4em;display:block;width:100%}"
-        + "#map{height:60vh;max-height:420px;background:#e8eef0}.chart{position:relative;height:200px}"
-        + "table{border-collapse:collapse;width:100%}td,th{text-align:right;padding:.25em .4em;border-bottom:1px solid #eee}"
-        + "td:first-child,th:first-child{text-align:left}progress{width:100%}.goal{margin-bottom:1em}.note{color:#555;font-size:.9em}"
+        + "#map{height:60vh;max-height:420px;background:var(--map)}.chart{position:relative;height:200px}"
+        + "table{border-collapse:collapse;width:100%}td,th{text-align:right;padding:.25em .4em;border-bottom:1px solid var(--line)}"
+        + "td:first-child,th:first-child{text-align:left}progress{width:100%}.goal{margin-bottom:1em}.note{color:var(--muted);font-size:.9em}"
         + PlanTemplates.style + RunManagementTemplates.style + CalendarTemplates.style + ShoesTemplates.style
+        + ".empty{padding:.8em;border:1px dashed var(--line);border-radius:.3em}"
         + ".wide{overflow-x:auto}dl.vitals{display:grid;grid-template-columns:auto 1fr;gap:.2em 1em}dl.vitals dd{margin:0}"
 
     static let partials = [
@@ -254,15 +288,17 @@ enum WebPage: String, CaseIterable, Sendable {
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="robots" content="noindex"><meta name="referrer" content="{{referrer}}{{^referrer}}no-referrer{{/referrer}}"><title>{{page_title}} · Pacer</title>
-            {{#stylesheet}}<link rel="stylesheet" href="{{.}}">{{/stylesheet}}<style>\(style)</style></head><body>
+            <link rel="icon" href="{{assets.icon}}" type="image/svg+xml">
+            {{#stylesheet}}<link rel="stylesheet" href="{{.}}">{{/stylesheet}}<style>\(style)</style></head><body>{{> nav}}
 
             """,
         "foot": "\n</body></html>\n",
         "error": #"{{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}"#,
         "csrf": #"<input type="hidden" name="csrf" value="{{csrf}}">"#,
+        "timezones": #"{{#timezones}}<option{{#selected}} selected{{/selected}}>{{name}}</option>{{/timezones}}"#,
         "occurrence": PlanTemplates.occurrence,
         "uncounted": #"{{#uncounted}}<p class="note">Some older runs are still being counted: reload for the rest.</p>{{/uncounted}}"#,
-        "nav": #"<nav class="top"><a href="/runs">Runs</a><a href="/stats">Statistics</a><a href="/plan">Plan</a><a href="/heart">Health</a><a href="/watch">Watch</a><a href="/account">Account</a></nav>"#,
+        "nav": PageLayout.nav,
     ]
 
     static let library: MustacheLibrary = {
@@ -273,16 +309,23 @@ enum WebPage: String, CaseIterable, Sendable {
         return library
     }()
 
+    /// The pages whose form has the time-zone list.
+    static let hasTimeZoneSelect: Set<WebPage> = [.signup, .account]
+
     static let headers = SecurityHeaders.html(style: style, formAction: "'self'")
 
     /// The page as a response. `values` fill its fields (never a password: forms are re-shown
     /// without them).
     func response(_ status: HTTPResponse.Status = .ok, values: [String: Any] = [:], csrf: String?, error: String? = nil,
                   extraHeaders: HTTPFields = [:], headers pageHeaders: HTTPFields = Self.headers) -> Response {
-        var context = values
+        var context = PageLayout.values()
+        context.merge(values) { _, given in given }
         context["page_title"] = values["title"] ?? title
         context["csrf"] = csrf ?? ""
-        if let error { context["error"] = error }
+        if let error { FieldErrors.place(error, in: &context) }
+        if context["timezones"] == nil, Self.hasTimeZoneSelect.contains(self) {
+            context["timezones"] = TimeZoneNames.options(selected: TimeZoneNames.canonical(values["timezone"] as? String ?? "") ?? "UTC")
+        }
         let html = Self.library.render(context, withTemplate: rawValue) ?? ""
         var headers = pageHeaders
         headers.append(contentsOf: extraHeaders)
@@ -291,14 +334,15 @@ enum WebPage: String, CaseIterable, Sendable {
 }
 
 /// Headers of every HTML answer (issue 19): a CSP with no script, its one style by hash and no
-/// framing; nosniff; no referrer; no caching (pages show personal data and tokens). A page with
+/// framing; nosniff; no referrer; no caching (pages show personal data and tokens). Images from
+/// this server only (the favicon), and from `images` too (the map's tile server). A page with
 /// scripts (the run page) allows only this server's files (`/assets`, never inline script), with
-/// their stylesheets, and images from `images` (the map's tile server).
+/// their stylesheets.
 enum SecurityHeaders {
     static func html(style: String, formAction: String, scripts: Bool = false, images: [String] = [], connect: String? = nil) -> HTTPFields {
         let styleHash = Data(SHA256.hash(data: Data(style.utf8))).base64EncodedString()
         let script = scripts ? "script-src 'self'; style-src 'self' " : "style-src "
-        let policy = "default-src 'none'; \(script)'sha256-\(styleHash)'; img-src \(images.isEmpty ? "'none'" : images.joined(separator: " ")); "
+        let policy = "default-src 'none'; \(script)'sha256-\(styleHash)'; img-src \((["'self'"] + images.filter { $0 != "'self'" }).joined(separator: " ")); "
             + (connect.map { "connect-src \($0); " } ?? "")
             + "base-uri 'none'; form-action \(formAction); frame-ancestors 'none'"
         var fields: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]

@@ -91,7 +91,7 @@ struct ShoesController: Sendable {
 /// The shoes page (`WebPage.shoes`).
 enum ShoesTemplates {
     static let page = """
-        {{> head}}{{> nav}}<h1>My shoes</h1>{{> error}}
+        {{> head}}<h1>My shoes</h1>{{> error}}
         {{#shoes}}<div class="shoe{{#retired}} retired{{/retired}}" id="shoe-{{id}}"><h2>{{name}}{{#retired}} (retired){{/retired}}</h2>
         <p class="summary"><b>{{distance}}</b>{{#remind}} · reminder at {{.}}{{/remind}}</p>
         {{#due}}<p class="due" role="status">Time to replace them: they have run past your reminder.</p>{{/due}}
@@ -112,5 +112,5 @@ enum ShoesTemplates {
         <p class="note">Up to {{max}} pairs. A pair's distance counts the runs you chose it for, except runs marked as not believable.</p>{{> foot}}
         """
 
-    static let style = ".shoe{border-top:1px solid #ccc}.shoe.retired h2{color:#777}.due{color:#b00;font-weight:bold}"
+    static let style = ".shoe{border-top:1px solid var(--line)}.shoe.retired h2{color:var(--muted)}.due{color:var(--error);font-weight:bold}"
 }
