@@ -123,8 +123,9 @@ import Testing
         try await Cloud.with(backend, configuration: WebConfig.make(), wallClock: clock.now) { cloud in
             let browser = Browser(cloud)
             _ = try await RunnerPageTests.runner(cloud, browser)
-            for (uri, field) in [("/runs?page=%2B5", "page"), ("/runs?page=05", "page"), ("/runs?from=%2B001-05-10", "from"),
-                                 ("/runs?to=%2B001-05-10", "to"), ("/plan?month=%2B123-05", "month"), ("/plan?month=2026-%2B5", "month")] {
+            // Named in the words of the page (issue 33), not by the query's field name.
+            for (uri, field) in [("/runs?page=%2B5", "Page"), ("/runs?page=05", "Page"), ("/runs?from=%2B001-05-10", "From"),
+                                 ("/runs?to=%2B001-05-10", "To"), ("/plan?month=%2B123-05", "Month"), ("/plan?month=2026-%2B5", "Month")] {
                 let page = try await browser.get(uri)
                 #expect(page.status == .badRequest, "\(uri): \(page.status)")
                 #expect(page.text.contains("\(field): "), "\(uri)")

@@ -248,7 +248,7 @@ struct PlanTests {
             let empty = try await browser.get("/plan")
             #expect(empty.status == .ok && empty.text.contains("May 2026") && empty.text.contains("Nothing planned"))
             #expect(empty.text.contains(#"<td class="today" id="today" aria-current="date">"#))
-            #expect(empty.text.contains(#"<a href="/plan">Plan</a>"#))
+            #expect(empty.text.contains(#"<a href="/plan" aria-current="page">Plan</a>"#))
             let newForm = try await browser.get("/plan/new?date=2026-05-12")
             #expect(newForm.status == .ok && newForm.text.contains(#"name="date" value="2026-05-12""#))
             #expect(newForm.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
@@ -372,7 +372,7 @@ struct PlanTests {
             #expect(try await browser.post("/plan/sessions/\(mine.id)/done", ["date": "2026-05-10"], csrf: "forged").status == .forbidden)
             for (path, fields) in [("/done", ["date": "10 May"]), ("/done", [:]), ("/undone", ["date": "2026-02-30"])] {
                 let refused = try await browser.post("/plan/sessions/\(mine.id)\(path)", fields, formPage: "/plan/new")
-                #expect(refused.status == .badRequest && refused.text.contains("date:"), "\(path) \(fields)")
+                #expect(refused.status == .badRequest && refused.text.contains("Date:"), "\(path) \(fields)")
             }
 
             // Bob sees, edits, marks and deletes none of Ann's; a malformed id is 404 too.

@@ -150,8 +150,8 @@ struct RunnerPageTests {
             let none = try await browser.get("/runs?from=2027-01-01")
             #expect(Self.runLinks(none.text).isEmpty && none.text.contains("No runs between these dates"))
 
-            for (query, field) in [("from=2026-13-01", "from"), ("to=yesterday", "to"), ("from=2026-05-13&to=2026-05-12", "to"),
-                                   ("page=0", "page")] {
+            for (query, field) in [("from=2026-13-01", "From"), ("to=yesterday", "To"), ("from=2026-05-13&to=2026-05-12", "To"),
+                                   ("page=0", "Page")] {
                 let refused = try await browser.get("/runs?" + query)
                 #expect(refused.status == .badRequest, "\(query)")
                 #expect(refused.text.contains("\(field):"), "\(query): \(refused.text)")
