@@ -44,19 +44,22 @@ struct RunManagementTests {
 
             // Each bad field: 400 naming it in the runner's words, the form again with what was typed.
             let bad: [([String: String], String)] = [
-                (["title": "Evil \u{202E}gnp.exe", "sport": "run", "visibility": "private"], "The name must be one line"),
-                (["title": "two\nlines", "sport": "run", "visibility": "private"], "The name must be one line"),
-                (["title": String(repeating: "a", count: 101), "sport": "run", "visibility": "private"], "up to 100 characters"),
-                (["title": "Ok", "notes": String(repeating: "n", count: 4_001), "sport": "run", "visibility": "private"], "at most 4000 characters"),
-                (["title": "Ok", "notes": "bell \u{07}", "sport": "run", "visibility": "private"], "invisible or control character"),
+                (["title": "Evil \u{202E}gnp.exe", "sport": "run", "visibility": "private"], "Name: one line"),
+                (["title": "two\nlines", "sport": "run", "visibility": "private"], "Name: one line"),
+                (["title": String(repeating: "a", count: 101), "sport": "run", "visibility": "private"], "Name: one line of up to 100 characters"),
+                (["title": "Ok", "notes": String(repeating: "n", count: 4_001), "sport": "run", "visibility": "private"], "Notes: at most 4000 characters"),
+                (["title": "Ok", "notes": "bell \u{07}", "sport": "run", "visibility": "private"], "Notes: an invisible or control character"),
                 (["title": "Kept title", "sport": "car", "visibility": "private"], "Sport: choose one of Run, Walk"),
-                (["title": "Kept title", "sport": "run", "visibility": "public"], "Who sees it: choose one"),
+                (["title": "Kept title", "sport": "run", "visibility": "public"], "Who sees it: choose who sees it"),
                 (["title": "Kept title", "visibility": "private"], "Sport: choose"),
             ]
             for (fields, message) in bad {
                 let refused = try await browser.post("/runs/\(run)/edit", fields, formPage: "/runs/\(run)/edit")
                 #expect(refused.status == .badRequest && refused.text.contains(message), "\(fields): \(refused.status) \(refused.text.prefix(300))")
                 if fields["title"] == "Kept title" { #expect(refused.text.contains("value=\"Kept title\""), "what was typed is kept") }
+                if fields["title"] == "two\nlines" {
+                    #expect(refused.text.contains(#"aria-invalid="true" aria-describedby="title-error">"#), "the field is marked, its error beside it")
+                }
             }
             #expect(try await cloud.store.runs.ownRun(accountID: stored.accountID, runID: run)?.details == stored.details, "nothing refused was stored")
             // Without the form's token: 403, nothing changed.

@@ -70,10 +70,10 @@ struct ShoeTests {
             let browser = Browser(cloud)
             let (token, account) = try await RunnerPageTests.runner(cloud, browser)
             let bad: [([String: String], String)] = [
-                (["name": "", "start_km": "1"], "Give the shoes a name"),
-                (["name": "two\nlines"], "Give the shoes a name"),
-                (["name": "Hidden\u{200B}", "start_km": "1"], "Give the shoes a name"),
-                (["name": String(repeating: "n", count: 65)], "Give the shoes a name"),
+                (["name": "", "start_km": "1"], "Name: 1 to 64 characters"),
+                (["name": "two\nlines"], "Name: 1 to 64 characters"),
+                (["name": "Hidden\u{200B}", "start_km": "1"], "Name: 1 to 64 characters"),
+                (["name": String(repeating: "n", count: 65)], "Name: 1 to 64 characters"),
                 (["name": "Kept name", "start_km": "-5"], "Distance already run: a number of km from 0"),
                 (["name": "Kept name", "start_km": "1e3"], "Distance already run"),
                 (["name": "Kept name", "start_km": "nan"], "Distance already run"),
@@ -85,6 +85,7 @@ struct ShoeTests {
                 let refused = try await browser.post("/shoes", fields, formPage: "/shoes")
                 #expect(refused.status == .badRequest && refused.text.contains(message), "\(fields): \(refused.status) \(refused.text.prefix(200))")
                 if fields["name"] == "Kept name" { #expect(refused.text.contains(#"value="Kept name""#), "what was typed is kept") }
+                if fields["start_km"] == "-5" { #expect(refused.text.contains(#"aria-describedby="new_start_km-error""#), "the field is marked") }
             }
             #expect(try await cloud.store.shoes.shoes(accountID: account.id).isEmpty, "nothing refused was stored")
             #expect(try await browser.post("/shoes", ["name": "Mine"], csrf: "forged").status == .forbidden)

@@ -34,7 +34,7 @@ public struct RunDetails: Sendable, Equatable {
         if title.isEmpty { return .success(nil) }
         guard title.count <= maxTitleCharacters, !title.contains(where: \.isNewline),
               !title.unicodeScalars.contains(where: EmailAddress.isInvisible) else {
-            return .failure(AccountInputError(field: "title", "The name must be one line of up to \(maxTitleCharacters) characters, without invisible characters"))
+            return .failure(AccountInputError(field: "title", "title: one line of up to \(maxTitleCharacters) characters, without invisible characters"))
         }
         return .success(title)
     }
@@ -45,10 +45,10 @@ public struct RunDetails: Sendable, Equatable {
             .trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         if notes.isEmpty { return .success(nil) }
         guard notes.count <= maxNotesCharacters else {
-            return .failure(AccountInputError(field: "notes", "The notes must be at most \(maxNotesCharacters) characters (these are \(notes.count))"))
+            return .failure(AccountInputError(field: "notes", "notes: at most \(maxNotesCharacters) characters (these are \(notes.count))"))
         }
         guard !notes.unicodeScalars.contains(where: { $0 != "\n" && $0 != "\t" && EmailAddress.isInvisible($0) }) else {
-            return .failure(AccountInputError(field: "notes", "The notes hold an invisible or control character: type them again without it"))
+            return .failure(AccountInputError(field: "notes", "notes: an invisible or control character is in them; type them again without it"))
         }
         return .success(notes)
     }

@@ -37,7 +37,7 @@ public struct Shoe: Sendable, Equatable {
     public static func validatedName(_ text: String) -> Result<String, AccountInputError> {
         let name = text.trimmingSpaces.precomposedStringWithCanonicalMapping
         guard !name.isEmpty, name.count <= 64, !name.contains(where: \.isNewline), !name.unicodeScalars.contains(where: EmailAddress.isInvisible) else {
-            return .failure(AccountInputError(field: "name", "Give the shoes a name of 1 to 64 characters on one line, like \"Blue trainers\""))
+            return .failure(AccountInputError(field: "name", "name: 1 to 64 characters on one line, like \"Blue trainers\""))
         }
         return .success(name)
     }
@@ -50,7 +50,7 @@ public struct Shoe: Sendable, Equatable {
         // Digits and one point only: Double() alone takes "1e3", "nan" and "+5".
         guard trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), trimmed.filter({ $0 == "." }).count <= 1,
               let km = Double(trimmed), km.isFinite, km >= 0, km <= maxKm, !(optional && km == 0) else {
-            return .failure(AccountInputError(field: field, "\(label): a number of km from \(optional ? "1" : "0") to \(Int(maxKm)), like 650"))
+            return .failure(AccountInputError(field: field, "\(field): a number of km from \(optional ? "1" : "0") to \(Int(maxKm)), like 650"))
         }
         return .success(km * 1_000)
     }

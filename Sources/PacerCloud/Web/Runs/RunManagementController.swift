@@ -100,9 +100,9 @@ struct RunManagementController: Sendable {
             }
             return WebRefusal.form(.badRequest, page: .runEdit, message: message, values: values)
         }
-        guard let sport else { throw refuse("Sport: choose one of \(Sport.allCases.map(\.label).joined(separator: ", "))") }
-        guard let visibility else { throw refuse("Who sees it: choose one of the three") }
-        guard shoeText.isEmpty || shoe != nil else { throw refuse("Shoes: choose a pair of yours, or none") }
+        guard let sport else { throw refuse("sport: choose one of \(Sport.allCases.map(\.label).joined(separator: ", "))") }
+        guard let visibility else { throw refuse("visibility: choose who sees it, one of the three") }
+        guard shoeText.isEmpty || shoe != nil else { throw refuse("shoe: choose a pair of yours, or none") }
         let title: String?, notes: String?
         switch RunDetails.validatedTitle(form["title"] ?? "") {
         case .success(let value): title = value

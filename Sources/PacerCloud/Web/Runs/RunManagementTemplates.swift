@@ -4,12 +4,12 @@ enum RunManagementTemplates {
     static let edit = """
         {{> head}}<h1>Edit this run</h1><p class="summary">{{heading}}</p>{{> error}}
         <form method="post" action="/runs/{{run_id}}/edit" id="run-form">{{> csrf}}
-        <label>Name <input name="title" value="{{title}}" maxlength="100" placeholder="{{default_title}}"></label>
-        <label>Sport <select name="sport">{{#sports}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/sports}}</select></label>
-        {{#has_shoes}}<label>Shoes <select name="shoe"><option value=""{{#no_shoe}} selected{{/no_shoe}}>None</option>
+        <label>Name <input name="title" value="{{title}}" maxlength="100" placeholder="{{default_title}}"\(WebPage.invalid("title"))>\(WebPage.fieldError("title"))</label>
+        <label>Sport \(WebPage.fieldError("sport"))<select name="sport"\(WebPage.invalid("sport"))>{{#sports}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/sports}}</select></label>
+        {{#has_shoes}}<label>Shoes \(WebPage.fieldError("shoe"))<select name="shoe"\(WebPage.invalid("shoe"))><option value=""{{#no_shoe}} selected{{/no_shoe}}>None</option>
         {{#shoes}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/shoes}}</select></label>{{/has_shoes}}
-        <label>Notes <textarea name="notes" rows="5" maxlength="4000">{{notes}}</textarea></label>
-        <fieldset><legend>Who sees it</legend>
+        <label>Notes <textarea name="notes" rows="5" maxlength="4000"\(WebPage.invalid("notes"))>{{notes}}</textarea>\(WebPage.fieldError("notes"))</label>
+        <fieldset\(WebPage.invalid("visibility"))><legend>Who sees it</legend>\(WebPage.fieldError("visibility"))
         {{#visibilities}}<label class="choice"><input type="radio" name="visibility" value="{{value}}"{{#selected}} checked{{/selected}}> {{label}}</label>{{/visibilities}}
         </fieldset>
         <button>Save</button></form>

@@ -10,6 +10,9 @@ enum FieldErrors {
         "max_hr": "Maximum heart rate", "name": "Name", "date": "Date", "weeks": "Weeks", "distance_km": "Distance",
         "period": "Period", "from": "From", "to": "To", "page": "Page", "token": "Link", "file": "File", "steps": "Steps",
         "device": "Device", "text": "Message", "kind": "Answer", "month": "Month",
+        "title": "Name", "notes": "Notes", "sport": "Sport", "visibility": "Who sees it", "shoe": "Shoes",
+        "start_km": "Distance already run", "remind_km": "Remind me at", "new_name": "Name", "new_start_km": "Distance already run",
+        "new_remind_km": "Remind me at",
     ]
 
     /// The words of a step row's fields ("step3_value" is "Step 3, range").

@@ -43,7 +43,8 @@ struct ShoesController: Sendable {
         func refuse(_ error: AccountInputError) -> WebRefusal {
             var shown: [String: String] = [:]
             for (key, value) in values(list, typed: typed) { if let text = value as? String { shown[key] = text } }
-            return WebRefusal.form(.badRequest, page: .shoes, message: error.message, values: shown)
+            // The add form's fields are new_*: only they are marked beside (a pair's own form shows it at the top).
+            return WebRefusal.form(.badRequest, page: .shoes, message: prefix + error.message, values: shown)
         }
         let name = try Shoe.validatedName(form["name"] ?? "").mapError(refuse).get()
         let start = try Shoe.validatedKm(form["start_km"] ?? "", field: "start_km", label: "Distance already run", optional: false)
@@ -105,9 +106,9 @@ enum ShoesTemplates {
         {{^shoes}}<p>No shoes yet. Add a pair, then choose it on a run's settings to count its distance.</p>{{/shoes}}
         <h2>Add a pair</h2>
         <form method="post" action="/shoes" id="new-shoe">{{> csrf}}
-        <label>Name <input name="name" value="{{new_name}}" maxlength="64" required placeholder="Blue trainers"></label>
-        <label>Distance already run, km <input name="start_km" value="{{new_start_km}}" inputmode="decimal" maxlength="12" placeholder="0"></label>
-        <label>Remind me at, km (empty: never) <input name="remind_km" value="{{new_remind_km}}" inputmode="decimal" maxlength="12" placeholder="700"></label>
+        <label>Name <input name="name" value="{{new_name}}" maxlength="64" required placeholder="Blue trainers"\(WebPage.invalid("new_name"))>\(WebPage.fieldError("new_name"))</label>
+        <label>Distance already run, km <input name="start_km" value="{{new_start_km}}" inputmode="decimal" maxlength="12" placeholder="0"\(WebPage.invalid("new_start_km"))>\(WebPage.fieldError("new_start_km"))</label>
+        <label>Remind me at, km (empty: never) <input name="remind_km" value="{{new_remind_km}}" inputmode="decimal" maxlength="12" placeholder="700"\(WebPage.invalid("new_remind_km"))>\(WebPage.fieldError("new_remind_km"))</label>
         <button>Add</button></form>
         <p class="note">Up to {{max}} pairs. A pair's distance counts the runs you chose it for, except runs marked as not believable.</p>{{> foot}}
         """
