@@ -56,10 +56,10 @@ struct PageTests {
                 (bytes("csrf=\(csrf)&email=%ZZ"), form, HTTPResponse.Status.badRequest, "not valid percent-encoded"),
                 (bytes("csrf=\(csrf)&email=") + [UInt8(0xFF), UInt8(0xFE)], form, HTTPResponse.Status.badRequest, "not UTF-8"),
                 (bytes("csrf=\(csrf)&email=a%00b"), form, HTTPResponse.Status.badRequest, "email contains a NUL"),
-                (bytes("csrf=\(csrf)&email=a%40b.org"), form, HTTPResponse.Status.badRequest, "password is missing"),
-                (bytes("csrf=\(csrf)&password=correct+horse+battery"), form, HTTPResponse.Status.badRequest, "email is missing"),
+                (bytes("csrf=\(csrf)&email=a%40b.org"), form, HTTPResponse.Status.badRequest, "Password: fill it in"),
+                (bytes("csrf=\(csrf)&password=correct+horse+battery"), form, HTTPResponse.Status.badRequest, "E-mail: fill it in"),
                 (bytes("csrf=\(csrf)&email=a%40b.org&password=correct+horse+battery&timezone=Nowhere"), form,
-                 HTTPResponse.Status.badRequest, "timezone &#39;Nowhere&#39; is not a time zone"),
+                 HTTPResponse.Status.badRequest, "Time zone: &#39;Nowhere&#39; is not in the list"),
             ]
             for item in cases {
                 let response = try await post(item.body, type: item.type)

@@ -160,7 +160,11 @@ class Chromium:
             element = self.find(f"{form} [name='{name}']")
             if element.tag_name == "select":
                 # A list (the time zone): chosen by its value, as a person picks it.
-                Select(element).select_by_value(value)
+                try:
+                    Select(element).select_by_value(value)
+                except Exception:
+                    # An option without a value attribute is chosen by its text, which is its value.
+                    Select(element).select_by_visible_text(value)
                 continue
             element.clear()
             element.send_keys(value)

@@ -35,6 +35,9 @@ final class Assets: Sendable {
 
     init(directory: String) {
         self.directory = directory
+        // Read now, so the first page already links them by version; one that cannot be read
+        // is reported when it is asked for (`load`).
+        for key in Self.served.keys { _ = try? load(key) }
     }
 
     /// The file with its ETag (a digest of its bytes).
