@@ -9,7 +9,7 @@ import Mustache
 /// its hash, and the security headers every HTML answer has (`SecurityHeaders`).
 enum WebPage: String, CaseIterable, Sendable {
     case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message
-    case devices, deviceUnlink = "device_unlink", importFile = "import"
+    case devices, deviceUnlink = "device_unlink", importFile = "import", importResult = "import_result"
     case runs, run, stats, heart
     case plan, planSession = "plan_session"
 
@@ -103,11 +103,17 @@ enum WebPage: String, CaseIterable, Sendable {
         case .importFile:
             return """
                 {{> head}}<h1>Import a run</h1>{{> error}}
-                <p>A run recorded with another watch or app: a GPX, TCX or FIT file of up to {{max_mb}} MB.</p>
+                <p>Activities recorded with another watch or app: GPX, TCX or FIT files, or a zip of them, up to {{max_mb}} MB in all.</p>
                 <form method="post" action="/import" enctype="multipart/form-data">{{> csrf}}
-                <label>File <input type="file" name="file" accept=".gpx,.tcx,.fit" required></label>
+                <label>Files <input type="file" name="file" accept=".gpx,.tcx,.fit,.zip" multiple required></label>
                 <button>Import</button></form>
                 <p><a href="/account">My account</a></p>{{> foot}}
+                """
+        case .importResult:
+            return """
+                {{> head}}<h1>{{title}}</h1>
+                <ul class="imports">{{#files}}<li><b>{{name}}</b>: {{text}}{{#runs}}<br><a href="/runs/{{id}}">{{label}}</a>{{/runs}}</li>{{/files}}</ul>
+                <p><a href="/runs">My runs</a> · <a href="/import">Import more</a></p>{{> foot}}
                 """
         case .message:
             return "{{> head}}<h1>{{title}}</h1>{{> error}}<p>{{text}}</p>{{#link}}<p><a href=\"{{href}}\">{{label}}</a></p>{{/link}}{{> foot}}"
@@ -117,18 +123,21 @@ enum WebPage: String, CaseIterable, Sendable {
                 <form method="get" action="/runs" class="filter">
                 <label>From <input type="date" name="from" value="{{from}}"></label>
                 <label>To <input type="date" name="to" value="{{to}}"></label><button>Show</button></form>
-                <ul class="runs">{{#runs}}<li><a href="/runs/{{id}}"><b>{{date}}</b>
-                <span>{{distance}} · {{duration}} · {{pace}}{{#hr}} · {{.}}{{/hr}}</span></a></li>{{/runs}}</ul>
+                <ul class="runs">{{#runs}}<li><a href="/runs/{{id}}"><b>{{#run_title}}{{.}} · {{/run_title}}{{date}}</b>{{#run_sport}} <span class="sport">{{.}}</span>{{/run_sport}}
+                <span>{{distance}} · {{duration}} · {{pace}}{{#hr}} · {{.}}{{/hr}}</span>{{#run_doubt}}
+                <strong class="doubt">⚠ Not believed: {{.}}</strong>{{/run_doubt}}</a></li>{{/runs}}</ul>
                 {{^runs}}<p>No runs{{#filtered}} between these dates{{/filtered}}.</p>{{/runs}}
                 <p class="pages">{{#newer}}<a href="{{.}}">← Newer</a>{{/newer}} {{#older}}<a href="{{.}}">Older →</a>{{/older}}</p>{{> foot}}
                 """
         case .run:
             return """
-                {{> head}}{{> nav}}<h1>{{date}}</h1>
+                {{> head}}{{> nav}}<h1>{{#run_title}}{{.}} · {{/run_title}}{{date}}</h1>{{#sport}}<p class="sport">{{.}}</p>{{/sport}}
+                {{#doubt}}<p class="doubt" id="doubt" role="note"><strong>⚠ Not believed</strong>: {{.}}. It counts in no record.</p>{{/doubt}}
                 <p class="summary">{{distance}} · {{duration}} · {{pace}}{{#hr_avg}} · {{.}}{{/hr_avg}}</p>
                 {{#workout}}<p>Workout: {{.}}</p>{{/workout}}
                 {{#followed}}<p id="followed">Followed: <a href="/plan/sessions/{{session}}">{{name}}</a> ({{date}})</p>{{/followed}}
-                <div id="map" data-tiles="{{tiles}}" data-attribution="{{attribution}}"></div>
+                {{^has_map}}<p id="no-map">No GPS track: the distance and time are the file's own.</p>{{/has_map}}
+                <div id="map" data-tiles="{{tiles}}" data-attribution="{{attribution}}"{{^has_map}} hidden{{/has_map}}></div>
                 <h2>Pace</h2><div class="chart"><canvas id="pace-chart" aria-label="Pace against distance"></canvas></div>
                 <h2>Heart rate</h2>{{^has_hr}}<p>No heart-rate readings in this run.</p>{{/has_hr}}
                 <div class="chart"><canvas id="hr-chart" aria-label="Heart rate against distance"></canvas></div>
@@ -166,6 +175,8 @@ enum WebPage: String, CaseIterable, Sendable {
                 {{^records}}<p>No records yet: run a kilometre.</p>{{/records}}
                 {{#periods}}<h2>{{title}}</h2><table><tr><th></th><th>Distance</th><th>Time</th><th>Runs</th></tr>
                 {{#rows}}<tr><td>{{label}}</td><td>{{distance}}</td><td>{{time}}</td><td>{{runs}}</td></tr>{{/rows}}</table>{{/periods}}
+                {{#has_other_sports}}<h2>Other sports</h2><table id="other-sports"><tr><th>Sport</th><th>Distance</th><th>Time</th><th>Activities</th></tr>
+                {{#other_sports}}<tr><td>{{sport}}</td><td>{{distance}}</td><td>{{time}}</td><td>{{count}}</td></tr>{{/other_sports}}</table>{{/has_other_sports}}
                 <p class="note">Weeks start on Monday, in your time zone ({{timezone}}).</p>{{> uncounted}}{{> foot}}
                 """
         case .heart:
@@ -205,6 +216,7 @@ enum WebPage: String, CaseIterable, Sendable {
         case .devices: "My devices"
         case .deviceUnlink: "Unlink a device"
         case .importFile: "Import a run"
+        case .importResult: "Imported"
         case .message: "Pacer"
         case .runs: "My runs"
         case .run: "Run"
