@@ -32,7 +32,7 @@ struct HeavyWorkTests {
     }
 
     /// The zigzag as a GPX file, one point every `stepSeconds`.
-    /// `stepSeconds` apart: at 10 s the widest swing (111 m) is under the importer's 12 m/s,
+    /// At 10 s apart the widest swing (111 m) is under the importer's 12 m/s,
     /// so that no point is dropped as a glitch.
     static func zigzagGPX(count: Int, startMs: Int64 = Track.start, stepSeconds: Int64 = 1) -> [UInt8] {
         var text = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
