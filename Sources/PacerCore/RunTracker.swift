@@ -198,7 +198,7 @@ public struct RunTracker: Sendable {
         }
 
         let dt = time.seconds(since: previousTime)
-        let isGap = dt > max(3.0, 2.2 * nominalPeriod)
+        let isGap = MovingClock.isGap(dt, nominalPeriod: nominalPeriod)
         if !isGap { nominalPeriod += 0.1 * (dt - nominalPeriod) }
         if gpsLostAnnounced || dt > configuration.gpsLostAfterSeconds {
             if !gpsLostAnnounced { events.append(.gpsLost(time: previousTime.adding(seconds: configuration.gpsLostAfterSeconds))) }
@@ -235,7 +235,8 @@ public struct RunTracker: Sendable {
             let bridged = dt <= configuration.maxBridgeSeconds ? min(max(fromSpeed, chord), chord * 1.6) : chord
             if (wasMoving || motion.moving) && !isPaused {
                 distance += bridged
-                movingTime += dt
+                // A gap too long to bridge is a pause (MovingClock's rule, the imports' too).
+                if MovingClock.gapIsMoving(dt, wasMoving: wasMoving, isMoving: motion.moving, configuration: configuration) { movingTime += dt }
                 counts.bridgedGaps += 1
             }
         } else {

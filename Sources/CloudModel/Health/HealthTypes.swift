@@ -4,7 +4,7 @@ import PacerContract
 /// and its view (`RunView`) when it is uploaded or imported, or by the first page that misses it.
 public struct RunFigures: Sendable, Equatable {
     /// Bumped when what is computed changes: figures of an older version are computed again.
-    public static let version = 1
+    public static let version = 2
 
     public struct Effort: Sendable, Equatable {
         public var name: String
@@ -29,9 +29,12 @@ public struct RunFigures: Sendable, Equatable {
     /// `RunView.heartRateSeconds` as JSON: [[bpm, seconds], …].
     public var heartRateSeconds: String
     public var bestEfforts: [Effort]
+    /// The run's sport: the statistics page counts runs apart from the other sports.
+    public var sport: Sport
 
     public init(deviceID: String, runID: String, summaryJSON: String, startMs: Int64, distanceM: Double? = nil, movingS: Double? = nil,
-                hrAvg: Double? = nil, hrMax: Int? = nil, heartRateSeconds: String, bestEfforts: [Effort]) {
+                hrAvg: Double? = nil, hrMax: Int? = nil, heartRateSeconds: String, bestEfforts: [Effort], sport: Sport = .run) {
+        self.sport = sport
         self.deviceID = deviceID
         self.runID = runID
         self.summaryJSON = summaryJSON
@@ -50,8 +53,10 @@ public struct RunTotal: Sendable, Equatable {
     public var startMs: Int64
     public var distanceM: Double
     public var movingS: Double
+    public var sport: Sport
 
-    public init(runID: String, startMs: Int64, distanceM: Double, movingS: Double) {
+    public init(runID: String, startMs: Int64, distanceM: Double, movingS: Double, sport: Sport = .run) {
+        self.sport = sport
         self.runID = runID
         self.startMs = startMs
         self.distanceM = distanceM

@@ -14,7 +14,7 @@ public struct HealthRepository: Sendable {
     /// The account's complete runs whose figures (of this `RunFigures.version`) are not stored, newest first.
     public func runsWithoutFigures(accountID: String, limit: Int) async throws -> [AccountRun] {
         try await read(RunRepository.AccountRunRow.self, """
-            SELECT r.device_id, \(RunRepository.SummaryRow.columns) FROM run r JOIN device d ON d.id = r.device_id
+            SELECT \(RunRepository.AccountRunRow.columns) FROM run r JOIN device d ON d.id = r.device_id
             LEFT JOIN run_figures f ON f.device_id = r.device_id AND f.run_id = r.run_id AND f.version = \(bind: RunFigures.version)
             WHERE d.account_id = \(bind: accountID) AND f.run_id IS NULL AND \(RunRepository.complete)
             ORDER BY r.start_ms DESC, r.run_id DESC LIMIT \(bind: limit)
@@ -31,9 +31,10 @@ public struct HealthRepository: Sendable {
                 """).first() != nil else { return }
             try await RunRepository.deleteFigures(db, device: figures.deviceID, runID: figures.runID)
             try await db.raw("""
-                INSERT INTO run_figures (device_id, run_id, version, start_ms, distance_m, moving_s, hr_avg, hr_max, hr_seconds)
+                INSERT INTO run_figures (device_id, run_id, version, start_ms, distance_m, moving_s, hr_avg, hr_max, hr_seconds, sport)
                 VALUES (\(bind: figures.deviceID), \(bind: figures.runID), \(bind: RunFigures.version), \(bind: figures.startMs), \(bind: figures.distanceM),
-                        \(bind: figures.movingS), \(bind: figures.hrAvg), \(bind: figures.hrMax), \(bind: figures.heartRateSeconds))
+                        \(bind: figures.movingS), \(bind: figures.hrAvg), \(bind: figures.hrMax), \(bind: figures.heartRateSeconds),
+                        \(bind: figures.sport.rawValue))
                 """).run()
             for effort in figures.bestEfforts {
                 try await db.raw("""
@@ -44,26 +45,30 @@ public struct HealthRepository: Sendable {
         }
     }
 
-    /// Every counted run of the account (distance and moving time), newest first: a row per run,
-    /// a thousand on the statistics page, so through `readColumns`.
+    /// Every counted activity of the account (distance, moving time and sport), newest first: a
+    /// row per activity, a thousand on the statistics page, so through `readColumns`.
     public func runTotals(accountID: String) async throws -> [RunTotal] {
         try await database.readColumns("""
-            SELECT f.run_id, f.start_ms, f.distance_m, f.moving_s FROM run_figures f JOIN device d ON d.id = f.device_id
+            SELECT f.run_id, f.start_ms, f.distance_m, f.moving_s, f.sport FROM run_figures f JOIN device d ON d.id = f.device_id
             WHERE d.account_id = \(bind: accountID) AND f.distance_m IS NOT NULL ORDER BY f.start_ms DESC, f.run_id DESC
             """) { row in
             RunTotal(runID: try row.string("run_id"), startMs: try row.int64("start_ms"), distanceM: try row.double("distance_m"),
-                     movingS: try row.optionalDouble("moving_s") ?? 0)
+                     movingS: try row.optionalDouble("moving_s") ?? 0, sport: Sport(rawValue: try row.string("sport")) ?? .other)
         }
     }
 
-    /// The account's best effort over each distance (the fastest; of equals, the newest).
+    /// The account's best effort over each distance (the fastest; of equals, the newest), of
+    /// believed runs only: another sport's or a doubted run's efforts are never records, even
+    /// stored before the run became one.
     public func records(accountID: String) async throws -> [RecordEffort] {
         struct Row: Decodable { let name: String, seconds: Double, runId: String, startMs: Int64 }
         return try await read(Row.self, """
             SELECT name, seconds, run_id, start_ms FROM (
                 SELECT e.name, e.seconds, e.run_id, e.start_ms,
                     ROW_NUMBER() OVER (PARTITION BY e.name ORDER BY e.seconds, e.start_ms DESC, e.run_id DESC) AS place
-                FROM run_best_effort e JOIN device d ON d.id = e.device_id WHERE d.account_id = \(bind: accountID)) ranked
+                FROM run_best_effort e JOIN device d ON d.id = e.device_id
+                JOIN run r ON r.device_id = e.device_id AND r.run_id = e.run_id
+                WHERE d.account_id = \(bind: accountID) AND r.sport = 'run' AND r.doubt IS NULL) ranked
             WHERE place = 1
             """).map { RecordEffort(name: $0.name, seconds: $0.seconds, runID: $0.runId, startMs: $0.startMs) }
     }

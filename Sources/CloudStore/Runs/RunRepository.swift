@@ -15,7 +15,13 @@ public struct RunRepository: Sendable {
 
     struct AccountRunRow: Decodable {
         let deviceId: String, runId: String, summary: String, chunks: Int, startMs: Int64
-        var run: AccountRun { AccountRun(deviceID: deviceId, summary: StoredSummary(runID: runId, json: summary, chunks: chunks, startMs: startMs)) }
+        let sport: String, title: String?, doubt: String?, identity: String?
+        static let columns: SQLQueryString = "r.device_id, r.run_id, r.summary, r.chunks, r.start_ms, r.sport, r.title, r.doubt, r.identity"
+        var run: AccountRun {
+            // A sport this version does not know counts as "other": never as a run.
+            AccountRun(deviceID: deviceId, summary: StoredSummary(runID: runId, json: summary, chunks: chunks, startMs: startMs),
+                       activity: RunActivity(sport: Sport(rawValue: sport) ?? .other, title: title, doubt: doubt, identity: identity))
+        }
     }
 
     struct ChunkRow: Decodable {
@@ -111,6 +117,33 @@ public struct RunRepository: Sendable {
             """).first?.stored
     }
 
+    /// The complete run with what it is (its sport, title, doubt), by device.
+    public func completeActivity(device: String, runID: String) async throws -> AccountRun? {
+        try await read(AccountRunRow.self, """
+            SELECT \(AccountRunRow.columns) FROM run r WHERE r.device_id = \(bind: device) AND r.run_id = \(bind: runID) AND \(Self.complete)
+            """).first?.run
+    }
+
+    /// Sets what the imported file says the run is (its sport, name and identity) and whether it
+    /// is believed: written at import time, after its summary.
+    public func setActivity(device: String, runID: String, _ activity: RunActivity) async throws {
+        try await database.transaction { db in
+            try await db.raw("""
+                UPDATE run SET sport = \(bind: activity.sport.rawValue), title = \(bind: activity.title), doubt = \(bind: activity.doubt),
+                identity = \(bind: activity.identity) WHERE device_id = \(bind: device) AND run_id = \(bind: runID)
+                """).run()
+        }
+    }
+
+    /// The device's run that `identity` recognises (the same activity from another file).
+    public func runID(device: String, identity: String) async throws -> String? {
+        try await database.read { db in
+            try await db.raw("""
+                SELECT run_id FROM run WHERE device_id = \(bind: device) AND identity = \(bind: identity) ORDER BY run_id LIMIT 1
+                """).first()?.decode(column: "run_id", as: String.self)
+        }
+    }
+
     /// Chunks 0..<count in order.
     public func chunks(device: String, runID: String, count: Int) async throws -> [StoredChunk] {
         try await read(ChunkRow.self, """
@@ -162,7 +195,7 @@ public struct RunRepository: Sendable {
     /// Complete runs of the account's devices starting in [fromMs, toMs), newest first.
     public func accountRuns(accountID: String, fromMs: Int64?, toMs: Int64?, limit: Int, offset: Int) async throws -> [AccountRun] {
         try await read(AccountRunRow.self, """
-            SELECT r.device_id, \(SummaryRow.columns) FROM run r JOIN device d ON d.id = r.device_id
+            SELECT \(AccountRunRow.columns) FROM run r JOIN device d ON d.id = r.device_id
             WHERE d.account_id = \(bind: accountID) AND r.start_ms >= \(bind: fromMs ?? Int64.min) AND r.start_ms < \(bind: toMs ?? Int64.max)
             AND \(Self.complete)
             ORDER BY r.start_ms DESC, r.run_id DESC LIMIT \(bind: limit) OFFSET \(bind: offset)
@@ -172,7 +205,7 @@ public struct RunRepository: Sendable {
     /// One complete run of the account's devices; nil for another account's run as for none.
     public func accountRun(accountID: String, runID: String) async throws -> AccountRun? {
         try await read(AccountRunRow.self, """
-            SELECT r.device_id, \(SummaryRow.columns) FROM run r JOIN device d ON d.id = r.device_id
+            SELECT \(AccountRunRow.columns) FROM run r JOIN device d ON d.id = r.device_id
             WHERE d.account_id = \(bind: accountID) AND r.run_id = \(bind: runID) AND \(Self.complete) ORDER BY r.device_id LIMIT 1
             """).first?.run
     }
@@ -186,9 +219,13 @@ public struct RunRepository: Sendable {
         }
     }
 
-    /// Stores the view, only for a run still stored: one computed while the run was deleted is dropped.
-    public func putRunView(device: String, runID: String, source: String, body: String, records: String) async throws {
+    /// Stores the view, only for a run still stored: one computed while the run was deleted is
+    /// dropped. `doubt`: the view's verdict on the run (`RunDoubt`), kept in `run.doubt` for the list.
+    public func putRunView(device: String, runID: String, source: String, body: String, records: String, doubt: String? = nil) async throws {
         try await database.transaction { db in
+            try await db.raw("""
+                UPDATE run SET doubt = \(bind: doubt) WHERE device_id = \(bind: device) AND run_id = \(bind: runID)
+                """).run()
             try await db.raw("""
                 INSERT INTO run_view (device_id, run_id, source, body, records)
                 SELECT \(bind: device), \(bind: runID), \(bind: source), \(bind: body), \(bind: records)

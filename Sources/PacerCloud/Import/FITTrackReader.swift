@@ -1,9 +1,12 @@
+import CloudModel
 import Export
 import PacerContract
 
-/// Reads the points of a FIT activity file: every `record` message's timestamp, position
-/// (semicircles), heart rate, distance and speed (or enhanced speed), and the session's total
-/// distance. Definitions of any layout are followed (either byte order, developer fields,
+/// Reads the activities of a FIT file: every `record` message's timestamp, position
+/// (semicircles), heart rate, distance and speed (or enhanced speed); each session's start,
+/// totals and sport (one activity per session: a multisport file gives several); the `sport`
+/// message's name; the device's serial (`file_id`); and the timer's stops, which start a new
+/// segment. Definitions of any layout are followed (either byte order, developer fields,
 /// compressed-timestamp headers); fields Pacer does not use are skipped by their size. Every
 /// read is bounds-checked: a truncated or garbled file is refused with the byte where it goes
 /// wrong, and a file whose CRC does not match is refused before anything in it is believed.
@@ -22,7 +25,17 @@ enum FITTrackReader {
         var developerBytes: Int
     }
 
-    static func read(_ bytes: [UInt8]) throws(ImportError) -> ImportedTrack {
+    /// A session as the file closes it.
+    private struct Session {
+        var startS: UInt32?
+        var endS: UInt32?
+        var elapsed: Double?
+        var timer: Double?
+        var distance: Double?
+        var sport: Sport?
+    }
+
+    static func read(_ bytes: [UInt8]) throws(ImportError) -> [ImportedTrack] {
         guard bytes.count >= 12 else { throw ImportError("FIT: the file is \(bytes.count) bytes, shorter than a FIT header (12 or 14)") }
         let headerSize = Int(bytes[0])
         guard headerSize == 12 || headerSize == 14, bytes.count >= headerSize else {
@@ -42,6 +55,11 @@ enum FITTrackReader {
         guard FITProtocol.crc(bytes[0..<end]) == crc else { throw ImportError("FIT: the file's CRC does not match its contents: the file is damaged") }
 
         var track = ImportedTrack(format: .fit)
+        var sessions: [Session] = []
+        var sportName: String?
+        var sportOfMessage: Sport?
+        var segment = 0
+        var timerStopped = false
         var definitions: [Int: Definition] = [:]
         var lastTimestamp: UInt32?
         var position = headerSize
@@ -93,10 +111,15 @@ enum FITTrackReader {
                 timestamp = time
             }
             var values: [UInt8: UInt64] = [:]
+            var text: String?
             for field in definition.fields {
                 try need(field.size, "field \(field.number) of message \(definition.global)")
                 if let value = Self.integer(bytes[position..<position + field.size], field, bigEndian: definition.bigEndian) {
                     values[field.number] = value
+                } else if definition.global == 12, field.number == 3, field.baseType == FITProtocol.BaseType.string.rawValue {
+                    // The sport message's name ("Morning run", "Bike"): text up to its NUL.
+                    let raw = bytes[position..<position + field.size].prefix { $0 != 0 }
+                    text = String(validating: raw, as: UTF8.self)?.trimmingSpaces
                 }
                 position += field.size
             }
@@ -108,31 +131,85 @@ enum FITTrackReader {
             if let timestamp { lastTimestamp = timestamp }
             switch definition.global {
             case FITProtocol.Message.record:
-                Self.addRecord(values, timestamp: timestamp, to: &track)
+                Self.addRecord(values, timestamp: timestamp, segment: segment, to: &track)
                 if track.points.count > TrackChunkFormat.maxSamplesPerRun {
                     throw ImportError("FIT: more than \(TrackChunkFormat.maxSamplesPerRun) records; a run has at most that many")
                 }
             case FITProtocol.Message.session:
-                if let distance = values[9] { track.totalDistance = (track.totalDistance ?? 0) + Double(distance) / 100 }
+                let start = values[2].map { UInt32(truncatingIfNeeded: $0) }
+                let elapsed = values[7].map { Double($0) / 1000 }
+                sessions.append(Session(
+                    startS: start, endS: start.flatMap { start in elapsed.map { start &+ UInt32($0.rounded(.up)) } } ?? timestamp,
+                    elapsed: elapsed, timer: values[8].map { Double($0) / 1000 }, distance: values[9].map { Double($0) / 100 },
+                    sport: values[5].map { Self.sport(Int($0), sub: values[6].map { Int($0) }) } ?? sportOfMessage))
+            case 12:  // sport: what the activity is, and its name
+                if let value = values[0] { sportOfMessage = Self.sport(Int(value), sub: values[1].map { Int($0) }) }
+                if let text, !text.isEmpty { sportName = String(text.prefix(120)) }
+            case FITProtocol.Message.fileID:
+                if let serial = values[3] { track.serial = UInt32(truncatingIfNeeded: serial) }
+            case 21:  // event: the timer stopped (stop, stop all) and started again is a new segment
+                if values[0] == 0, let type = values[1] {
+                    if type == 1 || type == 4 { timerStopped = true }
+                    if type == 0, timerStopped { segment += 1; timerStopped = false }
+                }
             default:
                 break
             }
         }
-        return track
+        track.title = sportName
+        guard !sessions.isEmpty else {
+            track.sport = sportOfMessage
+            return [track]
+        }
+        // One activity per session: its records are those in its time span (the last session
+        // takes any after the others' ends).
+        return sessions.enumerated().map { index, session in
+            var activity = track
+            activity.sport = session.sport
+            activity.totalDistance = session.distance
+            activity.timerSeconds = session.timer
+            activity.elapsedSeconds = session.elapsed
+            activity.startMs = session.startS.map { (Int64($0) + FITProtocol.epochOffsetSeconds) * 1000 }
+            if sessions.count > 1 {
+                let from = session.startS.map { (Int64($0) + FITProtocol.epochOffsetSeconds) * 1000 } ?? Int64.min
+                let to = index == sessions.count - 1 ? Int64.max : session.endS.map { (Int64($0) + FITProtocol.epochOffsetSeconds) * 1000 } ?? Int64.max
+                activity.points = track.points.filter { $0.timeMs >= from && $0.timeMs <= to }
+                activity.left = LeftOut()
+            }
+            return activity
+        }
     }
 
-    private static func addRecord(_ values: [UInt8: UInt64], timestamp: UInt32?, to track: inout ImportedTrack) {
-        guard let timestamp, let latBits = values[FITProtocol.RecordField.positionLat], let lonBits = values[FITProtocol.RecordField.positionLong],
+    /// FIT's sport (and sub-sport) as Pacer's: running 1, cycling 2, swimming 5, walking 11,
+    /// hiking 17; a virtual ride is cycling with sub-sport 58. Any other (generic, transition,
+    /// fitness equipment, …) is "other".
+    static func sport(_ sport: Int, sub: Int?) -> Sport {
+        switch sport {
+        case 1: .run
+        case 2: .ride
+        case 5: .swim
+        case 11: .walk
+        case 17: .hike
+        default: .other
+        }
+    }
+
+    private static func addRecord(_ values: [UInt8: UInt64], timestamp: UInt32?, segment: Int, to track: inout ImportedTrack) {
+        guard let timestamp else {
+            track.left.noTime += 1
+            return
+        }
+        guard let latBits = values[FITProtocol.RecordField.positionLat], let lonBits = values[FITProtocol.RecordField.positionLong],
               let (lat, lon) = ImportCheck.position(lat: FITProtocol.degrees(Int32(truncatingIfNeeded: latBits)),
                                                     lon: FITProtocol.degrees(Int32(truncatingIfNeeded: lonBits))) else {
-            track.skipped += 1
+            track.left.noPosition += 1
             return
         }
         let speed = values[73].map { Double($0) / 1000 } ?? values[FITProtocol.RecordField.speed].map { Double($0) / 1000 }
         track.points.append(ImportedPoint(
             timeMs: (Int64(timestamp) + FITProtocol.epochOffsetSeconds) * 1000, lat: lat, lon: lon,
             heartRate: values[FITProtocol.RecordField.heartRate].map { Int($0) }, distance: values[FITProtocol.RecordField.distance].map { Double($0) / 100 },
-            speed: speed))
+            speed: speed, segment: segment))
     }
 
     /// A whole-number field's value, or nil when it is the base type's "invalid", not a

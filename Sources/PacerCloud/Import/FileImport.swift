@@ -25,30 +25,41 @@ enum FileImport {
             switch name.split(separator: ":").last.map(String.init) ?? "" {
             case "gpx": return .gpx
             case "TrainingCenterDatabase": return .tcx
-            default: throw ImportError("\(fileName): the document is <\(name.prefix(40))>; a GPX file starts with <gpx>, a TCX file with <TrainingCenterDatabase>")
+            default:
+                // Only a printable name is echoed: a binary file's bytes would widen the page.
+                let printable = name.prefix(40).allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
+                throw ImportError(printable && !name.isEmpty
+                    ? "\(fileName): the document is <\(name.prefix(40))>; a GPX file starts with <gpx>, a TCX file with <TrainingCenterDatabase>"
+                    : "\(fileName): this is neither a FIT file (no \".FIT\" header) nor a GPX or TCX file (no <gpx> or <TrainingCenterDatabase>)")
             }
         }
         throw ImportError("\(fileName): this is neither a FIT file (no \".FIT\" header) nor a GPX or TCX file (no XML element found)")
     }
 
     /// The file read into a run ready to store.
-    static func run(_ bytes: [UInt8], fileName: String) throws(ImportError) -> (format: FileFormat, run: ImportedRun) {
-        guard !bytes.isEmpty else { throw ImportError("file: no file was chosen, or it is empty") }
+    /// The file's activities (a multisport FIT file has one per session), ready to store.
+    static func runs(_ bytes: [UInt8], fileName: String) throws(ImportError) -> (format: FileFormat, runs: [ImportedRun]) {
+        guard !bytes.isEmpty else { throw ImportError("\(fileName): the file is empty, or none was chosen") }
         let format = try format(of: bytes, fileName: fileName)
-        let track: ImportedTrack
+        let tracks: [ImportedTrack]
         switch format {
-        case .fit: track = try FITTrackReader.read(bytes)
-        case .gpx, .tcx: track = try XMLTrackReader.read(bytes, format: format)
+        case .fit: tracks = try FITTrackReader.read(bytes)
+        case .gpx, .tcx: tracks = try XMLTrackReader.read(bytes, format: format)
         }
-        return (format, try ImportedRun(track))
+        var runs: [ImportedRun] = []
+        for track in tracks { runs.append(try ImportedRun(track)) }
+        return (format, runs)
     }
 
     /// The run id of a file imported into an account: the same file imported twice is the same
     /// run (stored once), and two accounts' ids never meet.
-    static func runID(accountID: String, bytes: [UInt8]) -> String {
+    /// `activity`: its place in the file (a multisport file's sessions); the first keeps the id
+    /// files of one activity always had.
+    static func runID(accountID: String, bytes: [UInt8], activity: Int = 0) -> String {
         var hash = SHA256()
         hash.update(data: Array("pacer import\0\(accountID)\0".utf8))
         hash.update(data: bytes)
+        if activity > 0 { hash.update(data: Array("\0activity \(activity)".utf8)) }
         var id = Array(hash.finalize().prefix(16))
         id[6] = id[6] & 0x0F | 0x50  // version 5 (name-based, SHA)
         id[8] = id[8] & 0x3F | 0x80  // RFC 4122 variant

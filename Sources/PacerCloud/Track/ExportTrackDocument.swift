@@ -20,10 +20,11 @@ struct ExportTrackDocument: TrackDocument {
     private let output = Output()
     private var writer: any ExportWriter
 
-    init(format: FileFormat, runID: String, summary: RunSummaryBody) {
+    /// `title`: the activity's name (an imported file's), written as the file's name; else "Run <id>".
+    init(format: FileFormat, runID: String, summary: RunSummaryBody, title: String? = nil) {
         // A stored summary's start_time was checked on the way in; 0 only for a summary stored
         // before that check. The cloud keeps no laps: TCX and FIT get one for the whole run.
-        run = ExportRun(name: "Run \(runID)", startTime: Timestamp(milliseconds: WireTime.milliseconds(summary.start_time) ?? 0),
+        run = ExportRun(name: title ?? "Run \(runID)", startTime: Timestamp(milliseconds: WireTime.milliseconds(summary.start_time) ?? 0),
                         distance: summary.distance_m, movingTime: summary.moving_time_s, elapsedTime: summary.elapsed_time_s,
                         averageHeartRate: summary.hr_avg, maxHeartRate: summary.hr_max)
         writer = format.makeWriter { [output] bytes in output.bytes += bytes }

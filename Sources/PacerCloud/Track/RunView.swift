@@ -7,7 +7,7 @@ import PacerContract
 /// heart-rate series downsampled for the charts, splits, best efforts and time per heart rate.
 struct RunView: Codable, Sendable, Equatable {
     /// Bumped when what is computed changes: views of an older version are computed again.
-    static let version = 2
+    static let version = 3
     /// The most points the map's line has (Douglas–Peucker keeps the most significant ones).
     static let maxTrackPoints = 2_000
     /// The most points of each chart: the whole run, averaged into as many distance buckets.
@@ -52,6 +52,8 @@ struct RunView: Codable, Sendable, Equatable {
     var bestEfforts: [BestEffort]
     /// [bpm, seconds] for each heart rate read, ascending.
     var heartRateSeconds: [[Double]]
+    /// Why the run cannot be right (`RunDoubt`), nil when it can: a doubted run has no best efforts.
+    var doubt: String?
 
     /// The distances records are kept for.
     static let recordDistances: [(name: String, meters: Double)] = [
@@ -59,10 +61,19 @@ struct RunView: Codable, Sendable, Equatable {
     ]
 
     /// What a stored view must have been computed from to be current: this version and this summary.
-    static func source(summaryJSON: String) -> String { Tokens.hash("run-view \(version)\n" + summaryJSON) }
+    /// The sport too: the doubt's bounds are the sport's.
+    static func source(summaryJSON: String, sport: Sport = .run) -> String {
+        Tokens.hash("run-view \(version)\n" + (sport == .run ? "" : "sport \(sport.rawValue)\n") + summaryJSON)
+    }
 
-    init(samples input: [ChunkSample]) {
+    /// `summary`: the run's totals, judged with the track (`RunDoubt`); nil judges the track alone.
+    init(samples input: [ChunkSample], sport: Sport = .run, summary: RunSummaryBody? = nil) {
         let points = input
+        let first = points.first, last = points.last
+        doubt = RunDoubt.reason(
+            distanceM: summary?.distance_m ?? ((last?.distanceM ?? 0) - (first?.distanceM ?? 0)), movingS: summary?.moving_time_s ?? 0,
+            elapsedS: summary?.elapsed_time_s ?? Double((last?.timeMs ?? 0) - (first?.timeMs ?? 0)) / 1_000, sport: sport,
+            points: points.map { RunDoubt.Point(timeMs: $0.timeMs, distanceM: $0.distanceM) })
         samples = points.count
         let kept = Self.simplify(points, keep: Self.maxTrackPoints)
         track = kept.map { [Self.rounded(points[$0].lat), Self.rounded(points[$0].lon)] }
@@ -70,7 +81,8 @@ struct RunView: Codable, Sendable, Equatable {
         kmMarks = Self.kilometreMarks(points, every: splitKm)
         (chartKm, pace, heartRate) = Self.series(points, buckets: Self.maxChartPoints)
         splits = Self.splits(points, every: splitKm)
-        bestEfforts = Self.recordDistances.compactMap { record in
+        // Records come from plausible efforts only.
+        bestEfforts = doubt != nil ? [] : Self.recordDistances.compactMap { record in
             Self.bestTime(points, meters: record.meters).map { BestEffort(name: record.name, meters: record.meters, seconds: $0) }
         }
         heartRateSeconds = Self.heartRateTime(points)
@@ -204,8 +216,9 @@ struct RunView: Codable, Sendable, Equatable {
             guard end, sample.distanceM > previous.distanceM else { continue }
             let secondsPerKm = Double(sample.timeMs - previous.timeMs) / (sample.distanceM - previous.distanceM)
             km.append((sample.distanceM / 10).rounded() / 100)
-            // Slower than 30 min/km is standing, not running: a gap in the chart.
-            pace.append(secondsPerKm <= 1_800 ? secondsPerKm.rounded() : nil)
+            // Slower than 30 min/km is standing, not running: a gap in the chart; no time at all
+            // is no pace (a run without elapsed time drew an axis of "-1:-1").
+            pace.append(secondsPerKm > 0 && secondsPerKm <= 1_800 ? secondsPerKm.rounded() : nil)
             hr.append(hrCount > 0 ? (hrSum / Double(hrCount)).rounded() : nil)
             (hrSum, hrCount) = (0, 0)
             previous = sample
@@ -240,6 +253,8 @@ struct RunView: Codable, Sendable, Equatable {
             while b.distanceM >= next && b.distanceM > a.distanceM {
                 let f = (next - a.distanceM) / (b.distanceM - a.distanceM)
                 let atMs = Double(a.timeMs) + Double(b.timeMs - a.timeMs) * f
+                // A kilometre in no time is no split (samples without elapsed time made 0:00 ones).
+                guard atMs > startMs else { return [] }
                 splits.append(Split(km: (splits.count + 1) * km, meters: next - startM, seconds: ((atMs - startMs) / 100).rounded() / 10,
                                     hrAvg: hrCount > 0 ? (hrSum / Double(hrCount)).rounded() : nil))
                 (startMs, startM, hrSum, hrCount) = (atMs, next, 0, 0)
@@ -247,7 +262,7 @@ struct RunView: Codable, Sendable, Equatable {
             }
         }
         // The rest, when it is more than a stride or two.
-        if last.distanceM - startM >= 20 {
+        if last.distanceM - startM >= 20, Double(last.timeMs) > startMs {
             splits.append(Split(km: (splits.count + 1) * km, meters: (last.distanceM - startM).rounded(),
                                 seconds: ((Double(last.timeMs) - startMs) / 100).rounded() / 10,
                                 hrAvg: hrCount > 0 ? (hrSum / Double(hrCount)).rounded() : nil))

@@ -36,6 +36,15 @@ struct ImportController: Sendable {
         }
     }
 
+    /// What became of one file of the form (or of a zip).
+    private struct FileOutcome {
+        var name: String
+        var text: String
+        var runs: [(id: String, label: String)] = []
+        var stored = false
+        var refused = false
+    }
+
     private func importFile(_ request: Request, _ context: SignedInContext) async throws -> Response {
         let (account, session) = (context.account, context.session)
         let (body, boundary) = try await MultipartForm.collect(request, maxBytes: FileImport.maxBytes)
@@ -46,37 +55,99 @@ struct ImportController: Sendable {
         let refuse = { @Sendable (message: String) in
             WebRefusal.form(.badRequest, page: .importFile, message: message, values: ["max_mb": "\(FileImport.maxBytes >> 20)"])
         }
-        guard let file = form.file else { throw refuse("file: choose a GPX, TCX or FIT file to import") }
-        let accountID = account.id
-        let (imported, runID, chunkBodies) = try await heavyWork.run { () throws -> ((format: FileFormat, run: ImportedRun), String, [[UInt8]]) in
-            let imported: (format: FileFormat, run: ImportedRun)
-            do {
-                imported = try FileImport.run(file.bytes, fileName: file.name.isEmpty ? "the file" : file.name)
-            } catch {
-                throw refuse("file: \(error)")
+        guard !form.files.isEmpty else { throw refuse("file: choose a GPX, TCX or FIT file (or a zip of them) to import") }
+        // Each file read on `heavyWork`: a zip's entries become files of their own.
+        let read = try await heavyWork.run { () throws -> [(name: String, bytes: [UInt8], result: Result<(format: FileFormat, runs: [ImportedRun]), ImportError>)] in
+            var files: [(name: String, bytes: [UInt8])] = []
+            for file in form.files {
+                let name = file.name.isEmpty ? "the file" : file.name
+                if ZipArchive.isZip(file.bytes) {
+                    do { files += try ZipArchive.entries(file.bytes, maxBytes: FileImport.maxBytes).map { (name: "\(name)/\($0.name)", bytes: $0.bytes) } } catch {
+                        throw refuse("file: \(name): \(error)")
+                    }
+                } else {
+                    files.append((name: name, bytes: file.bytes))
+                }
             }
-            return (imported, FileImport.runID(accountID: accountID, bytes: file.bytes), imported.run.chunkBodies)
+            return files.map { file in
+                do { return (name: file.name, bytes: file.bytes, result: .success(try FileImport.runs(file.bytes, fileName: file.name))) } catch let error as ImportError {
+                    return (name: file.name, bytes: file.bytes, result: .failure(error))
+                } catch {
+                    return (name: file.name, bytes: file.bytes, result: .failure(ImportError("\(error)")))
+                }
+            }
         }
+        // One file that cannot be read: the form again, with why.
+        if read.count == 1, case .failure(let error) = read[0].result { throw refuse("file: \(error)") }
         let device = try await importDevice(for: account)
+        var outcomes: [FileOutcome] = []
+        for file in read {
+            switch file.result {
+            case .failure(let error):
+                outcomes.append(FileOutcome(name: file.name, text: "not imported: \(error)", refused: true))
+            case .success(let (format, activities)):
+                var outcome = FileOutcome(name: file.name, text: "")
+                var sentences: [String] = []
+                for (index, activity) in activities.enumerated() {
+                    let (runID, stored, known) = try await store(activity, index: index, bytes: file.bytes, account: account, device: device)
+                    let summary = activity.summary
+                    let named: String = activity.title.map { " (\($0))" } ?? ""
+                    let points: String = activity.samples.isEmpty ? "no GPS track (the file's own totals)" : "\(activity.samples.count) points"
+                    let kilometres = String(format: "%.2f", summary.distance_m / 1000)
+                    let what = "\(format.name) \(activity.sport.label.lowercased()) of \(summary.start_time.prefix(10))\(named): \(kilometres) km, \(points)"
+                    var sentence = known ? "already imported (\(what)); nothing changed" : (stored ? what : "imported before; nothing changed (\(what))")
+                    if let left = activity.left.sentence { sentence += "; left out: \(left)" }
+                    if let doubt = activity.doubt { sentence += "; not believed: \(doubt)" }
+                    sentences.append(sentence)
+                    outcome.runs.append((id: runID, label: "Open the \(activity.sport.label.lowercased())"))
+                    outcome.stored = outcome.stored || stored
+                }
+                outcome.text = sentences.joined(separator: ". ") + "."
+                outcomes.append(outcome)
+            }
+        }
+        let stored = outcomes.contains { $0.stored }
+        let title = stored ? "Imported" : (outcomes.allSatisfy(\.refused) ? "Nothing imported" : "Already imported")
+        let files: [[String: Any]] = outcomes.map { outcome in
+            ["name": outcome.name, "text": outcome.text, "runs": outcome.runs.map { ["id": $0.id, "label": $0.label] }]
+        }
+        return WebPage.importResult.response(stored ? .created : (outcomes.allSatisfy(\.refused) ? .badRequest : .ok),
+                                             values: ["title": title, "files": files], csrf: nil)
+    }
+
+    /// Stores one activity of a file unless the account has it already: the same file (its run
+    /// id), the same device's serial and start (`identity`), or a run of any of the account's
+    /// devices, of its sport, starting within a minute of it with a distance within 2 % (or 50 m).
+    private func store(_ activity: ImportedRun, index: Int, bytes: [UInt8], account: Account, device: Device)
+        async throws -> (runID: String, stored: Bool, known: Bool) {
+        let runID = FileImport.runID(accountID: account.id, bytes: bytes, activity: index)
+        let summary = activity.summary
+        let startMs = WireTime.milliseconds(summary.start_time) ?? 0
+        if try await runs.accountRun(accountID: account.id, runID: runID) == nil {
+            if let known = try await runs.runID(device: device.id, identity: activity.identity) { return (known, false, true) }
+            let near = try await runs.accountRuns(accountID: account.id, fromMs: startMs - 60_000, toMs: startMs + 60_001, limit: 20, offset: 0)
+            for run in near where run.activity.sport == activity.sport {
+                guard let other = try? RunItem(run.summary).summary else { continue }
+                if abs(other.distance_m - summary.distance_m) <= max(50, 0.02 * max(other.distance_m, summary.distance_m)) {
+                    return (run.summary.runID, false, true)
+                }
+            }
+        }
         var stored = false
+        let chunkBodies = activity.chunkBodies
         for (seq, body) in chunkBodies.enumerated() {
             let chunk = StoredChunk(runID: runID, seq: seq, body: body, contentEncoding: nil, digest: Tokens.digest(Array("identity".utf8) + [0] + body),
-                                    samples: min(TrackChunkFormat.samplesPerChunk, imported.run.samples.count - seq * TrackChunkFormat.samplesPerChunk))
+                                    samples: min(TrackChunkFormat.samplesPerChunk, activity.samples.count - seq * TrackChunkFormat.samplesPerChunk))
             if try await runs.putChunk(chunk, device: device.id) == .created { stored = true }
         }
-        let summary = imported.run.summary
-        let startMs = WireTime.milliseconds(summary.start_time) ?? 0
         if try await runs.putSummary(StoredSummary(runID: runID, json: try JSONInput.canonical(summary), chunks: summary.chunks, startMs: startMs),
                                       device: device.id) != .unchanged { stored = true }
-        if stored { analysis.figuresIfComplete(device: device.id, runID: runID) }
-        let kilometres = String(format: "%.2f", summary.distance_m / 1000)
-        let text = (stored ? "" : "This file was imported before; nothing changed. ")
-            + "\(imported.format.name) run of \(summary.start_time.prefix(10)): \(kilometres) km, \(imported.run.samples.count) points."
-        return WebPage.message.response(
-            stored ? .created : .ok,
-            values: ["title": stored ? "Run imported" : "Run already imported", "text": text,
-                     "link": ["href": "/runs/\(runID)", "label": "Open the run"]],
-            csrf: nil)
+        if stored {
+            try await runs.setActivity(device: device.id, runID: runID,
+                                       RunActivity(sport: activity.sport, title: activity.title, doubt: activity.doubt, identity: activity.identity))
+            analysis.figuresIfComplete(device: device.id, runID: runID)
+        }
+        return (runID, stored, false)
     }
 
     /// The account's device for imported runs, made at its first import. Its token hash is the
@@ -106,10 +177,12 @@ extension Device {
     var holdsImports: Bool { name.hasPrefix("imported:") }
 }
 
-/// A posted multipart/form-data form (RFC 7578): its text fields and its one file.
+/// A posted multipart/form-data form (RFC 7578): its text fields and its files.
 struct MultipartForm: Sendable {
     var fields: [String: String] = [:]
-    var file: (name: String, bytes: [UInt8])?
+    var files: [(name: String, bytes: [UInt8])] = []
+    /// The most files one form takes.
+    static let maxFiles = 100
 
     /// The body, read whole, and the boundary, checked; `parse` makes the form of them.
     static func collect(_ request: Request, maxBytes: Int) async throws -> (body: [UInt8], boundary: String) {
@@ -149,9 +222,11 @@ struct MultipartForm: Sendable {
             guard let disposition = headers.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-disposition:") }),
                   let name = parameter("name", in: disposition) else { throw malformed }
             if let fileName = parameter("filename", in: disposition) {
-                guard form.file == nil else { throw WebRefusal.plain(.badRequest, "file: send one file at a time") }
+                // A file input left empty sends a part with no name and no bytes: no file.
+                guard name == "file", !(fileName.isEmpty && content.isEmpty) else { continue }
+                guard form.files.count < maxFiles else { throw WebRefusal.plain(.badRequest, "file: more than \(maxFiles) files; send them in several imports") }
                 guard content.count <= maxFileBytes else { throw WebRefusal.plain(.contentTooLarge, "file: larger than \(maxFileBytes >> 20) MB, the most an import takes") }
-                if name == "file" { form.file = (String(fileName.prefix(200)), content) }
+                form.files.append((String(fileName.prefix(200)), content))
             } else if form.fields[name] == nil {
                 guard let value = String(validating: content, as: UTF8.self), content.count <= 4096 else {
                     throw WebRefusal.plain(.badRequest, "the form field \(name.prefix(40)) is not short UTF-8 text")

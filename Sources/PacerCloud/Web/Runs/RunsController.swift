@@ -63,6 +63,9 @@ struct RunsController: Sendable {
                                        "distance": RunnerFormat.distance(summary.distance_m), "duration": RunnerFormat.duration(summary.moving_time_s),
                                        "pace": RunnerFormat.pace(summary.avg_pace_s_per_km)]
             if let hr = summary.hr_avg { item["hr"] = "\(Int(hr.rounded())) bpm" }
+            if run.activity.sport != .run { item["run_sport"] = run.activity.sport.label }
+            if let title = run.activity.title { item["run_title"] = title }
+            if let doubt = run.activity.doubt { item["run_doubt"] = doubt }
             return item
         }
         func link(_ page: Int) -> String {
@@ -111,10 +114,12 @@ struct RunsController: Sendable {
             "title": heading, "heading": heading, "run_id": runID, "sport": managed.details.sport.label,
             "visibility": RunManagementController.label(managed.details.visibility), "zones": zones, "max_hr": String(maxHR),
             "default_max": maxSource == .standard, "device_max": maxSource == .device,
-            "tiles": map.tileURL ?? "", "attribution": map.tileAttribution,
+            "tiles": map.tileURL ?? "", "attribution": map.tileAttribution, "has_map": view.track.count > 1,
         ]) { $1 }
         if let notes = managed.details.notes { values["notes"] = notes }
         if let workout = summary.workout_name { values["workout"] = workout }
+        // The view's verdict is the newest (the list's column is written with it).
+        if let doubt = view.doubt ?? managed.details.doubt { values["doubt"] = doubt }
         if let occurrenceID = summary.planned_session_id,
            let followed = try await following.followedOccurrence(account, occurrenceID: occurrenceID, startMs: run.summary.startMs) {
             values["followed"] = ["session": followed.session.id, "name": followed.session.name, "date": followed.date]
@@ -142,24 +147,24 @@ struct RunsController: Sendable {
 
     /// The signed-in account's complete run `run_id`, on whichever of its devices it is; 404
     /// for any other (another account's run is not said to exist).
-    private func ownRun(_ context: SignedInContext) async throws -> (device: String, item: RunItem, chunks: Int) {
+    private func ownRun(_ context: SignedInContext) async throws -> (device: String, item: RunItem, chunks: Int, title: String?) {
         let account = context.account
         let text = context.parameters.get("run_id") ?? ""
         let notFound = WebRefusal.plain(.notFound, "run \(WireLimits.quoted(text)): you have no complete run with this id")
         guard let runID = try? Identifiers.runID(text), let run = try await runs.accountRun(accountID: account.id, runID: runID) else {
             throw notFound
         }
-        return (run.deviceID, try RunItem(run.summary), run.summary.chunks)
+        return (run.deviceID, try RunItem(run.summary), run.summary.chunks, run.activity.title)
     }
 
     private func exportRun(_ format: FileFormat, _ context: SignedInContext) async throws -> Response {
-        let (device, item, chunks) = try await ownRun(context)
+        let (device, item, chunks, title) = try await ownRun(context)
         let samples = try await runs.storedSamples(device: device, runID: item.run_id, below: chunks, excluding: nil)
         guard samples <= TrackChunkFormat.maxSamplesPerRun else {
             throw WebRefusal.plain(.contentTooLarge, "run \(item.run_id) has \(samples) samples; at most \(TrackChunkFormat.maxSamplesPerRun) are served")
         }
         let (runID, summary) = (item.run_id, item.summary)
-        let document = TrackStream { ExportTrackDocument(format: format, runID: runID, summary: summary) }
+        let document = TrackStream { ExportTrackDocument(format: format, runID: runID, summary: summary, title: title) }
         let day = String(summary.start_time.prefix(10))
         return Response(
             status: .ok,

@@ -25,15 +25,15 @@ struct RunAnalysis: Sendable {
     /// failure, or a stop before they are stored, is the next page view's to make up.
     func figuresIfComplete(device: String, runID: String) {
         Task {
-            guard let summary = try? await runs.completeRun(device: device, runID: runID) else { return }
-            try? await storeFigures(AccountRun(deviceID: device, summary: summary), background: true)
+            guard let run = try? await runs.completeActivity(device: device, runID: runID) else { return }
+            try? await storeFigures(run, background: true)
         }
     }
 
     /// Computes the run's figures from its summary and view (computing the view if needed) and stores them.
     func storeFigures(_ run: AccountRun, background: Bool = false) async throws {
         var figures = RunFigures(deviceID: run.deviceID, runID: run.summary.runID, summaryJSON: run.summary.json, startMs: run.summary.startMs,
-                                 heartRateSeconds: "[]", bestEfforts: [])
+                                 heartRateSeconds: "[]", bestEfforts: [], sport: run.activity.sport)
         // A summary that is not understood counts nowhere, as on the runs list.
         if let summary = try? RunItem(run.summary).summary {
             let view = try await runView(run, background: background)
@@ -42,7 +42,8 @@ struct RunAnalysis: Sendable {
             figures.hrAvg = summary.hr_avg
             figures.hrMax = summary.hr_max
             figures.heartRateSeconds = String(decoding: try JSONEncoder().encode(view.heartRateSeconds), as: UTF8.self)
-            figures.bestEfforts = view.bestEfforts.map { RunFigures.Effort(name: $0.name, seconds: $0.seconds) }
+            // Records are runs' only, and believed runs' only (a doubted view has no efforts).
+            if run.activity.sport == .run { figures.bestEfforts = view.bestEfforts.map { RunFigures.Effort(name: $0.name, seconds: $0.seconds) } }
         }
         try await health.putRunFigures(figures)
     }
@@ -62,7 +63,7 @@ struct RunAnalysis: Sendable {
     /// that is full. A stored view is read here: it is bounded (2,000 points of the map, 500
     /// splits, 500 of each chart) and quick to decode. `background`: no request waits for it.
     func runView(_ run: AccountRun, background: Bool = false) async throws -> RunView {
-        let source = RunView.source(summaryJSON: run.summary.json)
+        let source = RunView.source(summaryJSON: run.summary.json, sport: run.activity.sport)
         if let stored = try await runs.runView(device: run.deviceID, runID: run.summary.runID, source: source),
            let view = try? JSONDecoder().decode(RunView.self, from: Data(stored.utf8)) {
             return view
@@ -79,7 +80,8 @@ struct RunAnalysis: Sendable {
             }
             chunks.append(chunk)
         }
-        let (runID, read) = (run.summary.runID, chunks)
+        let (runID, read, sport) = (run.summary.runID, chunks, run.activity.sport)
+        let summary = try? RunItem(run.summary).summary
         let waiting = background ? WorkQueue.backgroundMaxWaiting : nil
         let (view, body, records) = try await heavyWork.run(waiting: waiting) { () throws -> (RunView, String, String) in
             var samples: [ChunkSample] = []
@@ -90,13 +92,13 @@ struct RunAnalysis: Sendable {
                 }
             }
             let started = ContinuousClock.now
-            let view = RunView(samples: samples)
+            let view = RunView(samples: samples, sport: sport, summary: summary)
             // How long a view takes, for the operator (and tools/bench-zigzag).
             WorkQueue.logger.info("run view of \(runID): \(samples.count) samples in \(Int((ContinuousClock.now - started) / .milliseconds(1))) ms")
             let encoder = JSONEncoder()
             return (view, String(decoding: try encoder.encode(view), as: UTF8.self), String(decoding: try encoder.encode(view.bestEfforts), as: UTF8.self))
         }
-        try await runs.putRunView(device: run.deviceID, runID: runID, source: source, body: body, records: records)
+        try await runs.putRunView(device: run.deviceID, runID: runID, source: source, body: body, records: records, doubt: view.doubt)
         return view
     }
 }

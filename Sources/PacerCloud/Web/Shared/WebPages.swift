@@ -9,7 +9,7 @@ import Mustache
 /// its hash, and the security headers every HTML answer has (`SecurityHeaders`).
 enum WebPage: String, CaseIterable, Sendable {
     case signup, confirm, login, reset, resetPassword = "reset_password", account, accountDelete = "account_delete", message, resume
-    case devices, deviceUnlink = "device_unlink", importFile = "import"
+    case devices, deviceUnlink = "device_unlink", importFile = "import", importResult = "import_result"
     case runs, run, stats, heart
     case runEdit = "run_edit", runDelete = "run_delete", runShareLink = "run_share_link", runShared = "run_shared", calendar, shoes
     case plan, planSession = "plan_session"
@@ -105,9 +105,9 @@ enum WebPage: String, CaseIterable, Sendable {
         case .importFile:
             return """
                 {{> head}}<h1>Import a run</h1>{{> error}}
-                <p>A run recorded with another watch or app: a GPX, TCX or FIT file of up to {{max_mb}} MB.</p>
+                <p>Activities recorded with another watch or app: GPX, TCX or FIT files, or a zip of them, up to {{max_mb}} MB in all.</p>
                 <form method="post" action="/import" enctype="multipart/form-data">{{> csrf}}
-                <label>File <input type="file" name="file" accept=".gpx,.tcx,.fit" required></label>
+                <label>Files <input type="file" name="file" accept=".gpx,.tcx,.fit,.zip" multiple required></label>
                 <button>Import</button></form>
                 <p><a href="/account">My account</a></p>{{> foot}}
                 """
@@ -117,6 +117,12 @@ enum WebPage: String, CaseIterable, Sendable {
                 <p>You are logged in again. What you sent before your session ended was not saved yet: it is kept here.</p>
                 <form method="post" action="{{action}}">{{> csrf}}{{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">{{/fields}}
                 <button>Send it now</button></form><p><a href="/">Leave it</a></p>{{> foot}}
+                """
+        case .importResult:
+            return """
+                {{> head}}<h1>{{title}}</h1>
+                <ul class="imports">{{#files}}<li><b>{{name}}</b>: {{text}}{{#runs}}<br><a href="/runs/{{id}}">{{label}}</a>{{/runs}}</li>{{/files}}</ul>
+                <p><a href="/runs">My runs</a> · <a href="/import">Import more</a></p>{{> foot}}
                 """
         case .message:
             // Every message has a way on: its own link, else home (the runs, or the log-in page).
@@ -132,8 +138,9 @@ enum WebPage: String, CaseIterable, Sendable {
                 <form method="get" action="/runs" class="filter">
                 <label>From <input type="date" name="from" value="{{from}}"\(Self.invalid("from"))>\(Self.fieldError("from"))</label>
                 <label>To <input type="date" name="to" value="{{to}}"\(Self.invalid("to"))>\(Self.fieldError("to"))</label><button>Show</button></form>
-                <ul class="runs">{{#runs}}<li><a href="/runs/{{id}}"><b>{{date}}</b>
-                <span>{{distance}} · {{duration}} · {{pace}}{{#hr}} · {{.}}{{/hr}}</span></a></li>{{/runs}}</ul>
+                <ul class="runs">{{#runs}}<li><a href="/runs/{{id}}"><b>{{#run_title}}{{.}} · {{/run_title}}{{date}}</b>{{#run_sport}} <span class="sport">{{.}}</span>{{/run_sport}}
+                <span>{{distance}} · {{duration}} · {{pace}}{{#hr}} · {{.}}{{/hr}}</span>{{#run_doubt}}
+                <strong class="doubt">⚠ Not believed: {{.}}</strong>{{/run_doubt}}</a></li>{{/runs}}</ul>
                 {{^runs}}<p class="empty">No runs{{#filtered}} between these dates{{/filtered}}{{^filtered}} yet: <a href="/devices">link a
                 device</a> and go for a run, or <a href="/import">import a file</a> from another watch or app{{/filtered}}.</p>{{/runs}}
                 <p class="pages">{{#newer}}<a href="{{.}}">← Newer</a>{{/newer}} {{#older}}<a href="{{.}}">Older →</a>{{/older}}</p>{{> foot}}
@@ -142,12 +149,14 @@ enum WebPage: String, CaseIterable, Sendable {
             return """
                 {{> head}}<h1>{{heading}}</h1>
                 <p class="summary">{{sport}} · {{date}} · {{visibility}}</p>
+                {{#doubt}}<p class="doubt" id="doubt" role="note"><strong>⚠ Not believed</strong>: {{.}}. It counts in no record.</p>{{/doubt}}
                 <p class="summary">{{distance}} · {{duration}} · {{pace}}{{#hr_avg}} · {{.}}{{/hr_avg}}</p>
                 {{#notes}}<p class="notes">{{.}}</p>{{/notes}}
                 <p><a href="/runs/{{run_id}}/edit" id="edit-run">Edit, share or delete</a></p>
                 {{#workout}}<p>Workout: {{.}}</p>{{/workout}}
                 {{#followed}}<p id="followed">Followed: <a href="/plan/sessions/{{session}}">{{name}}</a> ({{date}})</p>{{/followed}}
-                <div id="map" data-tiles="{{tiles}}" data-attribution="{{attribution}}"></div>
+                {{^has_map}}<p id="no-map">No GPS track: the distance and time are the file's own.</p>{{/has_map}}
+                <div id="map" data-tiles="{{tiles}}" data-attribution="{{attribution}}"{{^has_map}} hidden{{/has_map}}></div>
                 <h2>Pace</h2><div class="chart"><canvas id="pace-chart" aria-label="Pace against distance"></canvas></div>
                 <h2>Heart rate</h2>{{^has_hr}}<p class="empty">No heart-rate readings in this run: wear a heart-rate strap paired with
                 your device on the next one.</p>{{/has_hr}}
@@ -186,6 +195,8 @@ enum WebPage: String, CaseIterable, Sendable {
                 {{^records}}<p>No records yet: run a kilometre.</p>{{/records}}
                 {{#periods}}<h2>{{title}}</h2><table><tr><th></th><th>Distance</th><th>Time</th><th>Runs</th></tr>
                 {{#rows}}<tr><td>{{label}}</td><td>{{distance}}</td><td>{{time}}</td><td>{{runs}}</td></tr>{{/rows}}</table>{{/periods}}
+                {{#has_other_sports}}<h2>Other sports</h2><table id="other-sports"><tr><th>Sport</th><th>Distance</th><th>Time</th><th>Activities</th></tr>
+                {{#other_sports}}<tr><td>{{sport}}</td><td>{{distance}}</td><td>{{time}}</td><td>{{count}}</td></tr>{{/other_sports}}</table>{{/has_other_sports}}
                 <p class="note">Weeks start on Monday, in your time zone ({{timezone}}).</p>{{> uncounted}}{{> foot}}
                 """
         case .heart:
@@ -242,6 +253,7 @@ enum WebPage: String, CaseIterable, Sendable {
         case .devices: "My devices"
         case .deviceUnlink: "Unlink a device"
         case .importFile: "Import a run"
+        case .importResult: "Imported"
         case .message: "Pacer"
         case .resume: "Send it again"
         case .runs: "My runs"

@@ -30,7 +30,18 @@ struct StatisticsController: Sendable {
         let (account, session) = (context.account, context.session)
         let calendar = RunnerCalendar(account.timezone)
         let uncounted = try await analysis.countNewRuns(account)
-        let runs = try await health.runTotals(accountID: account.id)
+        let activities = try await health.runTotals(accountID: account.id)
+        // Run statistics count runs only; the other sports have their own totals.
+        let runs = activities.filter { $0.sport == .run }
+        var otherTotals: [Sport: (distance: Double, seconds: Double, count: Int)] = [:]
+        for activity in activities where activity.sport != .run {
+            let total = otherTotals[activity.sport] ?? (0, 0, 0)
+            otherTotals[activity.sport] = (total.distance + activity.distanceM, total.seconds + activity.movingS, total.count + 1)
+        }
+        let otherSports: [[String: Any]] = Sport.allCases.compactMap { sport in
+            otherTotals[sport].map { ["sport": sport.label, "distance": RunnerFormat.distance($0.distance), "time": RunnerFormat.duration($0.seconds),
+                                      "count": String($0.count)] }
+        }
 
         let best = try await health.records(accountID: account.id)
         let records: [[String: Any]] = RunView.recordDistances.compactMap { record in
@@ -71,7 +82,7 @@ struct StatisticsController: Sendable {
                     "target": RunnerFormat.distance(goal.distanceM), "percent": String(percent), "bar": String(min(percent, 100)),
                     "km": RunnerFormat.number(goal.distanceM / 1_000), "week": goal.period == .week]
         }
-        return WebPage.stats.response(status, values: ["goals": goals, "records": records, "periods": periods, "timezone": account.timezone,
+        return WebPage.stats.response(status, values: ["goals": goals, "records": records, "periods": periods, "timezone": account.timezone, "other_sports": otherSports, "has_other_sports": !otherSports.isEmpty,
                                                        "uncounted": uncounted],
                                       csrf: session.csrf, error: error)
     }
