@@ -10,8 +10,8 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct BrowserTests {
     static let groups: [[String]] = [
         ["accounts", "first-run", "run-page", "heart-page", "run-manage"],
-        ["alert-page", "monitor-dashboard", "my-devices", "plan"],
-        ["harness-forms", "monitor-live-run", "run-page-no-tiles", "plan-device"],
+        ["alert-page", "monitor-dashboard", "my-devices", "plan", "one-app"],
+        ["harness-forms", "monitor-live-run", "run-page-no-tiles", "plan-device", "import-files"],
     ]
 
     @Test("every browser flow passes in headless Chromium (each group of flows in its own)", arguments: groups)
