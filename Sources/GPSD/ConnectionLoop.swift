@@ -92,6 +92,12 @@ final class ConnectionLoop {
     /// Reads until the connection is lost (returns why) or the client is stopped (returns nil).
     private func readLines(_ gps: UnsafeMutablePointer<gps_data_t>, into message: UnsafeMutablePointer<CChar>) -> String? {
         let socket = gps.pointee.gps_fd
+        // gps_waiting puts the socket in an fd_set for select(2): past FD_SETSIZE glibc aborts the
+        // whole process rather than fail the call. A process with that many descriptors open
+        // gets the connection refused here, and tries again after the backoff.
+        guard socket >= 0, socket < FD_SETSIZE else {
+            return "the gpsd socket is descriptor \(socket), past the \(FD_SETSIZE) that libgps' select(2) can watch: too many files open"
+        }
         while true {
             if stopping { return nil }
             // gps_waiting is true at once while libgps holds unread data in its own buffer,
