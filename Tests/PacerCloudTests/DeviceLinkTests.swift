@@ -58,7 +58,7 @@ struct DeviceLinkTests {
             let page = try await browser.get("/devices")
             // In the account's zone and the pages' one format, with its age: "Sat 28 Nov, 14:05 (just now)" (or a
             // minute or two later on the wall clock, in a loaded run).
-            #expect(page.text.contains("ann-pi") && page.text.range(of: #"Last seen: [A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2}, \d\d:\d\d \((just now|\d{1,2} min ago)\)"#,
+            #expect(page.text.contains("ann-pi") && page.text.range(of: #"Last seen: [A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2}, \d\d:\d\d \((just now|\d{1,2} s ago|\d{1,2} min ago)\)"#,
                                                                     options: .regularExpression) != nil, "\(page.text)")
             #expect(!page.text.contains(" UTC"))
 
