@@ -66,7 +66,9 @@ struct Cloud: Sendable {
         case .sqlite:
             store = try await CloudStore.open(.sqlite(path: directory.file("cloud.db")))
         case .postgres:
-            store = try await CloudStore.open(DatabaseURL(try await freshPostgresDatabase()))
+            // A few connections each: some hundred fixtures share one server (max_connections
+            // 1000) in the start burst, and PostgresNIO's default of 20 each could exhaust it.
+            store = try await CloudStore.open(DatabaseURL(try await freshPostgresDatabase() + "?pool_max_conns=4"))
         }
         ProgressBoard.step(progress, "starting the application (services, migration)")
         // HummingbirdTesting's live client opens its connection when the test starts; a test

@@ -59,13 +59,16 @@ struct PostgresTLSTests {
         #expect(ContinuousClock.now - started < .seconds(10))
     }
 
-    @Test("the URL's TLS parameters are checked: unknown modes and parameters are refused without echoing the password")
+    @Test("the URL's TLS and pool parameters are checked: unknown modes, parameters and pool sizes are refused without echoing the password")
     func parsed() throws {
         #expect(try DatabaseURL("postgres://u:pw@h/db?sslmode=verify-full&sslrootcert=/ca.pem")
             == .postgres(host: "h", port: 5432, user: "u", password: "pw", database: "db", tls: .verifyFull(rootCertificate: "/ca.pem")))
         #expect(try DatabaseURL("postgresql://u@h:6432/db?sslmode=require")
             == .postgres(host: "h", port: 6432, user: "u", password: nil, database: "db", tls: .require))
-        for bad in ["postgres://u:s3cret@h/db?sslmode=always", "postgres://u:s3cret@h/db?ssl=true"] {
+        #expect(try DatabaseURL("postgres://u@h/db?pool_max_conns=4&sslmode=require")
+            == .postgres(host: "h", port: 5432, user: "u", password: nil, database: "db", tls: .require, poolSize: 4))
+        for bad in ["postgres://u:s3cret@h/db?sslmode=always", "postgres://u:s3cret@h/db?ssl=true", "postgres://u:s3cret@h/db?pool_max_conns=0",
+                    "postgres://u:s3cret@h/db?pool_max_conns=1001", "postgres://u:s3cret@h/db?pool_max_conns=many"] {
             let error = #expect(throws: StoreError.self) { try DatabaseURL(bad) }
             #expect(error.map { !String(describing: $0).contains("s3cret") } == true)
         }

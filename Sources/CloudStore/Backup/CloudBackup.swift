@@ -127,7 +127,7 @@ public enum CloudBackup {
 
     /// libpq's connection string for `database`, without the password (that goes in PGPASSWORD: arguments show in ps).
     static func connectionString(_ database: DatabaseURL) throws -> String {
-        guard case .postgres(let host, let port, let user, _, let name, _) = database else { throw StoreError("not a PostgreSQL URL") }
+        guard case .postgres(let host, let port, let user, _, let name, _, _) = database else { throw StoreError("not a PostgreSQL URL") }
         let quote = { (value: String) in "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'" }
         return "host=\(quote(host)) port=\(port) user=\(quote(user)) dbname=\(quote(name))"
     }
@@ -139,7 +139,7 @@ public enum CloudBackup {
     /// The password and TLS settings as libpq's environment variables.
     static func environment(_ database: DatabaseURL) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        guard case .postgres(_, _, _, let password, _, let tls) = database else { return environment }
+        guard case .postgres(_, _, _, let password, _, let tls, _) = database else { return environment }
         if let password { environment["PGPASSWORD"] = password }
         switch tls {
         case .disable: environment["PGSSLMODE"] = "disable"

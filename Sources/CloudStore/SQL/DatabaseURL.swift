@@ -8,10 +8,16 @@ import PostgresNIO
 /// (`postgresql://` too). `sslmode` as libpq's: `disable` (the default), `prefer` (TLS when the
 /// server offers it, certificate not checked), `require` (TLS or nothing, certificate not
 /// checked), `verify-ca` (the certificate must chain to `sslrootcert`, or the system's CAs),
-/// `verify-full` (that, and it must name the host).
+/// `verify-full` (that, and it must name the host). `pool_max_conns=N` (pgx's name; 1 to 1000,
+/// default 20) bounds the connections an instance holds: the server's `max_connections` is
+/// shared by every instance.
 public enum DatabaseURL: Sendable, Equatable {
     case sqlite(path: String)
-    case postgres(host: String, port: Int, user: String, password: String?, database: String, tls: PostgresTLS = .disable)
+    case postgres(host: String, port: Int, user: String, password: String?, database: String, tls: PostgresTLS = .disable,
+                  poolSize: Int = DatabaseURL.defaultPoolSize)
+
+    /// PostgresNIO's own default.
+    public static let defaultPoolSize = 20
 
     /// How the PostgreSQL connection is encrypted.
     public enum PostgresTLS: Sendable, Equatable {
@@ -46,13 +52,22 @@ public enum DatabaseURL: Sendable, Equatable {
             let database = String(url.path.drop(while: { $0 == "/" }))
             guard !database.isEmpty else { throw StoreError("--database names no database (postgres://user@host:port/DATABASE)") }
             guard let user = url.user, !user.isEmpty else { throw StoreError("--database names no user (postgres://USER@host/db)") }
+            let items = url.queryItems ?? []
             self = .postgres(host: host, port: url.port ?? 5432, user: user, password: url.password, database: database,
-                             tls: try Self.tls(url.queryItems ?? []))
+                             tls: try Self.tls(items.filter { $0.name != "pool_max_conns" }), poolSize: try Self.poolSize(items))
         } else if text.contains("://") {
             throw StoreError("--database: only sqlite:PATH and postgres://… are supported")
         } else {
             self = .sqlite(path: text)
         }
+    }
+
+    private static func poolSize(_ items: [URLQueryItem]) throws -> Int {
+        guard let item = items.last(where: { $0.name == "pool_max_conns" }) else { return defaultPoolSize }
+        guard let size = item.value.flatMap({ Int($0) }), (1...1000).contains(size) else {
+            throw StoreError("--database: pool_max_conns must be a whole number from 1 to 1000, not '\(item.value ?? "")'")
+        }
+        return size
     }
 
     private static func tls(_ items: [URLQueryItem]) throws -> PostgresTLS {
@@ -62,7 +77,7 @@ public enum DatabaseURL: Sendable, Equatable {
             switch item.name {
             case "sslmode": mode = item.value ?? ""
             case "sslrootcert": root = item.value
-            default: throw StoreError("--database: unknown parameter '\(item.name)' (known: sslmode, sslrootcert)")
+            default: throw StoreError("--database: unknown parameter '\(item.name)' (known: sslmode, sslrootcert, pool_max_conns)")
             }
         }
         switch mode {
@@ -80,7 +95,7 @@ public enum DatabaseURL: Sendable, Equatable {
         switch self {
         case .sqlite(let path):
             return try await StoreDatabase.sqlite(path: path)
-        case .postgres(let host, let port, let user, let password, let database, let tls):
+        case .postgres(let host, let port, let user, let password, let database, let tls, let poolSize):
             let clientTLS: PostgresClient.Configuration.TLS
             let probeTLS: PostgresConnection.Configuration.TLS
             if let configuration = try Self.configuration(tls) {
@@ -92,9 +107,10 @@ public enum DatabaseURL: Sendable, Equatable {
                 (clientTLS, probeTLS) = (.disable, .disable)
             }
             let logger = Logger(label: "pacer-cloud.postgres")
-            let client = PostgresClient(configuration: .init(host: host, port: port, username: user, password: password, database: database,
-                                                             tls: clientTLS),
-                                        backgroundLogger: logger)
+            var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database,
+                                                             tls: clientTLS)
+            configuration.options.maximumConnections = poolSize
+            let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
             return StoreDatabase.postgres(client, probe: .init(host: host, port: port, username: user, password: password, database: database,
                                                                tls: probeTLS),
                                           describedAs: "\(user)@\(host):\(port)/\(database) (\(tls.sslmode))", logger: logger)
