@@ -52,17 +52,20 @@ public final class CloudSync: Sendable {
 
     /// `state`: the heartbeat as of now (nil: not known, nothing is sent). `say`: offers a
     /// notice to the speaker. `plan`: the training plan in use, at start and on each change
-    /// (its workout files are written already). All are called on the sync thread.
+    /// (its workout files are written already). `units`: the account's ("km", "mi"; nil: none),
+    /// at start and on each change. All are called on the sync thread.
     /// `heartRate`: the days the heartbeat carries until the cloud took them.
     public func start(settings: SyncSettings, storePath: String, log: @escaping @Sendable (SyncLogLevel, String) -> Void,
                       state: @escaping @Sendable () -> DeviceState?, heartRate: HeartRateDays? = nil,
                       say: @escaping @Sendable (Notice) -> NoticeDelivery,
-                      plan: @escaping @Sendable (DevicePlan?) -> Void = { _ in }) throws(ThreadStartError) {
+                      plan: @escaping @Sendable (DevicePlan?) -> Void = { _ in },
+                      units: @escaping @Sendable (String?) -> Void = { _ in }) throws(ThreadStartError) {
         let queue = self.queue
         try DetachedThread.start {
             var session = HTTPSession(configuration: settings.client)
             let engine = SyncEngine(settings: settings, storePath: storePath,
-                                    transport: { request throws(HTTPClientError) in try session.perform(request) }, log: log, onPlan: plan)
+                                    transport: { request throws(HTTPClientError) in try session.perform(request) }, log: log, onPlan: plan,
+                                    onUnits: units)
             var loop = SyncLoop(engine: engine, state: state, heartRate: heartRate, say: say, log: log)
             loop.offerNextNotice()
             while true {

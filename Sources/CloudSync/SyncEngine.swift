@@ -73,6 +73,8 @@ struct SyncEngine {
     let log: @Sendable (SyncLogLevel, String) -> Void
     /// The plan in use: given once at start (from the last sync) and whenever a fetch changes it.
     let onPlan: @Sendable (DevicePlan?) -> Void
+    /// The account's units ("km", "mi"; nil: none known): given once at start and on each change.
+    let onUnits: @Sendable (String?) -> Void
     let planFiles: PlanFiles
     private(set) var cache: SyncCache?
     private(set) var said: Set<String> = []
@@ -81,11 +83,13 @@ struct SyncEngine {
     private var failures = 0
 
     init(settings: SyncSettings, storePath: String, transport: @escaping (HTTPRequest) throws(HTTPClientError) -> HTTPResponse,
-         log: @escaping @Sendable (SyncLogLevel, String) -> Void, onPlan: @escaping @Sendable (DevicePlan?) -> Void = { _ in }) {
+         log: @escaping @Sendable (SyncLogLevel, String) -> Void, onPlan: @escaping @Sendable (DevicePlan?) -> Void = { _ in },
+         onUnits: @escaping @Sendable (String?) -> Void = { _ in }) {
         self.settings = settings
         self.transport = transport
         self.log = log
         self.onPlan = onPlan
+        self.onUnits = onUnits
         planFiles = PlanFiles(storePath: storePath)
         cacheFile = SyncFile(beside: storePath, name: "cloud-sync.json")
         saidFile = SyncFile(beside: storePath, name: "cloud-notices.json")
@@ -105,6 +109,7 @@ struct SyncEngine {
         }
         // Offline from the start, the last plan fetched is the plan; its files are made whole again.
         usePlan()
+        onUnits(cache?.sync.sections.profile?.units)
     }
 
     /// The plan of the sync in use: its workout files written, what cannot run journaled, and
@@ -175,9 +180,14 @@ struct SyncEngine {
         let fetched = sync.sections.notices?.items.map(\.id) ?? []
         report.newNotices = fetched.filter { !known.contains($0) }.count
         let planBefore = cache?.sync.sections.plan
+        let unitsBefore = cache?.sync.sections.profile?.units
         cache = SyncCache(etag: response.header("ETag"), fetched_at: WireTime.text(milliseconds: nowMs), sync: sync)
         save(cache)
         if sync.sections.plan != planBefore { usePlan() }
+        if let units = sync.sections.profile?.units, units != unitsBefore {
+            log(.info, "sync: the account reads \(units == "mi" ? "miles" : "kilometres"): the coach speaks them from the next run")
+        }
+        if sync.sections.profile?.units != unitsBefore { onUnits(sync.sections.profile?.units) }
         // A notice the cloud no longer lists was acknowledged (or is gone): nothing more to remember of it.
         let listed = Set(fetched)
         if !said.isSubset(of: listed) || !unacknowledged.isSubset(of: listed) {

@@ -11,7 +11,8 @@ extension GPSFix {
             status: Status(rawValue: Int(f.status)) ?? .unknown,
             latitude: f.latitude.finite,
             longitude: f.longitude.finite,
-            altitude: f.altHAE.finite,
+            // Above mean sea level (the geoid), as maps and other devices give elevation; HAE when the receiver says no MSL.
+            altitude: f.altMSL.finite ?? f.altHAE.finite,
             speed: f.speed.finite,
             track: f.track.finite,
             eph: f.eph.finite,

@@ -11,6 +11,10 @@ public struct PacerConfiguration: Sendable, Equatable {
 
     public var units: UnitSystem = .metric
     public var tracking = TrackerConfiguration()
+    /// Whether the file sets `[tracking] split_distance_m` (else splits are one of `units`), and
+    /// `[voice] summary_every_km` in `units`: what `following(accountUnits:)` settles again.
+    private var splitDistanceSet = false
+    private var summaryEveryUnits = 1.0
 
     /// gpsd to read fixes from.
     public var gpsHost = "localhost"
@@ -78,6 +82,30 @@ public struct PacerConfiguration: Sendable, Equatable {
 
     public var maxHeartRate: Int {
         maxHeartRateSetting ?? Int((208 - 0.7 * Double(age)).rounded())
+    }
+
+    /// The configuration as a linked device uses it: in the units of the account that owns it
+    /// ("km" or "mi", from the sync's profile), which the runner chose on the web; the file's
+    /// `[units]` until an account says (nil, or a value this version does not know).
+    public func following(accountUnits: String?) -> PacerConfiguration {
+        let system: UnitSystem
+        switch accountUnits {
+        case "km"?: system = .metric
+        case "mi"?: system = .imperial
+        default: return self
+        }
+        var config = self
+        config.units = system
+        config.settleUnits()
+        return config
+    }
+
+    /// What follows from `units`: the split length (unless the file sets one), the coach's words
+    /// and its summaries' spacing.
+    private mutating func settleUnits() {
+        if !splitDistanceSet { tracking.splitDistanceMeters = units == .imperial ? 1609.344 : TrackerConfiguration().splitDistanceMeters }
+        coach.units = units == .imperial ? .imperial : .metric
+        coach.summaryEveryMeters = summaryEveryUnits == 0 ? nil : summaryEveryUnits * (units == .imperial ? 1609.344 : 1000)
     }
 
     /// Parses a config file's text. `file` is only used in error messages.
@@ -332,13 +360,11 @@ public struct PacerConfiguration: Sendable, Equatable {
                 throw reader.fail("unknown key (check its spelling and section)")
             }
         }
-        if config.units == .imperial && !splitDistanceSet {
-            config.tracking.splitDistanceMeters = 1609.344
-        }
         // The coach speaks in the config's units and judges zones by the profile's maximum, which
         // may be set anywhere in the file: settled once everything is read.
-        config.coach.units = config.units == .imperial ? .imperial : .metric
-        config.coach.summaryEveryMeters = summaryEveryUnits == 0 ? nil : summaryEveryUnits * (config.units == .imperial ? 1609.344 : 1000)
+        config.splitDistanceSet = splitDistanceSet
+        config.summaryEveryUnits = summaryEveryUnits
+        config.settleUnits()
         config.coach.maxHeartRate = config.maxHeartRate
         config.settleDerived()
         for index in zones.keys.sorted() {

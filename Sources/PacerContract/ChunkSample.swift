@@ -11,8 +11,11 @@ public struct ChunkSample: Sendable, Equatable {
     public var moving: Bool
     /// Beats per minute; nil (an empty field) when there is no reading for this sample.
     public var heartRate: Int?
+    /// Metres above sea level; nil (no eighth field, or an empty one) when not known.
+    public var altitudeM: Double?
 
-    public init(timeMs: Int64, lat: Double, lon: Double, speedMps: Double, distanceM: Double, moving: Bool, heartRate: Int?) {
+    public init(timeMs: Int64, lat: Double, lon: Double, speedMps: Double, distanceM: Double, moving: Bool, heartRate: Int?,
+                altitudeM: Double? = nil) {
         self.timeMs = timeMs
         self.lat = lat
         self.lon = lon
@@ -20,5 +23,6 @@ public struct ChunkSample: Sendable, Equatable {
         self.distanceM = distanceM
         self.moving = moving
         self.heartRate = heartRate
+        self.altitudeM = altitudeM
     }
 }

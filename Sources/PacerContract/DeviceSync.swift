@@ -76,12 +76,16 @@ public struct ProfileSection: Codable, Equatable, Sendable {
     public var timezone: String
     /// Whether an account owns the device (false: the two fields above are the defaults).
     public var linked: Bool
+    /// "km" or "mi": what the account reads, and so what the device speaks (its `[units]`);
+    /// nil while no account owns it (the device keeps its config file's), or from an older cloud.
+    public var units: String?
 
-    public init(version: String, display_name: String, timezone: String, linked: Bool) {
+    public init(version: String, display_name: String, timezone: String, linked: Bool, units: String? = nil) {
         self.version = version
         self.display_name = display_name
         self.timezone = timezone
         self.linked = linked
+        self.units = units
     }
 }
 

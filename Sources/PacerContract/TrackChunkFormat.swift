@@ -1,8 +1,9 @@
 import PacerCore
 
 /// `application/x-pacer-track` (openapi.yaml `TrackChunk`), written by the device and read by
-/// the cloud: UTF-8 lines `time_ms,lat,lon,speed_mps,distance_m,moving,hr`, lat/lon with 7
-/// decimals, speed with 2, distance with 1, moving 0/1, hr empty when there is none. Absolute
+/// the cloud: UTF-8 lines `time_ms,lat,lon,speed_mps,distance_m,moving,hr[,alt_m]`, lat/lon with 7
+/// decimals, speed with 2, distance with 1, moving 0/1, hr empty when there is none, and the
+/// altitude with 1 decimal when it is known (no eighth field when not: older lines read as they did). Absolute
 /// values on every line: a chunk stands alone, and gzip takes the repetition out (the 3 h 44 min
 /// marathon: 171 KB). Lines end in LF (CRLF is read too); blank lines are ignored. Read as a
 /// stream of bytes, line by line, so the work per chunk is bounded by the caps below, whatever
@@ -51,7 +52,8 @@ public enum TrackChunkFormat {
     /// The line of a recorded sample (no line end).
     public static func line(_ sample: TrackSample, heartRate: Int?) -> String {
         line(ChunkSample(timeMs: sample.time.milliseconds, lat: sample.coordinate.latitude, lon: sample.coordinate.longitude,
-                         speedMps: sample.speed, distanceM: sample.distance, moving: sample.moving, heartRate: heartRate))
+                         speedMps: sample.speed, distanceM: sample.distance, moving: sample.moving, heartRate: heartRate,
+                         altitudeM: sample.altitude))
     }
 
     /// The line of `sample` (no line end). A number that cannot be printed (not finite) is 0.
@@ -60,7 +62,9 @@ public enum TrackChunkFormat {
         let lon = FixedDecimal.format(sample.lon, decimals: 7) ?? "0"
         let speed = FixedDecimal.format(sample.speedMps, decimals: 2) ?? "0"
         let distance = FixedDecimal.format(sample.distanceM, decimals: 1) ?? "0"
-        return "\(sample.timeMs),\(lat),\(lon),\(speed),\(distance),\(sample.moving ? 1 : 0),\(sample.heartRate.map(String.init) ?? "")"
+        let line = "\(sample.timeMs),\(lat),\(lon),\(speed),\(distance),\(sample.moving ? 1 : 0),\(sample.heartRate.map(String.init) ?? "")"
+        guard let altitude = sample.altitudeM.flatMap({ FixedDecimal.format($0, decimals: 1) }) else { return line }
+        return line + "," + altitude
     }
 
     // MARK: Reading (the cloud)
@@ -146,8 +150,8 @@ public enum TrackChunkFormat {
     static func sample(_ line: ArraySlice<UInt8>, number: Int) throws(Failure) -> ChunkSample {
         let fields = line.split(separator: 0x2C, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         func fail(_ what: String) -> Failure { Failure(description: "track line \(number): \(what)") }
-        guard fields.count == 7 else {
-            throw fail("\(fields.count) fields, expected 7 (time_ms,lat,lon,speed_mps,distance_m,moving,hr)")
+        guard fields.count == 7 || fields.count == 8 else {
+            throw fail("\(fields.count) fields, expected 7 or 8 (time_ms,lat,lon,speed_mps,distance_m,moving,hr[,alt_m])")
         }
         guard let time = Int64(fields[0]), WireTime.range.contains(time) else {
             throw fail("time_ms \(WireLimits.quoted(fields[0])) is not milliseconds since the epoch from 1980 to 2200")
@@ -172,7 +176,14 @@ public enum TrackChunkFormat {
             }
             heartRate = bpm
         }
+        var altitude: Double?
+        if fields.count == 8, !fields[7].isEmpty {
+            guard let metres = Double(fields[7]), metres.isFinite, WireLimits.altitudeM.contains(metres) else {
+                throw fail("alt_m \(WireLimits.quoted(fields[7])) is not an altitude -1000...10000 m")
+            }
+            altitude = metres
+        }
         return ChunkSample(timeMs: time, lat: lat, lon: lon, speedMps: speed, distanceM: distance, moving: fields[5] == "1",
-                           heartRate: heartRate)
+                           heartRate: heartRate, altitudeM: altitude)
     }
 }

@@ -16,6 +16,8 @@ public enum WireLimits {
     }
 
     public static let accuracyM = 0.0...100_000.0
+    /// Metres above sea level: below the Dead Sea to above any road or trail.
+    public static let altitudeM = -1_000.0...10_000.0
     public static let speedMps = 0.0...1_000.0
     public static let heartRate = 0...300
     public static let batteryPercent = 0...100

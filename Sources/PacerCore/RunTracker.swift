@@ -35,6 +35,8 @@ public struct RunTracker: Sendable {
     private var timeOffsetMs: Int64 = 0
     private var lastFixTime: Timestamp?
     private var lastRawPosition: Coordinate?
+    /// The newest fix's altitude (3D fixes only), to a tenth of a metre: stored and replayed alike.
+    private var altitude: Double?
     /// Speed integrated at the previous epoch (0 when not moving there).
     private var lastIntegrand = 0.0
     private var nominalPeriod = 1.0
@@ -101,6 +103,7 @@ public struct RunTracker: Sendable {
         }
         // No loss check here: `accept` reports an outage that this very fix ends.
         extendTimeline(to: time)
+        altitude = fix.mode == .threeD ? fix.altitude.flatMap { $0.isFinite && (-1_000...10_000).contains($0) ? ($0 * 10).rounded() / 10 : nil } : nil
         events += accept(fix, at: time, position: Coordinate(latitude: lat, longitude: lon))
         return events
     }
@@ -270,7 +273,7 @@ public struct RunTracker: Sendable {
     private mutating func makeSample(time: Timestamp, speed: Double) -> TrackSample {
         let sample = TrackSample(
             time: time, coordinate: filter.coordinate, speed: speed, distance: distance,
-            moving: motion.moving && !isPaused, movingTime: movingTime)
+            moving: motion.moving && !isPaused, movingTime: movingTime, altitude: altitude)
         lastSample = sample
         if lapStart == nil { lapStart = (distance, movingTime, time) }
         return sample

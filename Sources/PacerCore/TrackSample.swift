@@ -10,13 +10,17 @@ public struct TrackSample: Sendable, Equatable {
     public var moving: Bool
     /// Moving time so far, seconds.
     public var movingTime: Double
+    /// Metres above sea level, to a tenth, from the receiver's 3D fix; nil without one.
+    public var altitude: Double?
 
-    public init(time: Timestamp, coordinate: Coordinate, speed: Double, distance: Double, moving: Bool, movingTime: Double) {
+    public init(time: Timestamp, coordinate: Coordinate, speed: Double, distance: Double, moving: Bool, movingTime: Double,
+                altitude: Double? = nil) {
         self.time = time
         self.coordinate = coordinate
         self.speed = speed
         self.distance = distance
         self.moving = moving
         self.movingTime = movingTime
+        self.altitude = altitude
     }
 }

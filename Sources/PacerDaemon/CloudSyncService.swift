@@ -40,7 +40,8 @@ struct CloudSyncService: Service {
                 speaker.say(Cue(time: Timestamp(milliseconds: WallClock.milliseconds()), kind: .notice, text: notice.text))
                 return .offered
             },
-            plan: { plan in pipeline.queue.put(.plan(plan)) })
+            plan: { plan in pipeline.queue.put(.plan(plan)) },
+            units: { units in pipeline.queue.put(.accountUnits(units)) })
     }
 
     /// What became of a notice given to the speaker, for the sync thread.

@@ -22,6 +22,8 @@ enum DaemonInput: Sendable {
     case reload(PacerConfiguration)
     /// The training plan in use (nil: none), from the sync thread.
     case plan(DevicePlan?)
+    /// The units of the account that owns the device ("km", "mi"; nil: none), from the sync thread.
+    case accountUnits(String?)
     /// Close the run and stop; `done` is called once everything is written.
     case shutdown(done: @Sendable () -> Void)
 }

@@ -33,6 +33,10 @@ final class RunSessionExecutor {
     private var powerSupply: PowerSupply?
     /// The training plan from the sync thread; the session gets it with today's date.
     private var devicePlan: DevicePlan?
+    /// The configuration as the file says, and the units of the account that owns the device:
+    /// the session runs with the file's settings in the account's units.
+    private var fileConfiguration: PacerConfiguration
+    private var accountUnits: String?
     /// The wall clock (ms since the epoch): "today" in the plan's timezone is read from it.
     var wallClockMs: () -> Int64 = { WallClock.milliseconds() }
 
@@ -61,6 +65,7 @@ final class RunSessionExecutor {
         }
         session = RunSession(configuration: configuration, resumable: resumable)
         powerSupply = PowerSupply(configuration.battery)
+        fileConfiguration = configuration
     }
 
     var configuration: PacerConfiguration { session.configuration }
@@ -110,7 +115,12 @@ final class RunSessionExecutor {
             run(.buttonsReset, nowNs)
         case .reload(let newConfiguration):
             powerSupply = PowerSupply(newConfiguration.battery)
-            run(.reload(newConfiguration), nowNs)
+            fileConfiguration = newConfiguration
+            run(.reload(newConfiguration.following(accountUnits: accountUnits)), nowNs)
+        case .accountUnits(let units):
+            accountUnits = units
+            let following = fileConfiguration.following(accountUnits: units)
+            if following != session.configuration { run(.reload(following), nowNs) }
         case .plan(let plan):
             devicePlan = plan
             run(.plan(planToday()), nowNs)

@@ -91,7 +91,7 @@ public enum RunExporter {
         var waiting: [TrackSample] = []
         func emit(_ samples: [TrackSample]) throws {
             for s in samples {
-                try writer.add(ExportPoint(time: s.time, coordinate: s.coordinate,
+                try writer.add(ExportPoint(time: s.time, coordinate: s.coordinate, altitude: s.altitude,
                                            heartRate: heart.bpm(at: s.time), distance: s.distance, speed: s.speed))
             }
         }

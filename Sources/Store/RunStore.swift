@@ -66,13 +66,14 @@ public final class RunStore: Sendable {
         let last = (batch.lastTime ?? runStart).milliseconds - runStart.milliseconds
         let samples = batch.samples.isEmpty ? nil : Data(TrackCodec.encode(batch.samples, runStart: runStart))
         let heart = batch.heartRate.isEmpty ? nil : Data(TrackCodec.encode(batch.heartRate, runStart: runStart))
+        let altitude = TrackCodec.encodeAltitudes(batch.samples).map { Data($0) }
         let raw = batch.rawLines.isEmpty ? nil : batch.rawLines.joined(separator: "\n")
         // Cached statements: this runs every few seconds for hours; SQL is compiled once.
         try write("recording run \(runID)") { db in
             let state = try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM run WHERE id = ?"), arguments: [runID])
             guard state == "recording" else { throw StoreError.notRecording(runID) }
-            try db.cachedStatement(sql: "INSERT INTO track_chunk (run_id, first_ms, last_ms, samples, heart, raw) VALUES (?, ?, ?, ?, ?, ?)")
-                .execute(arguments: [runID, first, last, samples, heart, raw])
+            try db.cachedStatement(sql: "INSERT INTO track_chunk (run_id, first_ms, last_ms, samples, heart, raw, altitude) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                .execute(arguments: [runID, first, last, samples, heart, raw, altitude])
             let chunk = db.lastInsertedRowID
             try db.cachedStatement(sql: "UPDATE run SET first_chunk_id = ? WHERE id = ? AND first_chunk_id IS NULL")
                 .execute(arguments: [chunk, runID])
@@ -215,10 +216,11 @@ public final class RunStore: Sendable {
     /// Streams a run's samples and heart-rate readings, one durable batch at a time, in time order.
     public func forEachTrackChunk(_ id: Int64, _ body: ([TrackSample], [HeartRateSample]) throws -> Void) throws {
         guard let run = try run(id) else { throw StoreError.noSuchRun(id) }
-        try forEachChunkRow(run, columns: "samples, heart") { row in
+        try forEachChunkRow(run, columns: "samples, heart, altitude") { row in
             var samples: [TrackSample] = []
             var readings: [HeartRateSample] = []
             if let data: Data = row["samples"] { try TrackCodec.decodeSamples([UInt8](data), runStart: run.startTime, into: &samples) }
+            if let data: Data = row["altitude"] { try TrackCodec.decodeAltitudes([UInt8](data), into: &samples, from: 0) }
             if let data: Data = row["heart"] { try TrackCodec.decodeHeartRate([UInt8](data), runStart: run.startTime, into: &readings) }
             try body(samples, readings)
         }
@@ -377,10 +379,12 @@ public final class RunStore: Sendable {
     static func loadTrack(_ run: StoredRun, db: Database, wantRaw: Bool) throws -> Track {
         var track = Track()
         guard let range = try chunkRange(run, db) else { return track }
-        let rows = try Row.fetchCursor(db, sql: "SELECT last_ms, samples, heart FROM track_chunk WHERE id >= ? AND id < ? AND run_id = ? ORDER BY id",
+        let rows = try Row.fetchCursor(db, sql: "SELECT last_ms, samples, heart, altitude FROM track_chunk WHERE id >= ? AND id < ? AND run_id = ? ORDER BY id",
                                        arguments: [range.lowerBound, range.upperBound, run.id])
         while let row = try rows.next() {
+            let first = track.samples.count
             if let data: Data = row["samples"] { try TrackCodec.decodeSamples([UInt8](data), runStart: run.startTime, into: &track.samples) }
+            if let data: Data = row["altitude"] { try TrackCodec.decodeAltitudes([UInt8](data), into: &track.samples, from: first) }
             if let data: Data = row["heart"] { try TrackCodec.decodeHeartRate([UInt8](data), runStart: run.startTime, into: &track.heartRate) }
             track.lastMs = max(track.lastMs, row["last_ms"])
         }

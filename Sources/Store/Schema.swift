@@ -145,6 +145,11 @@ enum Schema {
                 ALTER TABLE run ADD COLUMN planned_session_id TEXT;
                 """)
         }
+        // Each sample's altitude (`TrackCodec.encodeAltitudes`) beside its chunk's samples, for
+        // the elevation the cloud shows; NULL in runs recorded before, and without a 3D fix.
+        migrator.registerMigration("v5-track-altitude") { db in
+            try db.execute(sql: "ALTER TABLE track_chunk ADD COLUMN altitude BLOB")
+        }
         return migrator
     }
 }

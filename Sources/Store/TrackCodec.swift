@@ -42,6 +42,29 @@ enum TrackCodec {
         }
     }
 
+    /// The samples' altitudes (`track_chunk.altitude`), 4 bytes each in decimetres, `Int32.min`
+    /// for none; nil when no sample has one (no receiver's 3D fix, or a run recorded before).
+    static func encodeAltitudes(_ samples: [TrackSample]) -> [UInt8]? {
+        guard samples.contains(where: { $0.altitude != nil }) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(samples.count * 4)
+        for s in samples {
+            put(&bytes, UInt32(bitPattern: s.altitude.flatMap { FixedDecimal.scaled($0, decimals: 1) }.map { Int32(clamping: $0) } ?? Int32.min))
+        }
+        return bytes
+    }
+
+    /// Sets the altitudes of `samples[start...]`, the samples decoded from the same chunk.
+    static func decodeAltitudes(_ bytes: [UInt8], into samples: inout [TrackSample], from start: Int) throws(StoreError) {
+        guard bytes.count == 4 * (samples.count - start) else {
+            throw .corrupt("altitude chunk of \(bytes.count) bytes for \(samples.count - start) samples")
+        }
+        for k in 0..<(samples.count - start) {
+            let value = Int32(bitPattern: u32(bytes, 4 * k))
+            samples[start + k].altitude = value == Int32.min ? nil : Double(value) / 10
+        }
+    }
+
     static func encode(_ readings: [HeartRateSample], runStart: Timestamp) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(readings.count * 10)

@@ -16,6 +16,8 @@ final class ScriptedCloud: @unchecked Sendable {
     var online = true
     /// The `plan` section; its version is part of the ETag.
     var plan: PlanSection?
+    /// The profile's units (part of the ETag too).
+    var units: String?
 
     func add(_ text: String) -> Notice {
         let notice = Notice(id: UUID().uuidString.lowercased(), text: text, created_at: "2026-05-10T07:30:00.000Z")
@@ -32,11 +34,11 @@ final class ScriptedCloud: @unchecked Sendable {
         switch (request.method, path) {
         case ("GET", "/v1/device/sync"):
             let pending = notices.filter { !acknowledged.contains($0.id) }
-            let etag = "\"" + pending.map(\.id).joined(separator: ",") + (plan.map { ";plan-\($0.version)" } ?? "") + "\""
+            let etag = "\"" + pending.map(\.id).joined(separator: ",") + (plan.map { ";plan-\($0.version)" } ?? "") + (units.map { ";units-\($0)" } ?? "") + "\""
             if ifNoneMatch == etag { return HTTPResponse(status: 304, headers: [("ETag", etag)], body: []) }
             let sync = DeviceSync(sections: .init(
                 notices: NoticesSection(version: String(pending.count), items: pending),
-                profile: ProfileSection(version: "p1", display_name: "Ann", timezone: "Europe/Rome", linked: true), plan: plan))
+                profile: ProfileSection(version: "p1", display_name: "Ann", timezone: "Europe/Rome", linked: true, units: units), plan: plan))
             return HTTPResponse(status: 200, headers: [("ETag", etag)], body: Array(try! JSONEncoder().encode(sync)))
         case ("POST", "/v1/device/sync/ack"):
             let ack = try! JSONDecoder().decode(NoticeAck.self, from: Data(request.body))

@@ -82,12 +82,15 @@ extension Scene {
                 TrackSample(time: sample["time"]?.string.flatMap(Timestamp.init(iso8601:)) ?? Timestamp(milliseconds: -1),
                             coordinate: Coordinate(latitude: sample["lat"]?.number ?? .nan, longitude: sample["lon"]?.number ?? .nan),
                             speed: sample["speed_mps"]?.number ?? .nan, distance: sample["distance_m"]?.number ?? .nan,
-                            moving: sample["moving"]?.bool ?? false, movingTime: 0),
+                            moving: sample["moving"]?.bool ?? false, movingTime: 0, altitude: sample["alt_m"]?.number),
                 heartRate: sample["hr"]?.int)
         }
         let differing = zip(held, packaged).filter { $0 != $1 }
         #expect(held.count == packaged.count && differing.isEmpty, "\(differing.count) samples differ, the first: \(differing.first.map { "\($0.0) vs \($0.1)" } ?? "-")")
-        #expect(held.contains { !$0.hasSuffix(",") }, "with heart rate")
+        let fields = held.map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        #expect(fields.contains { $0[6] != "" }, "with heart rate")
+        // The receiver's 3D fixes give altitude: the device records it, the cloud keeps it (its elevation).
+        #expect(fields.contains { $0.count == 8 }, "with altitude")
 
         let position = try cloud.json("/v1/position")
         #expect(position["run_id"] as? String == run.uuid)

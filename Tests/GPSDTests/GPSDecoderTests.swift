@@ -26,7 +26,7 @@ struct GPSDecoderTests {
         #expect(fix.status == .unknown)
         #expect(fix.latitude.map { abs($0 - 45.480965417) < 1e-12 } == true)
         #expect(fix.longitude.map { abs($0 - 9.231809350) < 1e-12 } == true)
-        #expect(fix.altitude == 166.0)  // altHAE, not altMSL/alt (119)
+        #expect(fix.altitude == 119.0)  // altMSL (elevation as maps give it), not altHAE (166)
         #expect(fix.speed == 3.233)
         #expect(fix.track == 357.3)
         #expect(fix.eph == 1898.1)

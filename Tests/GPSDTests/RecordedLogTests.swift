@@ -191,11 +191,15 @@ struct RecordedLogTests {
         if fix.status.rawValue != status { out.append("status \(fix.status)") }
         if fix.time != RawJSON.time(in: line) { out.append("time \(String(describing: fix.time))") }
         let fields: [(String, Double?)] = [
-            ("lat", fix.latitude), ("lon", fix.longitude), ("altHAE", fix.altitude),
+            ("lat", fix.latitude), ("lon", fix.longitude),
             ("speed", fix.speed), ("track", fix.track), ("eph", fix.eph), ("eps", fix.eps),
         ]
         for (key, value) in fields where !same(value, RawJSON.number(key, in: line)) {
             out.append("\(key) \(String(describing: value))")
+        }
+        // The altitude above mean sea level, the ellipsoid's where the report has none.
+        if !same(fix.altitude, RawJSON.number("altMSL", in: line) ?? RawJSON.number("altHAE", in: line)) {
+            out.append("altitude \(String(describing: fix.altitude))")
         }
         return out
     }

@@ -143,7 +143,7 @@ struct HeavyWorkTests {
             #expect(page.text.contains("<td>200</td>") && page.text.contains("<td>100000</td>"))
             #expect(page.text.contains("Splits of 200 km"))
             #expect(page.text.utf8.count < 200_000, "the page is \(page.text.utf8.count) bytes")
-            let marks = try #require(try RunnerPageTests.dataBlock(page.text)["kmMarks"] as? [[Double]])
+            let marks = try #require(try RunnerPageTests.dataBlock(page.text)["marks"] as? [[Double]])
             #expect(marks.count <= RunView.maxSplits && marks.last?[2] == 100_000)
         }
         // A run under 500 km keeps 1 km splits.

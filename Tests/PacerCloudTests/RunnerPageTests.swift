@@ -184,9 +184,9 @@ struct RunnerPageTests {
             let track = try #require(data["track"] as? [[Double]])
             #expect(track.count <= RunView.maxTrackPoints && track.count >= 2)
             #expect(track.first == [45.5, 9.2])
-            #expect((data["kmMarks"] as? [[Double]])?.count == 21)
-            #expect(((data["km"] as? [Double])?.count ?? 0) <= RunView.maxChartPoints)
-            #expect(((data["km"] as? [Double])?.last ?? 0) >= 21.0)
+            #expect((data["marks"] as? [[Double]])?.count == 21)
+            #expect(((data["distance"] as? [Double])?.count ?? 0) <= RunView.maxChartPoints)
+            #expect(((data["distance"] as? [Double])?.last ?? 0) >= 21.0)
             for shown in ["21.10 km", "<td>21</td>", "<td>5:00 /km</td>", "Z5", "maximum heart rate of 190 bpm", "(the default",
                           "No laps recorded.", "id=\"downloads\"", "data-attribution=\"Example &lt;tiles&gt;\"",
                           "<script src=\"/assets/pacer/run.js?v="] {

@@ -53,7 +53,7 @@ import Testing
         notices: NoticesSection(version: "0123456789abcdef", items: [
             Notice(id: "5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d", text: "Rain at five: take a jacket", created_at: t0.iso8601),
         ]),
-        profile: ProfileSection(version: "fedcba9876543210", display_name: "Ann", timezone: "Europe/Rome", linked: true),
+        profile: ProfileSection(version: "fedcba9876543210", display_name: "Ann", timezone: "Europe/Rome", linked: true, units: "mi"),
         plan: PlanSection(version: "00ff00ff00ff00ff", timezone: "Europe/Rome", sessions: [
             PlannedSession(id: "7c9e6679-7425-40de-944b-e07fc1f90ae7", date: "2026-05-10", name: "6 by 400 metres", steps: [
                 PlanStep(type: "warmup", distance_m: 800, pace_s_per_km: [300, 360]),
@@ -80,8 +80,10 @@ import Testing
             let step = Double(i)
             let longitude: Double = i < 12 ? -0.1 - step * 1e-5 : 151.2
             let coordinate = Coordinate(latitude: -33.8688 + step * 1e-5, longitude: longitude)
+            // Altitude on some samples (the eighth field), from below sea level up, none on the others.
+            let altitude: Double? = i % 3 == 0 ? nil : -20.5 + step * 97.3
             return TrackSample(time: t0.adding(seconds: step), coordinate: coordinate, speed: step * 0.17, distance: step * 3.07, moving: i > 0,
-                               movingTime: step)
+                               movingTime: step, altitude: altitude)
         }
         let heartRate = [HeartRateSample(time: t0.adding(seconds: 10), bpm: 150, contact: true)]
         return TrackChunkFormat.chunks(samples: samples, heartRate: heartRate, hiding: [], samplesPerChunk: 10)
@@ -117,7 +119,8 @@ import Testing
             "DeviceLinkGrant": ["full": try Self.json(Self.grant), "minimal": try Self.json(Self.grant)],
             "DeviceSync": ["full": try Self.json(Self.fullSync), "minimal": try Self.json(Self.minimalSync)],
             "NoticesSection": ["full": try Self.json(Self.fullSync.sections.notices!), "minimal": try Self.json(Self.fullSync.sections.notices!)],
-            "ProfileSection": ["full": try Self.json(Self.fullSync.sections.profile!), "minimal": try Self.json(Self.fullSync.sections.profile!)],
+            "ProfileSection": ["full": try Self.json(Self.fullSync.sections.profile!),
+                               "minimal": try Self.json(ProfileSection(version: "fedcba9876543210", display_name: "Runner", timezone: "UTC", linked: false))],
             "PlanSection": ["full": try Self.json(Self.fullSync.sections.plan!), "minimal": try Self.json(Self.fullSync.sections.plan!)],
             "PlannedSession": ["full": try Self.json(Self.fullSync.sections.plan!.sessions[0]),
                                "minimal": try Self.json(Self.fullSync.sections.plan!.sessions[0])],
@@ -152,7 +155,8 @@ import Testing
             ["schema": "RunSummary", "why": "a planned session id that is no uuid",
              "value": try Self.withField(Self.fullSummary, "planned_session_id", "today")],
             ["schema": "NoticeAck", "why": "no ids", "value": ["notice_ids": [String]()]],
-            ["schema": "TrackChunk", "why": "eight fields", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1\n"],
+            ["schema": "TrackChunk", "why": "nine fields", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1,2\n"],
+            ["schema": "TrackChunk", "why": "an altitude with two decimals", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1.25\n"],
         ]
         // The numbers the server pages and caps alerts by (issue 31), as the spec must say them.
         let limits: [String: Any] = ["alerts_page_default": WireLimits.alertsPageDefault, "alerts_page_max": WireLimits.alertsPageMax,

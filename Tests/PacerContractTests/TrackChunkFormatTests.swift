@@ -20,7 +20,10 @@ import Testing
         #expect(samples.count == 25)
         #expect(samples.map(\.timeMs) == (0..<25).map { OpenAPIContractTests.t0.milliseconds + Int64($0) * 1000 })
         #expect(samples.allSatisfy { TrackChunkFormat.line($0) == TrackChunkFormat.line(ChunkSample(
-            timeMs: $0.timeMs, lat: $0.lat, lon: $0.lon, speedMps: $0.speedMps, distanceM: $0.distanceM, moving: $0.moving, heartRate: $0.heartRate)) })
+            timeMs: $0.timeMs, lat: $0.lat, lon: $0.lon, speedMps: $0.speedMps, distanceM: $0.distanceM, moving: $0.moving, heartRate: $0.heartRate,
+            altitudeM: $0.altitudeM)) })
+        // Altitude where the device had one (two samples in three), to the tenth it writes; none elsewhere.
+        #expect(samples.enumerated().allSatisfy { $0.element.altitudeM == ($0.offset % 3 == 0 ? nil : ((-20.5 + Double($0.offset) * 97.3) * 10).rounded() / 10) })
         // The reading at 10 s reaches samples 10...15 (5 s), not before it nor after.
         #expect(samples.map { $0.heartRate != nil } == (0..<25).map { (10...15).contains($0) })
         #expect(samples[3].lat == -33.86877 && samples[3].lon == -0.10003)

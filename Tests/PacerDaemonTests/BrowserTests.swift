@@ -11,7 +11,7 @@ import Testing
     static let groups: [[String]] = [
         ["accounts", "first-run", "run-page", "heart-page", "run-manage"],
         ["alert-page", "monitor-dashboard", "my-devices", "plan", "one-app"],
-        ["harness-forms", "monitor-live-run", "run-page-no-tiles", "plan-device", "import-files"],
+        ["harness-forms", "monitor-live-run", "run-page-no-tiles", "plan-device", "import-files", "units"],
     ]
 
     @Test("every browser flow passes in headless Chromium (each group of flows in its own)", arguments: groups)

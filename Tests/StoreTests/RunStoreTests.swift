@@ -47,7 +47,8 @@ import Testing
     func rounded(_ s: TrackSample) -> TrackSample {
         func r(_ v: Double, _ d: Int) -> Double { Double(FixedDecimal.format(v, decimals: d)!)! }
         return TrackSample(time: s.time, coordinate: Coordinate(latitude: r(s.coordinate.latitude, 7), longitude: r(s.coordinate.longitude, 7)),
-                           speed: r(s.speed, 3), distance: r(s.distance, 2), moving: s.moving, movingTime: r(s.movingTime, 3))
+                           speed: r(s.speed, 3), distance: r(s.distance, 2), moving: s.moving, movingTime: r(s.movingTime, 3),
+                           altitude: s.altitude.map { r($0, 1) })
     }
 
     @Test func batchesFollowRunTime() throws {

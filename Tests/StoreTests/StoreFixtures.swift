@@ -20,12 +20,14 @@ struct TemporaryStore {
 
 let runStart = Timestamp(iso8601: "2026-05-10T07:30:00.000Z")!
 
-/// A plausible second of running: sample i at 3 m/s heading north-east, HR ramping.
+/// A plausible second of running: sample i at 3 m/s heading north-east, HR ramping, climbing
+/// from 120 m (no altitude every 11th second, a 2D fix).
 func sample(_ i: Int) -> TrackSample {
     TrackSample(
         time: runStart.adding(seconds: Double(i)),
         coordinate: WGS84.offsetting(Coordinate(latitude: 45.4775, longitude: 9.2241), east: Double(i) * 2.1, north: Double(i) * 2.1),
-        speed: 2.9 + Double(i % 7) * 0.0137, distance: Double(i) * 3.0001, moving: i % 50 != 0, movingTime: Double(i) * 0.98)
+        speed: 2.9 + Double(i % 7) * 0.0137, distance: Double(i) * 3.0001, moving: i % 50 != 0, movingTime: Double(i) * 0.98,
+        altitude: i % 11 == 0 ? nil : 120 + Double(i) * 0.037)
 }
 
 func heartRate(_ i: Int) -> HeartRateSample {

@@ -50,7 +50,7 @@ def run(session):
         run_data = json.loads(html.unescape(data.group(1)))
         pace = [v for v in run_data.get("pace", []) if v is not None]
         heart = [v for v in run_data.get("hr", []) if v is not None]
-        print(f"      map: a track of {len(run_data.get('track', []))} points (simplified on the server), {len(run_data.get('kmMarks', []))} km marks;"
+        print(f"      map: a track of {len(run_data.get('track', []))} points (simplified on the server), {len(run_data.get('marks', []))} {run_data.get('unit', 'km')} marks;"
               f" charts: pace over {len(pace)} distance buckets, heart rate over {len(heart)}")
     return status == 200
 

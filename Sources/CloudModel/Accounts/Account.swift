@@ -13,10 +13,13 @@ public struct Account: Sendable, Equatable {
     /// The runner's maximum heart rate, which the zones of the run pages use; nil: not set
     /// (`HeartRateZones.defaultMaximum` then).
     public var maxHeartRate: Int?
+    /// Kilometres or miles, on every page and e-mail and on the device (its sync profile).
+    public var units: DistanceUnit
 
     public init(id: String, email: String, confirmed: Bool, displayName: String, timezone: String, createdAt: String,
-                maxHeartRate: Int? = nil) {
+                maxHeartRate: Int? = nil, units: DistanceUnit = .km) {
         self.maxHeartRate = maxHeartRate
+        self.units = units
         self.id = id
         self.email = email
         self.confirmed = confirmed

@@ -44,14 +44,15 @@ public struct Shoe: Sendable, Equatable {
 
     /// A distance typed in km ("812", "812.5", "812,5"; empty: nil when `optional`), in metres,
     /// or why not, naming the field in the runner's words.
-    public static func validatedKm(_ text: String, field: String, label: String, optional: Bool) -> Result<Double?, AccountInputError> {
+    /// A distance typed in `unit` (the account's), in metres.
+    public static func validatedKm(_ text: String, field: String, label: String, optional: Bool, unit: DistanceUnit = .km) -> Result<Double?, AccountInputError> {
         let trimmed = text.trimmingSpaces.replacingOccurrences(of: ",", with: ".")
         if trimmed.isEmpty { return optional ? .success(nil) : .success(0) }
         // Digits and one point only: Double() alone takes "1e3", "nan" and "+5".
         guard trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), trimmed.filter({ $0 == "." }).count <= 1,
               let km = Double(trimmed), km.isFinite, km >= 0, km <= maxKm, !(optional && km == 0) else {
-            return .failure(AccountInputError(field: field, "\(field): a number of km from \(optional ? "1" : "0") to \(Int(maxKm)), like 650"))
+            return .failure(AccountInputError(field: field, "\(field): a number of \(unit.symbol) from \(optional ? "1" : "0") to \(Int(maxKm)), like 650"))
         }
-        return .success(km * 1_000)
+        return .success(km * unit.metres)
     }
 }

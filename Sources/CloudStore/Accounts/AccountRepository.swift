@@ -9,9 +9,9 @@ public struct AccountRepository: Sendable {
     /// An `account` row as stored.
     struct Row: Decodable {
         let id: String, email: String, passwordBcrypt: String, confirmed: Bool, displayName: String, timezone: String
-        let createdAt: String, maxHr: Int?
+        let createdAt: String, maxHr: Int?, units: String
 
-        static let names = ["id", "email", "password_bcrypt", "confirmed", "display_name", "timezone", "created_at", "max_hr"]
+        static let names = ["id", "email", "password_bcrypt", "confirmed", "display_name", "timezone", "created_at", "max_hr", "units"]
         static let columns = columns(prefix: nil)
 
         /// The columns, each qualified by the table's alias in a join.
@@ -21,7 +21,7 @@ public struct AccountRepository: Sendable {
 
         var stored: StoredAccount {
             StoredAccount(account: Account(id: id, email: email, confirmed: confirmed, displayName: displayName, timezone: timezone,
-                                           createdAt: createdAt, maxHeartRate: maxHr),
+                                           createdAt: createdAt, maxHeartRate: maxHr, units: DistanceUnit(rawValue: units) ?? .km),
                           passwordHash: passwordBcrypt)
         }
     }
@@ -34,9 +34,9 @@ public struct AccountRepository: Sendable {
     public func addAccount(_ account: Account, passwordHash: String) async throws {
         let inserted = try await database.transaction { db in
             try await db.raw("""
-                INSERT INTO account (id, email, password_bcrypt, confirmed, display_name, timezone, created_at)
+                INSERT INTO account (id, email, password_bcrypt, confirmed, display_name, timezone, created_at, units)
                 VALUES (\(bind: account.id), \(bind: account.email), \(bind: passwordHash), \(bind: account.confirmed), \(bind: account.displayName),
-                        \(bind: account.timezone), \(bind: account.createdAt))
+                        \(bind: account.timezone), \(bind: account.createdAt), \(bind: account.units.rawValue))
                 ON CONFLICT DO NOTHING RETURNING id
                 """).first() != nil
         }
@@ -62,10 +62,13 @@ public struct AccountRepository: Sendable {
         }
     }
 
-    /// Changes the account's time zone and maximum heart rate.
-    public func setAccountSettings(id: String, timezone: String, maxHeartRate: Int?) async throws {
+    /// Changes the account's time zone, maximum heart rate and units.
+    public func setAccountSettings(id: String, timezone: String, maxHeartRate: Int?, units: DistanceUnit = .km) async throws {
         try await database.transaction { db in
-            try await db.raw("UPDATE account SET timezone = \(bind: timezone), max_hr = \(bind: maxHeartRate) WHERE id = \(bind: id)").run()
+            try await db.raw("""
+                UPDATE account SET timezone = \(bind: timezone), max_hr = \(bind: maxHeartRate), units = \(bind: units.rawValue)
+                WHERE id = \(bind: id)
+                """).run()
         }
     }
 

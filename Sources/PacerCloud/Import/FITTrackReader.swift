@@ -206,10 +206,12 @@ enum FITTrackReader {
             return
         }
         let speed = values[73].map { Double($0) / 1000 } ?? values[FITProtocol.RecordField.speed].map { Double($0) / 1000 }
+        // enhanced_altitude (78) or altitude: fifths of a metre above −500 m.
+        let altitude = (values[78] ?? values[FITProtocol.RecordField.altitude]).map { Double($0) / 5 - 500 }
         track.points.append(ImportedPoint(
             timeMs: (Int64(timestamp) + FITProtocol.epochOffsetSeconds) * 1000, lat: lat, lon: lon,
             heartRate: values[FITProtocol.RecordField.heartRate].map { Int($0) }, distance: values[FITProtocol.RecordField.distance].map { Double($0) / 100 },
-            speed: speed, segment: segment))
+            speed: speed, altitude: altitude, segment: segment))
     }
 
     /// A whole-number field's value, or nil when it is the base type's "invalid", not a

@@ -13,6 +13,9 @@ struct ImportedPoint: Sendable, Equatable {
     var distance: Double?
     /// Metres per second, as the device measured it (FIT, GPX 1.0 `<speed>`).
     var speed: Double?
+    /// Metres above sea level (GPX `<ele>`, TCX `AltitudeMeters`, FIT altitude); nil when the
+    /// file has none or one no place on earth has.
+    var altitude: Double?
     /// The file's track or segment (GPX `trk`/`trkseg`, TCX `Track`): a new one is a new
     /// recording, never joined to the last by a straight line.
     var segment = 0
@@ -191,7 +194,8 @@ struct ImportedRun: Sendable {
             let heartRate = ImportCheck.heartRate(point.heartRate)
             if let heartRate { heartRates.append(heartRate) }
             samples.append(ChunkSample(timeMs: point.timeMs, lat: point.lat, lon: point.lon, speedMps: clampedSpeed,
-                                       distanceM: min(distance, WireLimits.distanceM.upperBound), moving: moving, heartRate: heartRate))
+                                       distanceM: min(distance, WireLimits.distanceM.upperBound), moving: moving, heartRate: heartRate,
+                                       altitudeM: point.altitude.flatMap { $0.isFinite && WireLimits.altitudeM.contains($0) ? $0 : nil }))
         }
         let total = totalDistance ?? min(distance, WireLimits.distanceM.upperBound)
         // The device's timer where the file gives it (it knew when it was paused); else the core's rules.

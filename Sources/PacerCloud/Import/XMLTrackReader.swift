@@ -35,6 +35,7 @@ struct XMLTrackReader {
         var heartRate: Int?
         var distance: Double?
         var speed: Double?
+        var altitude: Double?
     }
 
     private init(format: FileFormat) {
@@ -180,6 +181,8 @@ struct XMLTrackReader {
                 point?.heartRate = Int(value)
             case (.gpx, "speed") where parent == "trkpt":
                 point?.speed = Double(value)
+            case (.gpx, "ele") where parent == "trkpt", (.tcx, "AltitudeMeters") where parent == "Trackpoint":
+                point?.altitude = Double(value)
             case (.tcx, "LatitudeDegrees"):
                 point?.lat = Double(value)
             case (.tcx, "LongitudeDegrees"):
@@ -220,7 +223,7 @@ struct XMLTrackReader {
             return
         }
         track.points.append(ImportedPoint(timeMs: ms, lat: lat, lon: lon, heartRate: pending.heartRate,
-                                          distance: pending.distance, speed: pending.speed, segment: max(segment, 0)))
+                                          distance: pending.distance, speed: pending.speed, altitude: pending.altitude, segment: max(segment, 0)))
         if track.points.count > TrackChunkFormat.maxSamplesPerRun {
             throw ImportError("\(format.name): more than \(TrackChunkFormat.maxSamplesPerRun) points; a run has at most that many")
         }

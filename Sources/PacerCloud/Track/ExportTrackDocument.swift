@@ -37,7 +37,7 @@ struct ExportTrackDocument: TrackDocument {
 
     mutating func add(_ sample: ChunkSample) throws -> [UInt8] {
         try writer.add(ExportPoint(time: Timestamp(milliseconds: sample.timeMs), coordinate: Coordinate(latitude: sample.lat, longitude: sample.lon),
-                                   heartRate: sample.heartRate, distance: sample.distanceM, speed: sample.speedMps))
+                                   altitude: sample.altitudeM, heartRate: sample.heartRate, distance: sample.distanceM, speed: sample.speedMps))
         return output.take()
     }
 

@@ -7,7 +7,7 @@ import PacerContract
 /// heart-rate series downsampled for the charts, splits, best efforts and time per heart rate.
 struct RunView: Codable, Sendable, Equatable {
     /// Bumped when what is computed changes: views of an older version are computed again.
-    static let version = 3
+    static let version = 4
     /// The most points the map's line has (Douglas–Peucker keeps the most significant ones).
     static let maxTrackPoints = 2_000
     /// The most points of each chart: the whole run, averaged into as many distance buckets.
@@ -22,7 +22,7 @@ struct RunView: Codable, Sendable, Equatable {
     static let maxSplits = 500
 
     struct Split: Codable, Sendable, Equatable {
-        /// The kilometre it ends at: 1, 2, … (`splitKm` apart); the last one may be shorter.
+        /// The kilometre (or mile, in `miles`) it ends at: 1, 2, … (`splitKm` apart); the last one may be shorter.
         var km: Int
         var meters: Double
         var seconds: Double
@@ -48,12 +48,32 @@ struct RunView: Codable, Sendable, Equatable {
     /// Seconds per km at each chart point; nil while stopped.
     var pace: [Double?]
     var heartRate: [Double?]
+    /// Metres above sea level at each chart point (a bucket's mean); empty when the track has none.
+    var elevation: [Double?]
+    /// Metres climbed (`climb`), nil when the track has no altitude.
+    var elevationGainM: Double?
     var splits: [Split]
     var bestEfforts: [BestEffort]
     /// [bpm, seconds] for each heart rate read, ascending.
     var heartRateSeconds: [[Double]]
     /// Why the run cannot be right (`RunDoubt`), nil when it can: a doubted run has no best efforts.
     var doubt: String?
+    /// The splits and marks of an account that reads miles (the fields above are kilometres').
+    var miles: SplitTable
+
+    /// Splits and map marks in one unit.
+    struct SplitTable: Codable, Sendable, Equatable {
+        /// Units per split and between marks: 1 unless the run is longer than `maxSplits` of them.
+        var every: Int
+        /// [lat, lon, units from the start] at each mark.
+        var marks: [[Double]]
+        var splits: [Split]
+    }
+
+    /// The splits and marks in `unit`.
+    func table(_ unit: DistanceUnit) -> SplitTable {
+        unit == .mi ? miles : SplitTable(every: splitKm, marks: kmMarks, splits: splits)
+    }
 
     /// The distances records are kept for.
     static let recordDistances: [(name: String, meters: Double)] = [
@@ -79,8 +99,13 @@ struct RunView: Codable, Sendable, Equatable {
         track = kept.map { [Self.rounded(points[$0].lat), Self.rounded(points[$0].lon)] }
         splitKm = Self.splitKm(points)
         kmMarks = Self.kilometreMarks(points, every: splitKm)
-        (chartKm, pace, heartRate) = Self.series(points, buckets: Self.maxChartPoints)
+        (chartKm, pace, heartRate, elevation) = Self.series(points, buckets: Self.maxChartPoints)
+        elevationGainM = Self.climb(points)
         splits = Self.splits(points, every: splitKm)
+        let mile = DistanceUnit.metresPerMile
+        let everyMiles = Self.splitKm(points, unitMeters: mile)
+        miles = SplitTable(every: everyMiles, marks: Self.kilometreMarks(points, every: everyMiles, unitMeters: mile),
+                           splits: Self.splits(points, every: everyMiles, unitMeters: mile))
         // Records come from plausible efforts only.
         bestEfforts = doubt != nil ? [] : Self.recordDistances.compactMap { record in
             Self.bestTime(points, meters: record.meters).map { BestEffort(name: record.name, meters: record.meters, seconds: $0) }
@@ -184,14 +209,15 @@ struct RunView: Codable, Sendable, Equatable {
         return (ex * ex + ey * ey).squareRoot()
     }
 
-    static func kilometreMarks(_ points: [ChunkSample], every km: Int = 1) -> [[Double]] {
+    /// Where each `km`-th unit (of `unitMeters`: a kilometre, or a mile) was reached.
+    static func kilometreMarks(_ points: [ChunkSample], every km: Int = 1, unitMeters: Double = 1_000) -> [[Double]] {
         var marks: [[Double]] = []
-        let step = Double(km) * 1_000
+        let step = Double(km) * unitMeters
         var next = step
         for (a, b) in zip(points, points.dropFirst()) where b.distanceM >= next && b.distanceM > a.distanceM {
             while b.distanceM >= next {
                 let f = max(0, (next - a.distanceM) / (b.distanceM - a.distanceM))
-                marks.append([rounded(a.lat + (b.lat - a.lat) * f), rounded(a.lon + (b.lon - a.lon) * f), next / 1_000])
+                marks.append([rounded(a.lat + (b.lat - a.lat) * f), rounded(a.lon + (b.lon - a.lon) * f), (next / unitMeters).rounded()])
                 next += step
             }
         }
@@ -202,15 +228,17 @@ struct RunView: Codable, Sendable, Equatable {
 
     /// The run cut into at most `buckets` equal stretches of distance: each bucket's pace
     /// (time over distance since the previous bucket's end) and mean heart rate.
-    static func series(_ points: [ChunkSample], buckets: Int) -> (km: [Double], pace: [Double?], hr: [Double?]) {
-        guard let first = points.first, let last = points.last, last.distanceM > first.distanceM else { return ([], [], []) }
+    static func series(_ points: [ChunkSample], buckets: Int) -> (km: [Double], pace: [Double?], hr: [Double?], elevation: [Double?]) {
+        guard let first = points.first, let last = points.last, last.distanceM > first.distanceM else { return ([], [], [], []) }
         let width = max((last.distanceM - first.distanceM) / Double(buckets), 1)
         let bucketOf = { (sample: ChunkSample) in min(Int((sample.distanceM - first.distanceM) / width), buckets - 1) }
-        var km: [Double] = [], pace: [Double?] = [], hr: [Double?] = []
+        var km: [Double] = [], pace: [Double?] = [], hr: [Double?] = [], elevation: [Double?] = []
         var previous = first
         var (hrSum, hrCount) = (0.0, 0)
+        var (altitudeSum, altitudeCount) = (0.0, 0)
         for (index, sample) in points.enumerated() {
             if let bpm = sample.heartRate { (hrSum, hrCount) = (hrSum + Double(bpm), hrCount + 1) }
+            if let metres = sample.altitudeM { (altitudeSum, altitudeCount) = (altitudeSum + metres, altitudeCount + 1) }
             // A bucket ends at its last sample.
             let end = index == points.count - 1 || bucketOf(points[index + 1]) > bucketOf(sample)
             guard end, sample.distanceM > previous.distanceM else { continue }
@@ -220,18 +248,52 @@ struct RunView: Codable, Sendable, Equatable {
             // is no pace (a run without elapsed time drew an axis of "-1:-1").
             pace.append(secondsPerKm > 0 && secondsPerKm <= 1_800 ? secondsPerKm.rounded() : nil)
             hr.append(hrCount > 0 ? (hrSum / Double(hrCount)).rounded() : nil)
-            (hrSum, hrCount) = (0, 0)
+            elevation.append(altitudeCount > 0 ? (altitudeSum / Double(altitudeCount) * 10).rounded() / 10 : nil)
+            (hrSum, hrCount, altitudeSum, altitudeCount) = (0, 0, 0, 0)
             previous = sample
         }
-        return (km, pace, hr)
+        // No altitude anywhere: no elevation chart at all.
+        return (km, pace, hr, elevation.contains { $0 != nil } ? elevation : [])
+    }
+
+    /// Rises smaller than this are taken for the receiver's noise (a GPS altitude wanders by a
+    /// few metres while standing still): climbing counts once it is past it.
+    static let climbThresholdM = 3.0
+
+    /// Metres climbed, with hysteresis: a climb counts once it rises `climbThresholdM` above
+    /// the lowest point before it, and then every metre up to its top; a descent of the
+    /// threshold ends it. Nil without altitude.
+    static func climb(_ points: [ChunkSample]) -> Double? {
+        var low: Double?, high = 0.0, climbing = false
+        var gain = 0.0
+        for metres in points.lazy.compactMap(\.altitudeM) {
+            guard let lowest = low else {
+                low = metres
+                continue
+            }
+            if climbing {
+                if metres > high {
+                    gain += metres - high
+                    high = metres
+                } else if high - metres >= climbThresholdM {
+                    (climbing, low) = (false, metres)
+                }
+            } else if metres < lowest {
+                low = metres
+            } else if metres - lowest >= climbThresholdM {
+                gain += metres - lowest
+                (climbing, high) = (true, metres)
+            }
+        }
+        return low == nil ? nil : gain.rounded()
     }
 
     // MARK: splits and records
 
     /// 1, or the first of 2, 5, 10, 20, 50, … that cuts the farthest distance of the track into
     /// at most `maxSplits` whole splits.
-    static func splitKm(_ points: [ChunkSample]) -> Int {
-        let farthestKm = (points.lazy.map(\.distanceM).max() ?? 0) / 1_000
+    static func splitKm(_ points: [ChunkSample], unitMeters: Double = 1_000) -> Int {
+        let farthestKm = (points.lazy.map(\.distanceM).max() ?? 0) / unitMeters
         var (step, ladder) = (1, 0)
         while farthestKm > Double(maxSplits * step) {
             step = ladder % 3 == 1 ? step / 2 * 5 : step * 2
@@ -241,12 +303,12 @@ struct RunView: Codable, Sendable, Equatable {
     }
 
     /// One split per `km` whole kilometres (its end interpolated between samples), then the rest.
-    static func splits(_ points: [ChunkSample], every km: Int = 1) -> [Split] {
+    static func splits(_ points: [ChunkSample], every km: Int = 1, unitMeters: Double = 1_000) -> [Split] {
         guard let first = points.first, let last = points.last else { return [] }
         var splits: [Split] = []
         var (startMs, startM) = (Double(first.timeMs), first.distanceM)
         var (hrSum, hrCount) = (0.0, 0)
-        let step = Double(km) * 1_000
+        let step = Double(km) * unitMeters
         var next = step
         for (a, b) in zip(points, points.dropFirst()) {
             if let bpm = b.heartRate { (hrSum, hrCount) = (hrSum + Double(bpm), hrCount + 1) }

@@ -283,8 +283,14 @@ struct AccountsController: Sendable {
         let devices = try await store.devices.devices(accountID: account.id).filter { !$0.holdsImports }.map { ["name": $0.name] }
         return WebPage.account.response(
             values: ["display_name": account.displayName, "email": account.email, "timezone": account.timezone, "devices": devices,
-                     "max_hr": account.maxHeartRate.map(String.init) ?? ""],
+                     "max_hr": account.maxHeartRate.map(String.init) ?? "", Self.unitChosen(account.units.rawValue): "1"],
             csrf: session.csrf)
+    }
+
+    /// The template key that marks `units` chosen in the list ("units_km"; one that marks none
+    /// when a form sent something else).
+    static func unitChosen(_ units: String) -> String {
+        DistanceUnit(rawValue: units).map { "units_" + $0.rawValue } ?? "units_none"
     }
 
     private func deleteAccount(_ request: Request, _ context: SignedInContext) async throws -> Response {
@@ -306,17 +312,21 @@ struct AccountsController: Sendable {
         let (account, session) = (context.account, context.session)
         let timezone = (form["timezone"] ?? "").trimmingSpaces
         let maxText = (form["max_hr"] ?? "").trimmingSpaces
+        // Absent (an older form, a client): the account's units stay as they are.
+        let unitsText = form["units"] ?? account.units.rawValue
         func refuse(_ message: String) -> WebRefusal {
             .form(.badRequest, page: .account, message: message, values: ["display_name": account.displayName, "email": account.email,
-                                                                           "timezone": account.timezone, "max_hr": maxText], csrf: session.csrf)
+                                                                           "timezone": account.timezone, "max_hr": maxText,
+                                                                           Self.unitChosen(unitsText): "1"], csrf: session.csrf)
         }
+        guard let units = DistanceUnit(rawValue: unitsText) else { throw refuse("units: choose kilometres or miles") }
         guard let timezone = TimeZoneNames.canonical(timezone) else { throw refuse(Self.unknownZone(timezone)) }
         var maxHR: Int?
         if !maxText.isEmpty {
             guard let value = Int(maxText), (100...240).contains(value) else { throw refuse("max_hr: '\(maxText.prefix(10))' is not a heart rate from 100 to 240 bpm") }
             maxHR = value
         }
-        try await store.accounts.setAccountSettings(id: account.id, timezone: timezone, maxHeartRate: maxHR)
+        try await store.accounts.setAccountSettings(id: account.id, timezone: timezone, maxHeartRate: maxHR, units: units)
         return Response(status: .seeOther, headers: [.location: "/account", .cacheControl: "no-store"])
     }
 }

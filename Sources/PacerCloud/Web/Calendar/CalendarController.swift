@@ -33,7 +33,7 @@ struct CalendarController: Sendable {
         for run in shown { byDay[PlanDates.day(atMs: run.startMs, timezone: account.timezone), default: []].append(run) }
         let weeks = grid.weeks(today: today) { day in
             ["runs": (byDay[day] ?? []).map { run -> [String: Any] in
-                let distance = run.distanceM.map { String(format: "%.1f km", $0 / 1_000) } ?? "–"
+                let distance = run.distanceM.map { RunnerFormat.shortDistance($0) } ?? "–"
                 var item: [String: Any] = ["id": run.runID, "distance": distance, "sport": run.sport.label, "other": run.sport != .run,
                                            "doubted": run.doubt != nil]
                 item["label"] = (run.title ?? run.sport.label) + ", " + calendar.dateTime(run.startMs) + ", " + distance

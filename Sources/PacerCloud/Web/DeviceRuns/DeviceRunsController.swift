@@ -210,7 +210,9 @@ struct SampleOut: TrackDocument {
     }
 
     static func json(_ sample: ChunkSample) -> String {
-        var out = #"{"distance_m":\#(sample.distanceM),"#
+        var out = #"{"#
+        if let altitude = sample.altitudeM { out += #""alt_m":\#(altitude),"# }
+        out += #""distance_m":\#(sample.distanceM),"#
         if let hr = sample.heartRate { out += #""hr":\#(hr),"# }
         out += #""lat":\#(sample.lat),"lon":\#(sample.lon),"moving":\#(sample.moving),"speed_mps":\#(sample.speedMps),"#
         out += #""time":"\#(WireTime.text(milliseconds: sample.timeMs))"}"#

@@ -112,7 +112,8 @@ struct DeviceSyncController: Sendable {
             return ProfileSection(version: "", display_name: ProfileSection.defaultDisplayName, timezone: ProfileSection.defaultTimezone,
                                   linked: false)
         }
-        return ProfileSection(version: "", display_name: account.displayName, timezone: account.timezone, linked: true)
+        return ProfileSection(version: "", display_name: account.displayName, timezone: account.timezone, linked: true,
+                              units: account.units.rawValue)
     }
 
     /// The account's occurrences from today to `PlanSection.days - 1` days ahead (today in the

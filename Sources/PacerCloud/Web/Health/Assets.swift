@@ -62,6 +62,7 @@ final class Assets: Sendable {
     static func urls() -> [String: String] {
         ["leaflet_js": url("leaflet/leaflet.js"), "leaflet_css": url("leaflet/leaflet.css"), "chart_js": url("chart.js/chart.min.js"),
          "run_js": url("pacer/run.js"), "plan_js": url("pacer/plan.js"), "heart_js": url("pacer/heart.js"), "alert_js": url("pacer/alert.js"),
+         "stats_js": url("pacer/stats.js"),
          "dashboard_js": url("pacer/dashboard.js"), "icon": url("pacer/icon.svg")]
     }
 
@@ -69,6 +70,7 @@ final class Assets: Sendable {
         "pacer/run.js": file(Data(RunScript.source.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/plan.js": file(Data(PlanTemplates.script.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/heart.js": file(Data(RunScript.heart.utf8), contentType: "text/javascript; charset=utf-8"),
+        "pacer/stats.js": file(Data(RunScript.volume.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/alert.js": file(Data(RunScript.alert.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/dashboard.js": file(Data(DashboardScript.source.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/icon.svg": file(Data(icon.utf8), contentType: "image/svg+xml"),

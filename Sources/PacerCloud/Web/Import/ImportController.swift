@@ -93,8 +93,8 @@ struct ImportController: Sendable {
                     let summary = activity.summary
                     let named: String = activity.title.map { " (\($0))" } ?? ""
                     let points: String = activity.samples.isEmpty ? "no GPS track (the file's own totals)" : "\(activity.samples.count) points"
-                    let kilometres = String(format: "%.2f", summary.distance_m / 1000)
-                    let what = "\(format.name) \(activity.sport.label.lowercased()) of \(summary.start_time.prefix(10))\(named): \(kilometres) km, \(points)"
+                    let distance = RunnerFormat.distance(summary.distance_m)
+                    let what = "\(format.name) \(activity.sport.label.lowercased()) of \(summary.start_time.prefix(10))\(named): \(distance), \(points)"
                     var sentence = known ? "already imported (\(what)); nothing changed" : (stored ? what : "imported before; nothing changed (\(what))")
                     if let left = activity.left.sentence { sentence += "; left out: \(left)" }
                     if let doubt = activity.doubt { sentence += "; not believed: \(doubt)" }

@@ -19,7 +19,10 @@ struct PlanForm {
     static let kinds = [("", "—"), ("warmup", "Warm-up"), ("run", "Run"), ("recover", "Recover"), ("rest", "Rest"),
                         ("cooldown", "Cool-down"), ("repeat", "Repeat")]
     static let ends = [("distance", "Distance"), ("time", "Time"), ("lap", "Lap button")]
-    static let targets = [("none", "No target"), ("pace", "Pace /km"), ("zone", "HR zone"), ("bpm", "HR bpm")]
+    /// Paces are typed and shown per the viewer's unit (`PageLayout.units`), stored per km.
+    static var targets: [(String, String)] {
+        [("none", "No target"), ("pace", "Pace " + PageLayout.units.paceSuffix), ("zone", "HR zone"), ("bpm", "HR bpm")]
+    }
 
     /// One row as typed (kept as text, so a refused form is shown again as it was sent).
     struct Row: Equatable {
@@ -137,7 +140,9 @@ struct PlanForm {
         let amount = row.amount.trimmingSpaces
         switch row.end {
         case "distance":
-            guard let meters = distance(amount) else { throw Refusal(message: field + "amount: '\(amount.prefix(20))' is not a distance like 400 m or 2 km") }
+            guard let meters = distance(amount) else {
+                throw Refusal(message: field + "amount: '\(amount.prefix(20))' is not a distance like 400 m, 2 km or 3 mi")
+            }
             step.distance_m = meters
         case "time":
             guard let seconds = duration(amount) else {
@@ -151,10 +156,13 @@ struct PlanForm {
         switch row.target {
         case "none": break
         case "pace":
+            let unit = PageLayout.units
             guard let range = pair(value, paceSeconds), range.0 != range.1 else {
-                throw Refusal(message: field + "value: '\(value.prefix(20))' is not a pace range like 3:10-3:30 (per km)")
+                throw Refusal(message: field + "value: '\(value.prefix(20))' is not a pace range like \(unit == .km ? "3:10-3:30" : "5:06-5:38") (per \(unit.symbol))")
             }
-            step.pace_s_per_km = [Double(min(range.0, range.1)), Double(max(range.0, range.1))]
+            // Per km as stored, to a tenth of a second: shown again per mile it reads as typed.
+            let perKm = { (pace: Int) in (unit.secondsPerKm(pace: Double(pace)) * 10).rounded() / 10 }
+            step.pace_s_per_km = [perKm(min(range.0, range.1)), perKm(max(range.0, range.1))]
         case "zone":
             guard let zone = Int(value.uppercased().hasPrefix("Z") ? String(value.dropFirst()) : value) else {
                 throw Refusal(message: field + "value: '\(value.prefix(20))' is not a heart-rate zone 1 to 5")
@@ -170,11 +178,14 @@ struct PlanForm {
         return step
     }
 
-    /// "400", "400 m", "2 km", "1,5 km" → metres.
+    /// "400", "400 m", "2 km", "1,5 km", "3 mi", "1 mile" → metres.
     static func distance(_ text: String) -> Double? {
         var number = text.lowercased().replacingOccurrences(of: ",", with: ".").replacingOccurrences(of: " ", with: "")
         var scale = 1.0
-        if number.hasSuffix("km") {
+        if let suffix = ["miles", "mile", "mi"].first(where: { number.hasSuffix($0) }) {
+            number.removeLast(suffix.count)
+            scale = DistanceUnit.metresPerMile
+        } else if number.hasSuffix("km") {
             number.removeLast(2)
             scale = 1_000
         } else if number.hasSuffix("m") {
@@ -260,8 +271,7 @@ struct PlanForm {
         var row = Row(type: step.type)
         if let meters = step.distance_m {
             row.end = "distance"
-            row.amount = meters >= 1_000 && meters.truncatingRemainder(dividingBy: 100) == 0 ? RunnerFormat.number(meters / 1_000) + " km"
-                : RunnerFormat.number(meters) + " m"
+            row.amount = distanceText(meters)
         } else if let seconds = step.time_s {
             row.end = "time"
             row.amount = RunnerFormat.duration(seconds)
@@ -270,7 +280,8 @@ struct PlanForm {
         }
         if let pace = step.pace_s_per_km, pace.count == 2 {
             row.target = "pace"
-            row.value = minutes(pace[0]) + "-" + minutes(pace[1])
+            let unit = PageLayout.units
+            row.value = minutes(unit.pace(secondsPerKm: pace[0])) + "-" + minutes(unit.pace(secondsPerKm: pace[1]))
         } else if let zone = step.hr_zone {
             row.target = "zone"
             row.value = String(zone)
@@ -279,6 +290,18 @@ struct PlanForm {
             row.value = "\(bpm[0])-\(bpm[1])"
         }
         return row
+    }
+
+    /// A step's distance as typed back: in miles for a viewer who reads them when it is a whole
+    /// hundredth of a mile (what was typed as "3.1 mi"), else in km or m, so saving the form
+    /// again never changes it.
+    static func distanceText(_ meters: Double) -> String {
+        let miles = meters / DistanceUnit.metresPerMile
+        if PageLayout.units == .mi, miles >= 0.25, abs((miles * 100).rounded() * DistanceUnit.metresPerMile / 100 - meters) < 0.01 {
+            return RunnerFormat.number(miles) + " mi"
+        }
+        return meters >= 1_000 && meters.truncatingRemainder(dividingBy: 100) == 0 ? RunnerFormat.number(meters / 1_000) + " km"
+            : RunnerFormat.number(meters) + " m"
     }
 
     static func minutes(_ seconds: Double) -> String {
@@ -308,7 +331,8 @@ struct PlanForm {
             return true
         }
         return [
-            "name": name, "date": date, "weeks": weeks,
+            "name": name, "date": date, "weeks": weeks, "pace_unit": PageLayout.units.symbol,
+            "pace_example": PageLayout.units == .km ? "3:10-3:30" : "5:06-5:38",
             "weekdays": Self.weekdayNames.enumerated().map { offset, label -> [String: Any] in
                 ["field": "day\(offset + 1)", "label": label, "on": weekdays & (1 << offset) != 0]
             },
@@ -324,13 +348,17 @@ struct PlanForm {
         func one(_ step: PlanStep) -> String {
             var text = kinds.first { $0.0 == step.type }?.1 ?? step.type
             if let meters = step.distance_m {
-                text += " " + (meters >= 1_000 ? RunnerFormat.number(meters / 1_000) + " km" : RunnerFormat.number(meters) + " m")
+                let unit = PageLayout.units
+                text += " " + (meters >= 1_000 ? RunnerFormat.number(unit.amount(metres: meters)) + " " + unit.symbol : RunnerFormat.number(meters) + " m")
             } else if let seconds = step.time_s {
                 text += " " + RunnerFormat.duration(seconds)
             } else {
                 text += " to the lap button"
             }
-            if let pace = step.pace_s_per_km, pace.count == 2 { text += " at \(minutes(pace[0]))–\(minutes(pace[1])) /km" }
+            if let pace = step.pace_s_per_km, pace.count == 2 {
+                let unit = PageLayout.units
+                text += " at \(minutes(unit.pace(secondsPerKm: pace[0])))–\(minutes(unit.pace(secondsPerKm: pace[1]))) \(unit.paceSuffix)"
+            }
             if let zone = step.hr_zone { text += " in zone \(zone)" }
             if let bpm = step.hr_bpm, bpm.count == 2 { text += " at \(bpm[0])–\(bpm[1]) bpm" }
             return text

@@ -36,8 +36,8 @@ enum PlanTemplates {
         <label>for how many weeks from the date (1 to 52) <input name="weeks" value="{{weeks}}" inputmode="numeric" maxlength="2"\(WebPage.invalid("weeks"))>\(WebPage.fieldError("weeks"))</label>
         </fieldset>
         <h2>Steps</h2>
-        <p class="note">A repeat runs the steps after it again: 6 rounds of the next 2 steps. Distances like 400 m or 2 km, times
-        like 10 (minutes) or 1:30, paces per km like 3:10-3:30, heart rate as a zone 1 to 5 or like 140-150 bpm. A step whose kind is
+        <p class="note">A repeat runs the steps after it again: 6 rounds of the next 2 steps. Distances like 400 m, 2 km or 3 mi, times
+        like 10 (minutes) or 1:30, paces per {{pace_unit}} like {{pace_example}}, heart rate as a zone 1 to 5 or like 140-150 bpm. A step whose kind is
         — is left out.</p>
         <ol class="steps" id="steps">{{#rows}}<li class="step{{#inner}} inner{{/inner}}">
         <label>Kind <select name="step{{n}}_type"\(rowInvalid("type"))>{{#types}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/types}}</select>\(rowError("type"))</label>

@@ -42,15 +42,16 @@ enum RunManagementTemplates {
     static let shared = """
         {{> head}}<h1>{{heading}}</h1>
         <p class="summary">{{sport}} · {{date}}</p>
-        <p class="summary">{{distance}} · {{duration}} · {{pace}}{{#hr_avg}} · {{.}}{{/hr_avg}}</p>
+        <p class="summary">{{distance}} · {{duration}} · {{pace}}{{#elevation_gain}} · {{.}}{{/elevation_gain}}{{#hr_avg}} · {{.}}{{/hr_avg}}</p>
         {{#notes}}<p class="notes">{{.}}</p>{{/notes}}
         <div id="map" data-tiles="{{tiles}}" data-attribution="{{attribution}}"></div>
         <h2>Pace</h2><div class="chart"><canvas id="pace-chart" aria-label="Pace against distance"></canvas></div>
+        {{#has_elevation}}<h2>Elevation</h2><div class="chart"><canvas id="elevation-chart" aria-label="Elevation against distance"></canvas></div>{{/has_elevation}}
         <h2>Heart rate</h2>{{^has_hr}}<p>No heart-rate readings in this run.</p>{{/has_hr}}
         <div class="chart"><canvas id="hr-chart" aria-label="Heart rate against distance"></canvas></div>
-        <h2>Splits</h2><table><tr><th>km</th><th>Time</th><th>Pace</th><th>HR</th></tr>
+        <h2>Splits</h2><table><tr><th>{{unit}}</th><th>Time</th><th>Pace</th><th>HR</th></tr>
         {{#splits}}<tr><td>{{km}}</td><td>{{time}}</td><td>{{pace}}</td><td>{{hr}}</td></tr>{{/splits}}</table>
-        {{#split_km}}<p class="note">Splits of {{.}} km: the run is longer than 500 km.</p>{{/split_km}}
+        {{#split_km}}<p class="note">Splits of {{.}} {{unit}}: the run is longer than 500 {{unit}}.</p>{{/split_km}}
         <script type="application/json" id="run-data">{{{data}}}</script>
         <script src="{{assets.leaflet_js}}"></script><script src="{{assets.chart_js}}"></script>
         <script src="{{assets.run_js}}"></script>{{> foot}}

@@ -75,7 +75,7 @@ struct RunsController: Sendable {
             return "/runs?" + parts.joined(separator: "&")
         }
         values["due_shoes"] = try await shoes.shoes(accountID: account.id).filter(\.isDue).map { shoe -> [String: Any] in
-            ["name": shoe.name, "distance": RunnerFormat.distance(shoe.distanceM), "remind": shoe.remindM.map(RunnerFormat.distance) ?? ""]
+            ["name": shoe.name, "distance": RunnerFormat.distance(shoe.distanceM), "remind": shoe.remindM.map { RunnerFormat.distance($0) } ?? ""]
         }
         if page > 1 { values["newer"] = link(page - 1) }
         if runs.count > Self.runsPerPage { values["older"] = link(page + 1) }
@@ -176,11 +176,16 @@ struct RunsController: Sendable {
 
 /// The run page's data block: what run.js draws.
 struct RunPageData: Encodable {
+    /// "km" or "mi": what `marks`, `distance` and the pace (seconds per unit) are in.
+    var unit: String
     var track: [[Double]]
-    var kmMarks: [[Double]]
-    var km: [Double]
+    var marks: [[Double]]
+    var distance: [Double]
     var pace: [Double?]
     var hr: [Double?]
+    /// Height above sea level at each chart point, in `heightUnit` ("m" or "ft"); empty without altitude.
+    var elevation: [Double?]
+    var heightUnit: String
     /// The charts' value axes over the body of the data (`ChartAxis`): [min, max].
     var paceAxis: [Double]?
     var hrAxis: [Double]?

@@ -7,7 +7,7 @@ enum FieldErrors {
     /// The words of each form field's label.
     static let labels = [
         "email": "E-mail", "password": "Password", "display_name": "Your name", "timezone": "Time zone",
-        "max_hr": "Maximum heart rate", "name": "Name", "date": "Date", "weeks": "Weeks", "distance_km": "Distance",
+        "max_hr": "Maximum heart rate", "units": "Distances in", "name": "Name", "date": "Date", "weeks": "Weeks", "distance_km": "Distance",
         "period": "Period", "from": "From", "to": "To", "page": "Page", "token": "Link", "file": "File", "steps": "Steps",
         "device": "Device", "text": "Message", "kind": "Answer", "month": "Month",
         "title": "Name", "notes": "Notes", "sport": "Sport", "visibility": "Who sees it", "shoe": "Shoes",

@@ -1,3 +1,4 @@
+import CloudModel
 import Hummingbird
 
 /// The frame every page shares: the nav (the runner's sections when signed in, log-in and
@@ -13,9 +14,15 @@ enum PageLayout {
         /// When the request is handled (the server's wall clock): what "this year" and "3 min
         /// ago" are measured from.
         var nowMs: Int64?
+        /// The signed-in account's kilometres or miles (kilometres for a signed-out viewer, a
+        /// shared run's page included: it shows nothing of the runner's account).
+        var units: DistanceUnit = .km
     }
 
     @TaskLocal static var viewer: Viewer?
+
+    /// The unit this request's pages write distances and paces in.
+    static var units: DistanceUnit { viewer?.units ?? .km }
 
     /// The runner's sections, in the nav's order.
     static let sections: [(href: String, label: String)] = [

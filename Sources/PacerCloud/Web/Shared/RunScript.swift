@@ -38,9 +38,9 @@ enum RunScript {
             map.setView(data.track[0] || [0, 0], data.track.length ? 16 : 2);
           }
           var track = L.polyline(data.track, { color: '#d2312d', weight: 4, opacity: 0.9 }).addTo(map);
-          data.kmMarks.forEach(function (mark) {
+          data.marks.forEach(function (mark) {
             L.circleMarker([mark[0], mark[1]], { radius: 5, color: '#222', weight: 1, fillColor: '#fff', fillOpacity: 1 })
-              .bindTooltip(mark[2] + ' km').addTo(map);
+              .bindTooltip(mark[2] + ' ' + data.unit).addTo(map);
           });
           if (data.track.length) {
             var last = data.track[data.track.length - 1];
@@ -59,7 +59,7 @@ enum RunScript {
           function chart(id, values, color, options) {
             var canvas = document.getElementById(id);
             if (!canvas) { return null; }
-            var points = data.km.map(function (km, i) { return { x: km, y: values[i] }; });
+            var points = data.distance.map(function (at, i) { return { x: at, y: values[i] }; });
             return new Chart(canvas, {
               type: 'line',
               data: { datasets: [{ data: points, borderColor: color, backgroundColor: color, borderWidth: 1.5, pointRadius: 0 }] },
@@ -67,7 +67,7 @@ enum RunScript {
                 animation: false, parsing: false, normalized: true, responsive: true, maintainAspectRatio: false,
                 plugins: { legend: { display: false }, tooltip: { intersect: false, mode: 'index' } },
                 scales: {
-                  x: { type: 'linear', min: 0, title: { display: true, text: 'km' } },
+                  x: { type: 'linear', min: 0, title: { display: true, text: data.unit } },
                   y: options
                 }
               }
@@ -76,12 +76,15 @@ enum RunScript {
           // The value axes span the body of the data (the page's paceAxis and hrAxis): an outlier is clipped at the edge.
           var paceAxis = data.paceAxis || [], hrAxis = data.hrAxis || [];
           var pace = chart('pace-chart', data.pace, dark ? '#6fa0ff' : '#1f5fbf', {
-            reverse: true, min: paceAxis[0], max: paceAxis[1], title: { display: true, text: 'min/km' }, ticks: { callback: minutes }
+            reverse: true, min: paceAxis[0], max: paceAxis[1], title: { display: true, text: 'min/' + data.unit }, ticks: { callback: minutes }
           });
           var heart = chart('hr-chart', data.hr, dark ? '#ff6b5b' : '#c0392b', {
             min: hrAxis[0], max: hrAxis[1], title: { display: true, text: 'bpm' }
           });
-          window.pacerCharts = { pace: pace, hr: heart };
+          var elevation = data.elevation.length ? chart('elevation-chart', data.elevation, dark ? '#8fd18f' : '#2e7d32', {
+            title: { display: true, text: data.heightUnit }
+          }) : null;
+          window.pacerCharts = { pace: pace, hr: heart, elevation: elevation };
           // The next frame: the map's line and both canvases are painted by then.
           // pacerCompleteMs: milliseconds from navigation start, for tools/bench-web.
           requestAnimationFrame(function () {
@@ -114,6 +117,35 @@ enum RunScript {
             }
           });
           window.pacerCharts = { runs: runs };
+          requestAnimationFrame(function () {
+            window.pacerCompleteMs = performance.now();
+            document.body.dataset.complete = '1';
+          });
+        })();
+        """#
+
+    /// The statistics page's script (/assets/pacer/stats.js): distance per week and per month
+    /// as bars, in the account's unit, then the same `complete` flag as the run page.
+    static let volume = #"""
+        (function () {
+          'use strict';
+          var data = JSON.parse(document.getElementById('volume-data').textContent);
+        \#(chartScheme)
+          var color = dark ? '#6fa0ff' : '#1f5fbf';
+          function bars(id, labels, values) {
+            var canvas = document.getElementById(id);
+            return canvas && new Chart(canvas, {
+              type: 'bar',
+              data: { labels: labels, datasets: [{ label: data.unit, data: values, backgroundColor: color }] },
+              options: {
+                animation: false, responsive: true, maintainAspectRatio: false,
+                plugins: { legend: { display: false } },
+                scales: { y: { beginAtZero: true, title: { display: true, text: data.unit } } }
+              }
+            });
+          }
+          window.pacerCharts = { weeks: bars('weeks-chart', data.weeks, data.weekDistance),
+            months: bars('months-chart', data.months, data.monthDistance) };
           requestAnimationFrame(function () {
             window.pacerCompleteMs = performance.now();
             document.body.dataset.complete = '1';

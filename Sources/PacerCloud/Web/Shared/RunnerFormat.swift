@@ -4,8 +4,15 @@ import PacerCore
 
 /// How the runner's pages write distances, times and paces.
 enum RunnerFormat {
-    /// "10.03 km".
-    static func distance(_ meters: Double) -> String { String(format: "%.2f km", meters / 1_000) }
+    /// "10.03 km", or "6.23 mi" for a viewer who reads miles.
+    static func distance(_ meters: Double, in unit: DistanceUnit = PageLayout.units) -> String {
+        String(format: "%.2f ", unit.amount(metres: meters)) + unit.symbol
+    }
+
+    /// "10.0 km": a calendar's or a list's short figure.
+    static func shortDistance(_ meters: Double, in unit: DistanceUnit = PageLayout.units) -> String {
+        String(format: "%.1f ", unit.amount(metres: meters)) + unit.symbol
+    }
 
     /// "42:05" or "3:12:40".
     static func duration(_ seconds: Double) -> String {
@@ -16,11 +23,11 @@ enum RunnerFormat {
         return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
     }
 
-    /// "5:12 /km"; "–" with none.
-    static func pace(_ secondsPerKm: Double?) -> String {
+    /// "5:12 /km", or "8:22 /mi" for a viewer who reads miles; "–" with none.
+    static func pace(_ secondsPerKm: Double?, in unit: DistanceUnit = PageLayout.units) -> String {
         guard let secondsPerKm, secondsPerKm.isFinite, secondsPerKm > 0, secondsPerKm < 1e15 else { return "–" }
-        let total = Int(secondsPerKm.rounded())
-        return String(format: "%d:%02d /km", total / 60, total % 60)
+        let total = Int(unit.pace(secondsPerKm: secondsPerKm).rounded())
+        return String(format: "%d:%02d ", total / 60, total % 60) + unit.paceSuffix
     }
 
     /// How long ago, as the alerts write it (`AlertClock.age`): "just now", "40 s ago", "3 min
@@ -98,6 +105,14 @@ final class RunnerCalendar {
     func adding(weeks: Int, to at: Int64) -> Int64 {
         calendar.date(byAdding: .weekOfYear, value: weeks, to: date(ms: at)).map(ms) ?? at
     }
+
+    /// `months` months after `at` (before it when negative).
+    func adding(months: Int, to at: Int64) -> Int64 {
+        calendar.date(byAdding: .month, value: months, to: date(ms: at)).map(ms) ?? at
+    }
+
+    /// "Nov 26": a month on a chart's axis.
+    func monthLabel(_ at: Int64) -> String { format(at, "MMM yy") }
 
     /// The local date "2026-05-10".
     func day(_ at: Int64) -> String { format(at, "yyyy-MM-dd") }

@@ -97,7 +97,8 @@ struct SessionMiddleware: RouterMiddleware {
             context.session = session
             context.account = account
         }
-        return try await PageLayout.$viewer.withValue(.init(signedIn: context.account != nil, path: request.uri.path, nowMs: sessions.nowMs())) {
+        return try await PageLayout.$viewer.withValue(.init(signedIn: context.account != nil, path: request.uri.path, nowMs: sessions.nowMs(),
+                                                          units: context.account?.units ?? .km)) {
             do {
                 return try await next(request, context)
             } catch WebRefusal.signInFirst {

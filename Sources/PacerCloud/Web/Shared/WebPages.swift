@@ -67,6 +67,8 @@ enum WebPage: String, CaseIterable, Sendable {
                 <label>Time zone (your weeks, days and times) <select name="timezone" required\(Self.invalid("timezone"))>{{> timezones}}</select>\(Self.fieldError("timezone"))</label>
                 <label>Maximum heart rate, bpm (your heart-rate zones; empty: \(HeartRateZones.defaultMaximum))
                 <input name="max_hr" value="{{max_hr}}" inputmode="numeric" maxlength="3"\(Self.invalid("max_hr"))>\(Self.fieldError("max_hr"))</label>
+                <label>Distances in (every page, e-mail and your device) <select name="units"\(Self.invalid("units"))>
+                <option value="km"{{#units_km}} selected{{/units_km}}>Kilometres</option><option value="mi"{{#units_mi}} selected{{/units_mi}}>Miles</option></select>\(Self.fieldError("units"))</label>
                 <button>Save settings</button></form>
                 <h2>My devices</h2>{{#devices}}<p>{{name}}</p>{{/devices}}{{^devices}}<p>No device yet.</p>{{/devices}}
                 <p><a href="/devices">Link a device, or unlink one</a></p>
@@ -150,7 +152,7 @@ enum WebPage: String, CaseIterable, Sendable {
                 {{> head}}<h1>{{heading}}</h1>
                 <p class="summary">{{sport}} · {{date}} · {{visibility}}</p>
                 {{#doubt}}<p class="doubt" id="doubt" role="note"><strong>⚠ Not believed</strong>: {{.}}. It counts in no record.</p>{{/doubt}}
-                <p class="summary">{{distance}} · {{duration}} · {{pace}}{{#hr_avg}} · {{.}}{{/hr_avg}}</p>
+                <p class="summary">{{distance}} · {{duration}} · {{pace}}{{#elevation_gain}} · {{.}}{{/elevation_gain}}{{#hr_avg}} · {{.}}{{/hr_avg}}</p>
                 {{#notes}}<p class="notes">{{.}}</p>{{/notes}}
                 <p><a href="/runs/{{run_id}}/edit" id="edit-run">Edit, share or delete</a></p>
                 {{#workout}}<p>Workout: {{.}}</p>{{/workout}}
@@ -158,12 +160,13 @@ enum WebPage: String, CaseIterable, Sendable {
                 {{^has_map}}<p id="no-map">No GPS track: the distance and time are the file's own.</p>{{/has_map}}
                 <div id="map" data-tiles="{{tiles}}" data-attribution="{{attribution}}"{{^has_map}} hidden{{/has_map}}></div>
                 <h2>Pace</h2><div class="chart"><canvas id="pace-chart" aria-label="Pace against distance"></canvas></div>
+                {{#has_elevation}}<h2>Elevation</h2><div class="chart"><canvas id="elevation-chart" aria-label="Elevation against distance"></canvas></div>{{/has_elevation}}
                 <h2>Heart rate</h2>{{^has_hr}}<p class="empty">No heart-rate readings in this run: wear a heart-rate strap paired with
                 your device on the next one.</p>{{/has_hr}}
                 {{#has_hr}}<div class="chart"><canvas id="hr-chart" aria-label="Heart rate against distance"></canvas></div>{{/has_hr}}
-                <h2>Splits</h2><table><tr><th>km</th><th>Time</th><th>Pace</th><th>HR</th></tr>
+                <h2>Splits</h2><table><tr><th>{{unit}}</th><th>Time</th><th>Pace</th><th>HR</th></tr>
                 {{#splits}}<tr><td>{{km}}</td><td>{{time}}</td><td>{{pace}}</td><td>{{hr}}</td></tr>{{/splits}}</table>
-                {{#split_km}}<p class="note">Splits of {{.}} km: the run is longer than 500 km.</p>{{/split_km}}
+                {{#split_km}}<p class="note">Splits of {{.}} {{unit}}: the run is longer than 500 {{unit}}.</p>{{/split_km}}
                 <h2>Laps</h2>{{#laps}}<p>{{.}}</p>{{/laps}}{{^laps}}<p>No laps recorded.</p>{{/laps}}
                 <h2>Heart-rate zones</h2><table><tr><th>Zone</th><th>bpm</th><th>Time</th><th>%</th></tr>
                 {{#zones}}<tr><td>{{name}}</td><td>{{range}}</td><td>{{time}}</td><td>{{share}}</td></tr>{{/zones}}</table>
@@ -181,18 +184,24 @@ enum WebPage: String, CaseIterable, Sendable {
                 <h2>Goals</h2>{{#goals}}<div class="goal"><p><b>{{label}}</b>: {{done}} of {{target}} ({{percent}} %)</p>
                 <progress max="100" value="{{bar}}">{{percent}} %</progress>
                 <form method="post" action="/goals/{{id}}" class="row">{{> csrf}}
-                <label>km <input name="distance_km" value="{{km}}" inputmode="decimal" required></label>
+                <label>{{unit}} <input name="distance_km" value="{{km}}" inputmode="decimal" required></label>
                 <label>per <select name="period"><option value="week"{{#week}} selected{{/week}}>week</option>
                 <option value="month"{{^week}} selected{{/week}}>month</option></select></label><button>Save</button></form>
                 <form method="post" action="/goals/{{id}}/delete">{{> csrf}}<button>Delete this goal</button></form></div>{{/goals}}
                 {{^goals}}<p>No goal yet.</p>{{/goals}}
                 <form method="post" action="/goals" class="row">{{> csrf}}
-                <label>km <input name="distance_km" inputmode="decimal" required\(Self.invalid("distance_km"))>\(Self.fieldError("distance_km"))</label>
+                <label>{{unit}} <input name="distance_km" inputmode="decimal" required\(Self.invalid("distance_km"))>\(Self.fieldError("distance_km"))</label>
                 <label>per <select name="period"><option value="week">week</option><option value="month">month</option></select></label>
                 <button>Add a goal</button></form>
                 <h2>Personal records</h2><table><tr><th>Distance</th><th>Time</th><th>Pace</th><th>Run</th></tr>
                 {{#records}}<tr><td>{{name}}</td><td>{{time}}</td><td>{{pace}}</td><td><a href="/runs/{{run}}">{{date}}</a></td></tr>{{/records}}</table>
                 {{^records}}<p>No records yet: run a kilometre.</p>{{/records}}
+                <h2>Volume</h2>{{^has_runs}}<p class="empty" id="no-volume">No runs yet: <a href="/devices">link a device</a> and run, or
+                <a href="/import">import a file</a>.</p>{{/has_runs}}
+                {{#has_runs}}<h3>Per week</h3><div class="chart"><canvas id="weeks-chart" aria-label="Distance per week, last 26 weeks, in {{unit_name}}"></canvas></div>
+                <h3>Per month</h3><div class="chart"><canvas id="months-chart" aria-label="Distance per month, last 12 months, in {{unit_name}}"></canvas></div>
+                <script type="application/json" id="volume-data">{{{volume}}}</script>
+                <script src="{{assets.chart_js}}"></script><script src="{{assets.stats_js}}"></script>{{/has_runs}}
                 {{#periods}}<h2>{{title}}</h2><table><tr><th></th><th>Distance</th><th>Time</th><th>Runs</th></tr>
                 {{#rows}}<tr><td>{{label}}</td><td>{{distance}}</td><td>{{time}}</td><td>{{runs}}</td></tr>{{/rows}}</table>{{/periods}}
                 {{#has_other_sports}}<h2>Other sports</h2><table id="other-sports"><tr><th>Sport</th><th>Distance</th><th>Time</th><th>Activities</th></tr>

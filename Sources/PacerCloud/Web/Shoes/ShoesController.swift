@@ -17,10 +17,12 @@ struct ShoesController: Sendable {
         web.on(.post, "shoes/:shoe_id/delete", SignedInAccess()) { request, context in try await delete(request, context) }
     }
 
-    static func km(_ meters: Double) -> String { RunnerFormat.number(meters / 1_000) }
+    /// A distance in the viewer's unit, for a form field.
+    static func km(_ meters: Double) -> String { RunnerFormat.number(PageLayout.units.amount(metres: meters)) }
 
     private func values(_ list: [Shoe], typed: [String: String] = [:]) -> [String: Any] {
         var values: [String: Any] = [
+            "unit": PageLayout.units.symbol,
             "shoes": list.map { shoe -> [String: Any] in
                 ["id": shoe.id, "name": shoe.name, "distance": RunnerFormat.distance(shoe.distanceM), "start_km": Self.km(shoe.startM),
                  "remind_km": shoe.remindM.map(Self.km) ?? "", "retired": shoe.retired, "due": shoe.isDue,
@@ -47,9 +49,11 @@ struct ShoesController: Sendable {
             return WebRefusal.form(.badRequest, page: .shoes, message: prefix + error.message, values: shown)
         }
         let name = try Shoe.validatedName(form["name"] ?? "").mapError(refuse).get()
-        let start = try Shoe.validatedKm(form["start_km"] ?? "", field: "start_km", label: "Distance already run", optional: false)
+        let unit = context.account.units
+        let start = try Shoe.validatedKm(form["start_km"] ?? "", field: "start_km", label: "Distance already run", optional: false, unit: unit)
             .mapError(refuse).get() ?? 0
-        let remind = try Shoe.validatedKm(form["remind_km"] ?? "", field: "remind_km", label: "Remind me at", optional: true).mapError(refuse).get()
+        let remind = try Shoe.validatedKm(form["remind_km"] ?? "", field: "remind_km", label: "Remind me at", optional: true, unit: unit)
+            .mapError(refuse).get()
         return (name, start, remind)
     }
 
@@ -98,8 +102,8 @@ enum ShoesTemplates {
         {{#due}}<p class="due" role="status">Time to replace them: they have run past your reminder.</p>{{/due}}
         <form method="post" action="/shoes/{{id}}" class="shoe-form">{{> csrf}}
         <label>Name <input name="name" value="{{name}}" maxlength="64" required></label>
-        <label>Distance already run when added, km <input name="start_km" value="{{start_km}}" inputmode="decimal" maxlength="12"></label>
-        <label>Remind me at, km (empty: never) <input name="remind_km" value="{{remind_km}}" inputmode="decimal" maxlength="12"></label>
+        <label>Distance already run when added, {{unit}} <input name="start_km" value="{{start_km}}" inputmode="decimal" maxlength="12"></label>
+        <label>Remind me at, {{unit}} (empty: never) <input name="remind_km" value="{{remind_km}}" inputmode="decimal" maxlength="12"></label>
         <label class="choice"><input type="checkbox" name="retired" value="1"{{#retired}} checked{{/retired}}> Retired</label>
         <button>Save</button></form>
         <form method="post" action="/shoes/{{id}}/delete">{{> csrf}}<button>Delete (their runs keep their distance)</button></form></div>{{/shoes}}
@@ -107,8 +111,8 @@ enum ShoesTemplates {
         <h2>Add a pair</h2>
         <form method="post" action="/shoes" id="new-shoe">{{> csrf}}
         <label>Name <input name="name" value="{{new_name}}" maxlength="64" required placeholder="Blue trainers"\(WebPage.invalid("new_name"))>\(WebPage.fieldError("new_name"))</label>
-        <label>Distance already run, km <input name="start_km" value="{{new_start_km}}" inputmode="decimal" maxlength="12" placeholder="0"\(WebPage.invalid("new_start_km"))>\(WebPage.fieldError("new_start_km"))</label>
-        <label>Remind me at, km (empty: never) <input name="remind_km" value="{{new_remind_km}}" inputmode="decimal" maxlength="12" placeholder="700"\(WebPage.invalid("new_remind_km"))>\(WebPage.fieldError("new_remind_km"))</label>
+        <label>Distance already run, {{unit}} <input name="start_km" value="{{new_start_km}}" inputmode="decimal" maxlength="12" placeholder="0"\(WebPage.invalid("new_start_km"))>\(WebPage.fieldError("new_start_km"))</label>
+        <label>Remind me at, {{unit}} (empty: never) <input name="remind_km" value="{{new_remind_km}}" inputmode="decimal" maxlength="12" placeholder="700"\(WebPage.invalid("new_remind_km"))>\(WebPage.fieldError("new_remind_km"))</label>
         <button>Add</button></form>
         <p class="note">Up to {{max}} pairs. A pair's distance counts the runs you chose it for, except runs marked as not believable.</p>{{> foot}}
         """

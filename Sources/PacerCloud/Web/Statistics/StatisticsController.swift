@@ -29,6 +29,7 @@ struct StatisticsController: Sendable {
     private func statsPage(_ context: SignedInContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         let (account, session) = (context.account, context.session)
         let calendar = RunnerCalendar(account.timezone)
+        let distanceUnit = account.units
         let uncounted = try await analysis.countNewRuns(account)
         let activities = try await health.runTotals(accountID: account.id)
         // Run statistics count runs only; the other sports have their own totals.
@@ -70,8 +71,18 @@ struct StatisticsController: Sendable {
             if !rows.isEmpty { periods.append(["title": title, "rows": rows]) }
         }
 
-        // Goals against the current week and month.
+        // Volume: every one of the last 26 weeks and 12 months, empty ones included, oldest first.
         let now = wallClock()
+        let thisWeek = calendar.periodStartMs(now, .week), thisMonth = calendar.periodStartMs(now, .month)
+        let weekStarts = (0..<Self.volumeWeeks).reversed().map { calendar.periodStartMs(calendar.adding(weeks: -$0, to: thisWeek), .week) }
+        let monthStarts = (0..<Self.volumeMonths).reversed().map { calendar.periodStartMs(calendar.adding(months: -$0, to: thisMonth), .month) }
+        let amount = { (meters: Double?) in ((distanceUnit.amount(metres: meters ?? 0)) * 10).rounded() / 10 }
+        let volume = VolumeData(unit: distanceUnit.symbol,
+                                weeks: weekStarts.map { calendar.shortDate($0) }, weekDistance: weekStarts.map { amount(totalsByUnit[.week]?[$0]?.distance) },
+                                months: monthStarts.map { calendar.monthLabel($0) },
+                                monthDistance: monthStarts.map { amount(totalsByUnit[.month]?[$0]?.distance) })
+
+        // Goals against the current week and month.
         let goals: [[String: Any]] = try await plans.goals(accountID: account.id).map { goal in
             let unit: RunnerCalendar.Unit = goal.period == .week ? .week : .month
             let start = calendar.periodStartMs(now, unit)
@@ -80,11 +91,14 @@ struct StatisticsController: Sendable {
             let percent = goal.distanceM > 0 ? Int((100 * done / goal.distanceM).rounded(.down)) : 0
             return ["id": goal.id, "label": goal.period == .week ? "This week" : "This month", "done": RunnerFormat.distance(done),
                     "target": RunnerFormat.distance(goal.distanceM), "percent": String(percent), "bar": String(min(percent, 100)),
-                    "km": RunnerFormat.number(goal.distanceM / 1_000), "week": goal.period == .week]
+                    "km": RunnerFormat.number(distanceUnit.amount(metres: goal.distanceM)), "week": goal.period == .week]
         }
         return WebPage.stats.response(status, values: ["goals": goals, "records": records, "periods": periods, "timezone": account.timezone, "other_sports": otherSports, "has_other_sports": !otherSports.isEmpty,
-                                                       "uncounted": uncounted],
-                                      csrf: session.csrf, error: error)
+                                                       "uncounted": uncounted, "unit": distanceUnit.symbol, "unit_name": distanceUnit.name.lowercased(),
+                                                       "has_runs": !runs.isEmpty, "volume": try PageData.script(volume)],
+                                      csrf: session.csrf, error: error,
+                                      // Its volume charts: Chart.js and stats.js, from this server only.
+                                      headers: SecurityHeaders.html(style: WebPage.style, formAction: "'self'", scripts: true))
     }
 
     /// A goal from the form; `id` nil: a new one. Refusals name the field, on the statistics page.
@@ -92,15 +106,17 @@ struct StatisticsController: Sendable {
         let form = try await WebForm.read(request, context: context)
         let account = context.account
         if let id, UUID(uuidString: id) == nil || id != id.lowercased() { throw WebRefusal.plain(.notFound, "no goal \(id.prefix(40)) of yours") }
+        // In the account's unit (the field keeps its name: forms and clients already post it).
+        let unit = account.units
         let kmText = (form["distance_km"] ?? "").replacingOccurrences(of: ",", with: ".").trimmingSpaces
-        guard let km = Double(kmText), km.isFinite, (0.1...100_000).contains(km) else {
-            return try await statsPage(context, error: "distance_km: '\(kmText.prefix(20))' is not a distance in km from 0.1 to 100000",
+        guard let amount = Double(kmText), amount.isFinite, (0.1...100_000).contains(amount) else {
+            return try await statsPage(context, error: "distance_km: '\(kmText.prefix(20))' is not a distance in \(unit.name.lowercased()) from 0.1 to 100000",
                                        status: .badRequest)
         }
         guard let period = Goal.Period(rawValue: form["period"] ?? "") else {
             return try await statsPage(context, error: "period: choose week or month", status: .badRequest)
         }
-        let goal = Goal(id: id ?? UUID().uuidString.lowercased(), accountID: account.id, period: period, distanceM: km * 1_000)
+        let goal = Goal(id: id ?? UUID().uuidString.lowercased(), accountID: account.id, period: period, distanceM: amount * unit.metres)
         guard try await (id == nil ? plans.addGoal(goal) : plans.updateGoal(goal)) else { throw WebRefusal.plain(.notFound, "no goal \(goal.id) of yours") }
         return Response(status: .seeOther, headers: [.location: "/stats", .cacheControl: "no-store"])
     }
@@ -112,4 +128,18 @@ struct StatisticsController: Sendable {
         guard try await plans.deleteGoal(accountID: account.id, id: id) else { throw WebRefusal.plain(.notFound, "no goal \(id.prefix(40)) of yours") }
         return Response(status: .seeOther, headers: [.location: "/stats", .cacheControl: "no-store"])
     }
+}
+
+extension StatisticsController {
+    static let volumeWeeks = 26
+    static let volumeMonths = 12
+}
+
+/// The statistics page's data block: what stats.js draws (distances in `unit`).
+struct VolumeData: Encodable {
+    var unit: String
+    var weeks: [String]
+    var weekDistance: [Double]
+    var months: [String]
+    var monthDistance: [Double]
 }
