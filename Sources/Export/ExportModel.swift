@@ -55,8 +55,35 @@ public struct ExportLap: Sendable, Equatable {
 
 /// What the writers need to know before the first point: the header data, and the laps (a
 /// streaming TCX writer must know where laps start before it sees the points).
+/// What the activity is, as each format writes it: GPX `<type>`, TCX `Sport` (which knows only
+/// running, biking and other), FIT's `sport` enum.
+public enum ExportSport: String, Sendable, Equatable {
+    case running, walking, hiking, cycling, swimming, other
+
+    var gpxType: String { rawValue }
+    var tcxSport: String {
+        switch self {
+        case .running, .walking, .hiking: "Running"
+        case .cycling: "Biking"
+        case .swimming, .other: "Other"
+        }
+    }
+    /// FIT profile: generic 0, running 1, cycling 2, swimming 5, walking 11, hiking 17.
+    var fitSport: UInt64 {
+        switch self {
+        case .running: 1
+        case .cycling: 2
+        case .swimming: 5
+        case .walking: 11
+        case .hiking: 17
+        case .other: 0
+        }
+    }
+}
+
 public struct ExportRun: Sendable, Equatable {
     public var name: String
+    public var sport: ExportSport
     public var startTime: Timestamp
     /// Metres.
     public var distance: Double
@@ -71,8 +98,9 @@ public struct ExportRun: Sendable, Equatable {
 
     public init(name: String, startTime: Timestamp, distance: Double, movingTime: Double,
                 elapsedTime: Double, averageHeartRate: Double? = nil, maxHeartRate: Int? = nil,
-                laps: [ExportLap] = []) {
+                laps: [ExportLap] = [], sport: ExportSport = .running) {
         self.name = name
+        self.sport = sport
         self.startTime = startTime
         self.distance = distance
         self.movingTime = movingTime

@@ -82,14 +82,14 @@ public struct FITWriter: ExportWriter {
                 Self.scaled(lap.distance, scale: 100, offset: 0, invalid: 0xFFFF_FFFF),
                 Self.heartRate(lap.averageHeartRate, otherwise: lapHeartRates[index].average),
                 Self.heartRate(lap.maxHeartRate.map(Double.init), otherwise: lapHeartRates[index].maximum),
-                9, 1, UInt64(index), 1,  // event lap (9), stop (1); message_index; sport running (1)
+                9, 1, UInt64(index), run.sport.fitSport,  // event lap (9), stop (1); message_index; sport
             ])
         }
         let elapsed = Self.scaled(run.elapsedTime, scale: 1000, offset: 0, invalid: 0xFFFF_FFFF)
         body.write(.session, [
             endTime, UInt64(FITProtocol.time(run.startTime)), elapsed, elapsed,
             Self.scaled(run.distance, scale: 100, offset: 0, invalid: 0xFFFF_FFFF),
-            1, 0,  // sport running, sub-sport generic
+            run.sport.fitSport, 0,  // sport, sub-sport generic
             Self.heartRate(run.averageHeartRate, otherwise: runHeartRate.average),
             Self.heartRate(run.maxHeartRate.map(Double.init), otherwise: runHeartRate.maximum),
             0, UInt64(laps.count), 8, 1, 0,  // first lap, laps; event session (8), stop (1); message_index

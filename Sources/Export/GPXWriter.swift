@@ -1,6 +1,6 @@
 import PacerCore
 
-/// Streams a run as GPX 1.1: one `<trk>` (named after the run, type `running`) with one
+/// Streams a run as GPX 1.1: one `<trk>` (named after the run, its type the sport: `running`, `cycling`, …) with one
 /// `<trkseg>`; each point a `<trkpt lat lon>` (7 decimals) with `<ele>` when known, `<time>`
 /// (ISO-8601 UTC, milliseconds) and the heart rate, when known, in Garmin's
 /// TrackPointExtension v1 (`<gpxtpx:hr>`). Laps, distances and totals have no place in GPX and
@@ -40,7 +40,7 @@ public struct GPXWriter: ExportWriter {
         if !name.isEmpty { text += "    <name>\(name)</name>\n" }
         text += "    <time>\(run.startTime.iso8601)</time>\n  </metadata>\n  <trk>\n"
         if !name.isEmpty { text += "    <name>\(name)</name>\n" }
-        text += "    <type>running</type>\n    <trkseg>\n"
+        text += "    <type>\(run.sport.gpxType)</type>\n    <trkseg>\n"
         state = .writing
         try emit(text)
     }

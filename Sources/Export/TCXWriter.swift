@@ -1,6 +1,6 @@
 import PacerCore
 
-/// Streams a run as a Garmin Training Center (TCX v2) activity: `Sport="Running"`, `<Id>` the
+/// Streams a run as a Garmin Training Center (TCX v2) activity: `Sport` "Running", "Biking" or "Other", `<Id>` the
 /// start time, one `<Lap StartTime>` per ``ExportRun/laps`` entry (one lap for the whole run,
 /// with the run's elapsed time, distance and heart rate, when `laps` is empty), each with
 /// `TotalTimeSeconds`, `DistanceMeters`, `Calories` (always 0: Pacer does not estimate them, and
@@ -47,7 +47,7 @@ public struct TCXWriter: ExportWriter {
         text += #"<TrainingCenterDatabase xmlns="\#(Self.namespace)""#
         text += #" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance""#
         text += #" xsi:schemaLocation="\#(Self.namespace) http://www.garmin.com/xmlschemas/TrainingCenterDatabasev2.xsd">"#
-        text += "\n  <Activities>\n    <Activity Sport=\"Running\">\n"
+        text += "\n  <Activities>\n    <Activity Sport=\"\(run.sport.tcxSport)\">\n"
         text += "      <Id>\(run.startTime.iso8601)</Id>\n"
         text += Self.lapHeader(laps[0])
         state = .writing

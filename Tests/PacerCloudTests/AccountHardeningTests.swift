@@ -254,6 +254,7 @@ struct AccountHardeningTests {
                 try await db.raw("ALTER TABLE run_figures DROP COLUMN sport").run()
                 try await db.raw("DROP TABLE shoe").run()
                 try await db.raw("ALTER TABLE run DROP COLUMN shoe_id").run()
+                try await db.raw("ALTER TABLE account DROP COLUMN units").run()
             }
             try await cloud.store.migrate()  // what the next start does
             try await cloud.store.migrate()  // and the one after: nothing more changes

@@ -102,6 +102,13 @@ struct ImportSetTests {
             #expect(messages["glitch.gpx"]!.contains("2 points reached at a speed no one of that sport reaches"))
             // Sports from the file; a multisport file is one activity per session, each starting at its session's start.
             check("ride.fit", activity(nil, sport: .ride), reader: readerDistance("ride.fit"))
+            // Exported again as what it is: a ride, in every format.
+            let rideID = activity(nil, sport: .ride)?.run.summary.runID ?? ""
+            #expect(try await ann.get("/runs/\(rideID)/export.gpx").text.contains("<type>cycling</type>"))
+            #expect(try await ann.get("/runs/\(rideID)/export.tcx").text.contains(#"<Activity Sport="Biking">"#))
+            // Its page and the list read a speed, not a pace.
+            #expect(try await ann.get("/runs/\(rideID)").text.contains(" km/h"))
+            #expect(!(try await ann.get("/runs/\(rideID)").text.contains(" /km")))
             let sessions = all.filter { $0.run.summary.startMs >= Track.start && $0.run.activity.identity?.hasPrefix("serial 9001") == true }
                 .sorted { $0.run.summary.startMs < $1.run.summary.startMs }
             #expect(sessions.map(\.run.activity.sport) == [.run, .other, .ride, .run])

@@ -1,3 +1,4 @@
+import CloudModel
 import Export
 import PacerContract
 import PacerCore
@@ -21,13 +22,25 @@ struct ExportTrackDocument: TrackDocument {
     private var writer: any ExportWriter
 
     /// `title`: the activity's name (an imported file's), written as the file's name; else "Run <id>".
-    init(format: FileFormat, runID: String, summary: RunSummaryBody, title: String? = nil) {
+    /// `sport`: what the activity is, which every format says.
+    init(format: FileFormat, runID: String, summary: RunSummaryBody, title: String? = nil, sport: Sport = .run) {
         // A stored summary's start_time was checked on the way in; 0 only for a summary stored
         // before that check. The cloud keeps no laps: TCX and FIT get one for the whole run.
         run = ExportRun(name: title ?? "Run \(runID)", startTime: Timestamp(milliseconds: WireTime.milliseconds(summary.start_time) ?? 0),
                         distance: summary.distance_m, movingTime: summary.moving_time_s, elapsedTime: summary.elapsed_time_s,
-                        averageHeartRate: summary.hr_avg, maxHeartRate: summary.hr_max)
+                        averageHeartRate: summary.hr_avg, maxHeartRate: summary.hr_max, sport: Self.exportSport(sport))
         writer = format.makeWriter { [output] bytes in output.bytes += bytes }
+    }
+
+    static func exportSport(_ sport: Sport) -> ExportSport {
+        switch sport {
+        case .run: .running
+        case .walk: .walking
+        case .hike: .hiking
+        case .ride: .cycling
+        case .swim: .swimming
+        case .other: .other
+        }
     }
 
     mutating func start() throws -> [UInt8] {

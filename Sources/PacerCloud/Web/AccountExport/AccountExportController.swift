@@ -105,7 +105,8 @@ struct AccountExportController: Sendable {
         var files: [String] = []
         for format in [FileFormat.fit, .gpx] {
             let name = "\(base).\(format.fileExtension)"
-            var document = ExportTrackDocument(format: format, runID: runID, summary: item.summary)
+            var document = ExportTrackDocument(format: format, runID: runID, summary: item.summary, title: run.activity.title,
+                                               sport: run.activity.sport)
             try await send(try zip.begin(name))
             try await send(try zip.write(try document.start()))
             for seq in 0..<run.summary.chunks {

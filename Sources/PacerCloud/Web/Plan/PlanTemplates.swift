@@ -44,7 +44,7 @@ enum PlanTemplates {
         <label class="plain">Ends by <select name="step{{n}}_end"\(rowInvalid("end"))>{{#ends}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/ends}}</select>\(rowError("end"))</label>
         <label class="plain">Amount <input name="step{{n}}_amount" value="{{amount}}" placeholder="400 m"\(rowInvalid("amount"))>\(rowError("amount"))</label>
         <label class="plain">Target <select name="step{{n}}_target"\(rowInvalid("target"))>{{#targets}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/targets}}</select>\(rowError("target"))</label>
-        <label class="plain">Range <input name="step{{n}}_value" value="{{value}}" placeholder="3:10-3:30"\(rowInvalid("value"))>\(rowError("value"))</label>
+        <label class="plain">Range <input name="step{{n}}_value" value="{{value}}" placeholder="{{pace_example}}"\(rowInvalid("value"))>\(rowError("value"))</label>
         <label class="rep">Rounds <input name="step{{n}}_times" value="{{times}}" inputmode="numeric" maxlength="3"\(rowInvalid("times"))>\(rowError("times"))</label>
         <label class="rep">of the next … steps <input name="step{{n}}_block" value="{{block}}" inputmode="numeric" maxlength="2"\(rowInvalid("block"))>\(rowError("block"))</label>
         </li>{{/rows}}</ol>

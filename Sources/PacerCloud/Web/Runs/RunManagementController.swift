@@ -178,7 +178,7 @@ struct RunManagementController: Sendable {
         let view: RunView
         do { view = try await analysis.runView(run.run) } catch let busy as WorkQueue.Busy { return busy.page() }
         let date = RunnerCalendar(timezone).dateTime(run.run.summary.startMs) + (timezone == "UTC" ? " UTC" : "")
-        var values = try RunPageValues.common(summary: summary, view: view, date: date)
+        var values = try RunPageValues.common(summary: summary, view: view, date: date, sport: run.details.sport)
         values["heading"] = RunPageValues.heading(run.details, date: date)
         values["title"] = values["heading"]
         values["sport"] = run.details.sport.label

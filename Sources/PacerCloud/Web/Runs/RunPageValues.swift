@@ -5,13 +5,15 @@ import PacerContract
 /// summary line, the splits and the map's and charts' data block.
 enum RunPageValues {
     /// In `unit`: the viewer's, or on a shared page the runner's.
-    static func common(summary: RunSummaryBody, view: RunView, date: String, unit: DistanceUnit = PageLayout.units) throws -> [String: Any] {
+    /// A ride's paces are speeds.
+    static func common(summary: RunSummaryBody, view: RunView, date: String, sport: Sport = .run,
+                       unit: DistanceUnit = PageLayout.units) throws -> [String: Any] {
         // A whole split shows the kilometre (or mile) it ends at; the shorter rest, the run's distance.
         let table = view.table(unit)
         let splitM = Double(table.every) * unit.metres
         let splits: [[String: Any]] = table.splits.map { split in
             ["km": split.meters >= splitM - 0.5 ? String(split.km) : String(format: "%.2f", Double(split.km - table.every) + unit.amount(metres: split.meters)),
-             "time": RunnerFormat.duration(split.seconds), "pace": RunnerFormat.pace(split.seconds * 1_000 / max(split.meters, 1), in: unit),
+             "time": RunnerFormat.duration(split.seconds), "pace": RunnerFormat.pace(split.seconds * 1_000 / max(split.meters, 1), sport: sport, in: unit),
              "hr": split.hrAvg.map { String(Int($0)) } ?? "–"]
         }
         // The charts in the unit too: distance along the axis, pace per unit.
@@ -24,7 +26,7 @@ enum RunPageValues {
                                hrAxis: ChartAxis.robust(view.heartRate, step: 5, minimumSpan: 20))
         var values: [String: Any] = [
             "date": date, "distance": RunnerFormat.distance(summary.distance_m, in: unit), "duration": RunnerFormat.duration(summary.moving_time_s),
-            "pace": RunnerFormat.pace(summary.avg_pace_s_per_km, in: unit), "splits": splits, "data": try PageData.script(data),
+            "pace": RunnerFormat.pace(summary.avg_pace_s_per_km, sport: sport, in: unit), "splits": splits, "data": try PageData.script(data),
             "unit": unit.symbol, "split_km": table.every > 1 ? String(table.every) : false, "has_hr": !view.heartRateSeconds.isEmpty,
             "has_elevation": !view.elevation.isEmpty,
             "stylesheet": Assets.url("leaflet/leaflet.css"), "referrer": PageData.mapReferrer,

@@ -61,7 +61,7 @@ struct RunsController: Sendable {
             guard let summary = try? RunItem(run.summary).summary else { return nil }
             var item: [String: Any] = ["id": run.summary.runID, "date": calendar.dateTime(run.summary.startMs),
                                        "distance": RunnerFormat.distance(summary.distance_m), "duration": RunnerFormat.duration(summary.moving_time_s),
-                                       "pace": RunnerFormat.pace(summary.avg_pace_s_per_km)]
+                                       "pace": RunnerFormat.pace(summary.avg_pace_s_per_km, sport: run.activity.sport)]
             if let hr = summary.hr_avg { item["hr"] = "\(Int(hr.rounded())) bpm" }
             if run.activity.sport != .run { item["run_sport"] = run.activity.sport.label }
             if let title = run.activity.title { item["run_title"] = title }
@@ -108,7 +108,7 @@ struct RunsController: Sendable {
             ["name": zone.name, "range": zone.range, "time": RunnerFormat.duration(seconds), "share": String(Int((100 * seconds / totalZone).rounded()))]
         }
         let date = calendar.dateTime(run.summary.startMs)
-        var values = try RunPageValues.common(summary: summary, view: view, date: date)
+        var values = try RunPageValues.common(summary: summary, view: view, date: date, sport: managed.details.sport)
         let heading = RunPageValues.heading(managed.details, date: date)
         values.merge([
             "title": heading, "heading": heading, "run_id": runID, "sport": managed.details.sport.label,
@@ -147,24 +147,24 @@ struct RunsController: Sendable {
 
     /// The signed-in account's complete run `run_id`, on whichever of its devices it is; 404
     /// for any other (another account's run is not said to exist).
-    private func ownRun(_ context: SignedInContext) async throws -> (device: String, item: RunItem, chunks: Int, title: String?) {
+    private func ownRun(_ context: SignedInContext) async throws -> (device: String, item: RunItem, chunks: Int, activity: RunActivity) {
         let account = context.account
         let text = context.parameters.get("run_id") ?? ""
         let notFound = WebRefusal.plain(.notFound, "run \(WireLimits.quoted(text)): you have no complete run with this id")
         guard let runID = try? Identifiers.runID(text), let run = try await runs.accountRun(accountID: account.id, runID: runID) else {
             throw notFound
         }
-        return (run.deviceID, try RunItem(run.summary), run.summary.chunks, run.activity.title)
+        return (run.deviceID, try RunItem(run.summary), run.summary.chunks, run.activity)
     }
 
     private func exportRun(_ format: FileFormat, _ context: SignedInContext) async throws -> Response {
-        let (device, item, chunks, title) = try await ownRun(context)
+        let (device, item, chunks, activity) = try await ownRun(context)
         let samples = try await runs.storedSamples(device: device, runID: item.run_id, below: chunks, excluding: nil)
         guard samples <= TrackChunkFormat.maxSamplesPerRun else {
             throw WebRefusal.plain(.contentTooLarge, "run \(item.run_id) has \(samples) samples; at most \(TrackChunkFormat.maxSamplesPerRun) are served")
         }
         let (runID, summary) = (item.run_id, item.summary)
-        let document = TrackStream { ExportTrackDocument(format: format, runID: runID, summary: summary, title: title) }
+        let document = TrackStream { ExportTrackDocument(format: format, runID: runID, summary: summary, title: activity.title, sport: activity.sport) }
         let day = String(summary.start_time.prefix(10))
         return Response(
             status: .ok,

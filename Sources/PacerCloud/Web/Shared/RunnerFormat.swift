@@ -30,6 +30,14 @@ enum RunnerFormat {
         return String(format: "%d:%02d ", total / 60, total % 60) + unit.paceSuffix
     }
 
+    /// A ride's speed ("31.9 km/h", "19.8 mph"), anything else's pace: what each sport reads.
+    static func pace(_ secondsPerKm: Double?, sport: Sport, in unit: DistanceUnit = PageLayout.units) -> String {
+        guard sport == .ride else { return pace(secondsPerKm, in: unit) }
+        guard let secondsPerKm, secondsPerKm.isFinite, secondsPerKm > 0 else { return "–" }
+        let perHour = 3_600 / unit.pace(secondsPerKm: secondsPerKm)
+        return String(format: "%.1f ", perHour) + (unit == .km ? "km/h" : "mph")
+    }
+
     /// How long ago, as the alerts write it (`AlertClock.age`): "just now", "40 s ago", "3 min
     /// ago", "2 h 5 min ago", "3 days ago"; never hundreds of seconds.
     static func age(milliseconds: Int64) -> String { AlertClock.age(milliseconds: milliseconds) }
