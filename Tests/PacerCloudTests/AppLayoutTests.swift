@@ -175,6 +175,34 @@ struct AppLayoutTests {
         #expect(RunnerFormat.age(milliseconds: 3 * 60_000) == "3 min ago" && RunnerFormat.age(milliseconds: 2_000) == "just now")
     }
 
+    @Test("the calendar's own date writing agrees with ICU's (DateFormatter, en) in every kind of zone, across DST changes and years")
+    func datesAgreeWithICU() {
+        let zones = ["UTC", "Europe/Rome", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns",
+                     "Pacific/Kiritimati", "Pacific/Pago_Pago"]
+        let patterns: [(String, (RunnerCalendar, Int64) -> String)] = [
+            ("d MMM yyyy", { $0.date($1) }), ("yyyy-MM-dd", { $0.day($1) }), ("d MMM", { $0.shortDate($1) }),
+            ("EEE d MMM yyyy, HH:mm", { $0.dateTime($1) }), ("MMM yy", { $0.monthLabel($1) }),
+        ]
+        var generator = SystemRandomNumberGenerator()
+        // Instants from 1972 to 2098, and the hours around 2026's DST changes in Europe and the US.
+        var instants: [Int64] = (0..<400).map { _ in Int64.random(in: 63_072_000_000...4_070_908_800_000, using: &generator) }
+        for change: Int64 in [1_774_746_000_000, 1_792_890_000_000, 1_772_953_200_000, 1_793_512_800_000] {
+            instants += stride(from: change - 7_200_000, through: change + 7_200_000, by: 900_000).map { $0 }
+        }
+        for zone in zones {
+            // nowMs nil: never "this year", so dateTime writes the year and matches the pattern with it.
+            let calendar = RunnerCalendar(zone, nowMs: nil)
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: zone)
+            for (pattern, write) in patterns {
+                formatter.dateFormat = pattern
+                let wrong = instants.filter { write(calendar, $0) != formatter.string(from: Date(timeIntervalSince1970: Double($0) / 1_000)) }
+                #expect(wrong.isEmpty, "\(zone) \(pattern): \(wrong.prefix(3).map { "\($0): \(write(calendar, $0))" })")
+            }
+        }
+    }
+
     @Test("the devices page says when a device was last seen in the account's zone and format, and how long ago", arguments: Backend.allCases)
     func devicesPageTimes(backend: Backend) async throws {
         let clock = SteppedWallClock()  // Sunday 10 May 2026, 07:30 UTC

@@ -263,7 +263,7 @@ struct HeavyWorkTests {
             }
             #expect(page.status == 200, "run page: \(page.status) \(page.body.prefix(300))")
             let data = try RunnerPageTests.dataBlock(page.body)
-            #expect(((data["track"] as? [[Double]])?.count ?? 0) == RunView.maxTrackPoints)
+            #expect(((data["track"] as? [Double])?.count ?? 0) == 2 * RunView.maxTrackPoints)
         }
     }
 }

@@ -7,7 +7,7 @@ import PacerContract
 /// heart-rate series downsampled for the charts, splits, best efforts and time per heart rate.
 struct RunView: Codable, Sendable, Equatable {
     /// Bumped when what is computed changes: views of an older version are computed again.
-    static let version = 4
+    static let version = 5
     /// The most points the map's line has (Douglas–Peucker keeps the most significant ones).
     static let maxTrackPoints = 2_000
     /// The most points of each chart: the whole run, averaged into as many distance buckets.
@@ -35,8 +35,8 @@ struct RunView: Codable, Sendable, Equatable {
         var seconds: Double
     }
 
-    /// [lat, lon] of the simplified track.
-    var track: [[Double]]
+    /// [lat, lon] of the simplified track, stored and sent flat.
+    var track: FlatPairs
     /// Samples with a position before simplification.
     var samples: Int
     /// [lat, lon, km] where each `splitKm`-th kilometre was reached.
@@ -96,7 +96,7 @@ struct RunView: Codable, Sendable, Equatable {
             points: points.map { RunDoubt.Point(timeMs: $0.timeMs, distanceM: $0.distanceM) })
         samples = points.count
         let kept = Self.simplify(points, keep: Self.maxTrackPoints)
-        track = kept.map { [Self.rounded(points[$0].lat), Self.rounded(points[$0].lon)] }
+        track = FlatPairs(kept.map { [Self.rounded(points[$0].lat), Self.rounded(points[$0].lon)] })
         splitKm = Self.splitKm(points)
         kmMarks = Self.kilometreMarks(points, every: splitKm)
         (chartKm, pace, heartRate, elevation) = Self.series(points, buckets: Self.maxChartPoints)
@@ -422,5 +422,33 @@ enum HeartRateZones {
             zones[bounds.firstIndex { share < $0 } ?? bounds.count] += entry[1]
         }
         return zones
+    }
+}
+
+/// Pairs ([lat, lon], …) kept and written as one flat JSON array [lat, lon, lat, lon, …]: a
+/// stored view's 2,000 map points decoded and encoded as pairs, a container each, were most of
+/// the run page's time under load (bench-web).
+struct FlatPairs: Codable, Sendable, Equatable {
+    var flat: [Double]
+
+    init(_ pairs: [[Double]]) {
+        flat = []
+        flat.reserveCapacity(pairs.count * 2)
+        for pair in pairs where pair.count == 2 { flat += pair }
+    }
+
+    var count: Int { flat.count / 2 }
+    var pairs: [[Double]] { stride(from: 0, to: flat.count - 1, by: 2).map { [flat[$0], flat[$0 + 1]] } }
+
+    init(from decoder: any Decoder) throws {
+        flat = try decoder.singleValueContainer().decode([Double].self)
+        guard flat.count % 2 == 0 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "an odd number of coordinates"))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(flat)
     }
 }

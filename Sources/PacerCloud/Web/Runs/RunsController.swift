@@ -178,7 +178,8 @@ struct RunsController: Sendable {
 struct RunPageData: Encodable {
     /// "km" or "mi": what `marks`, `distance` and the pace (seconds per unit) are in.
     var unit: String
-    var track: [[Double]]
+    /// lat, lon, lat, lon, …
+    var track: FlatPairs
     var marks: [[Double]]
     var distance: [Double]
     var pace: [Double?]

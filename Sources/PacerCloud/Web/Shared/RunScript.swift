@@ -31,6 +31,10 @@ enum RunScript {
         (function () {
           'use strict';
           var data = JSON.parse(document.getElementById('run-data').textContent);
+          // The track comes flat (lat, lon, lat, lon, …): Leaflet takes pairs.
+          var flat = data.track;
+          data.track = [];
+          for (var i = 0; i + 1 < flat.length; i += 2) { data.track.push([flat[i], flat[i + 1]]); }
         \#(mapSetup)
           if (data.track.length > 1) {
             map.fitBounds(L.latLngBounds(data.track), { padding: [16, 16] });

@@ -49,8 +49,10 @@ enum RunnerFormat {
     }
 }
 
-/// Days, weeks (from Monday), months and years in the account's time zone. One per request:
-/// its formatters (costly to make) serve every row of the page.
+/// Days, weeks (from Monday), months and years in the account's time zone. One per request.
+/// Dates are written from the zone's offset at each instant and the proleptic Gregorian
+/// calendar, in English: Foundation's DateFormatter set up its ICU formatter again on every call
+/// (a tenth of the runs list's CPU under load, bench-web).
 final class RunnerCalendar {
     enum Unit {
         case week, month, year
@@ -59,7 +61,6 @@ final class RunnerCalendar {
     let calendar: Calendar
     /// Now, by the request's wall clock: a time of this year is written without its year.
     let nowMs: Int64?
-    private var formatters: [String: DateFormatter] = [:]
 
     /// `nowMs` defaults to the time the page's request is handled at (`PageLayout.viewer`).
     init(_ timezone: String, nowMs: Int64? = PageLayout.viewer?.nowMs) {
@@ -103,9 +104,9 @@ final class RunnerCalendar {
 
     func periodLabel(_ start: Int64, _ unit: Unit) -> String {
         switch unit {
-        case .week: "Week of " + format(start, "d MMM yyyy")
-        case .month: format(start, "MMMM yyyy")
-        case .year: format(start, "yyyy")
+        case .week: "Week of " + format(start, .dayMonthYear)
+        case .month: format(start, .monthNameYear)
+        case .year: format(start, .year)
         }
     }
 
@@ -120,18 +121,18 @@ final class RunnerCalendar {
     }
 
     /// "Nov 26": a month on a chart's axis.
-    func monthLabel(_ at: Int64) -> String { format(at, "MMM yy") }
+    func monthLabel(_ at: Int64) -> String { format(at, .monthShortYear) }
 
     /// The local date "2026-05-10".
-    func day(_ at: Int64) -> String { format(at, "yyyy-MM-dd") }
+    func day(_ at: Int64) -> String { format(at, .isoDay) }
 
     /// "10 May".
-    func shortDate(_ at: Int64) -> String { format(at, "d MMM") }
+    func shortDate(_ at: Int64) -> String { format(at, .dayMonth) }
 
     /// Every time the pages show, in one format: "Fri 27 Nov, 20:45", with the year when it is
     /// not this year's ("Tue 24 Nov 2025, 07:31").
     func dateTime(_ at: Int64) -> String {
-        isThisYear(at) ? format(at, "EEE d MMM, HH:mm") : format(at, "EEE d MMM yyyy, HH:mm")
+        isThisYear(at) ? format(at, .weekdayDayMonthTime) : format(at, .weekdayDayMonthYearTime)
     }
 
     /// "Fri 27 Nov, 20:45 (3 min ago)": when something was last heard of.
@@ -141,24 +142,60 @@ final class RunnerCalendar {
 
     private func isThisYear(_ at: Int64) -> Bool {
         guard let nowMs else { return false }
-        return calendar.component(.year, from: date(ms: at)) == calendar.component(.year, from: date(ms: nowMs))
+        return local(at).year == local(nowMs).year
     }
 
-    func date(_ at: Int64) -> String { format(at, "d MMM yyyy") }
+    func date(_ at: Int64) -> String { format(at, .dayMonthYear) }
 
     /// "07:31" on the day of `nowMs`, else as `dateTime`: "Tue 24 Nov, 07:31".
     func clockTime(_ at: Int64, nowMs: Int64) -> String {
-        calendar.isDate(date(ms: at), inSameDayAs: date(ms: nowMs)) ? format(at, "HH:mm") : dateTime(at)
+        calendar.isDate(date(ms: at), inSameDayAs: date(ms: nowMs)) ? format(at, .time) : dateTime(at)
     }
 
-    private func format(_ at: Int64, _ pattern: String) -> String {
-        if let formatter = formatters[pattern] { return formatter.string(from: date(ms: at)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
-        formatter.calendar = calendar
-        formatter.timeZone = calendar.timeZone
-        formatter.dateFormat = pattern
-        formatters[pattern] = formatter
-        return formatter.string(from: date(ms: at))
+    private enum Pattern {
+        /// "10 May 2026", "May 2026", "2026", "May 26", "2026-05-10", "10 May", "Sun 10 May, 07:31",
+        /// "Sun 10 May 2026, 07:31", "07:31".
+        case dayMonthYear, monthNameYear, year, monthShortYear, isoDay, dayMonth, weekdayDayMonthTime, weekdayDayMonthYearTime, time
+    }
+
+    private static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                                     "November", "December"]
+
+    /// The local date and time of `at` (ms since the epoch) in this calendar's zone; `weekday` 0 is Monday.
+    private func local(_ at: Int64) -> (year: Int, month: Int, day: Int, weekday: Int, hour: Int, minute: Int) {
+        let seconds = Int64((Double(at) / 1_000).rounded(.down)) + Int64(calendar.timeZone.secondsFromGMT(for: date(ms: at)))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let inDay = Int(seconds - days * 86_400)
+        // Days to a civil date (Howard Hinnant's algorithm), the epoch a Thursday.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * shifted + 2) / 5 + 1)
+        let month = Int(shifted < 10 ? shifted + 3 : shifted - 9)
+        let year = Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0)
+        let weekday = Int(((days + 3) % 7 + 7) % 7)
+        return (year, month, day, weekday, inDay / 3_600, inDay / 60 % 60)
+    }
+
+    private func format(_ at: Int64, _ pattern: Pattern) -> String {
+        let t = local(at)
+        let month = Self.months[t.month - 1]
+        let time = String(format: "%02d:%02d", t.hour, t.minute)
+        switch pattern {
+        case .dayMonthYear: return "\(t.day) \(month) \(t.year)"
+        case .monthNameYear: return "\(Self.monthNames[t.month - 1]) \(t.year)"
+        case .year: return String(t.year)
+        case .monthShortYear: return month + String(format: " %02d", t.year % 100)
+        case .isoDay: return String(format: "%04d-%02d-%02d", t.year, t.month, t.day)
+        case .dayMonth: return "\(t.day) \(month)"
+        case .weekdayDayMonthTime: return "\(Self.weekdays[t.weekday]) \(t.day) \(month), \(time)"
+        case .weekdayDayMonthYearTime: return "\(Self.weekdays[t.weekday]) \(t.day) \(month) \(t.year), \(time)"
+        case .time: return time
+        }
     }
 }
