@@ -186,8 +186,10 @@ struct SyncEngine {
         if sync.sections.plan != planBefore { usePlan() }
         if let units = sync.sections.profile?.units, units != unitsBefore {
             log(.info, "sync: the account reads \(units == "mi" ? "miles" : "kilometres"): the coach speaks them from the next run")
+            onUnits(units)
+        } else if sync.sections.profile?.units == nil, unitsBefore != nil {
+            onUnits(nil)
         }
-        if sync.sections.profile?.units != unitsBefore { onUnits(sync.sections.profile?.units) }
         // A notice the cloud no longer lists was acknowledged (or is gone): nothing more to remember of it.
         let listed = Set(fetched)
         if !said.isSubset(of: listed) || !unacknowledged.isSubset(of: listed) {

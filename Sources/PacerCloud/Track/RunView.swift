@@ -438,7 +438,6 @@ struct FlatPairs: Codable, Sendable, Equatable {
     }
 
     var count: Int { flat.count / 2 }
-    var pairs: [[Double]] { stride(from: 0, to: flat.count - 1, by: 2).map { [flat[$0], flat[$0 + 1]] } }
 
     init(from decoder: any Decoder) throws {
         flat = try decoder.singleValueContainer().decode([Double].self)

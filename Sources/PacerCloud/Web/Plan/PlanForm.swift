@@ -158,7 +158,7 @@ struct PlanForm {
         case "pace":
             let unit = PageLayout.units
             guard let range = pair(value, paceSeconds), range.0 != range.1 else {
-                throw Refusal(message: field + "value: '\(value.prefix(20))' is not a pace range like \(unit == .km ? "3:10-3:30" : "5:06-5:38") (per \(unit.symbol))")
+                throw Refusal(message: field + "value: '\(value.prefix(20))' is not a pace range like \(Self.paceExample) (per \(unit.symbol))")
             }
             // Per km as stored, to a tenth of a second: shown again per mile it reads as typed.
             let perKm = { (pace: Int) in (unit.secondsPerKm(pace: Double(pace)) * 10).rounded() / 10 }
@@ -304,6 +304,9 @@ struct PlanForm {
             : RunnerFormat.number(meters) + " m"
     }
 
+    /// A pace range in the viewer's unit, for the form's hints: 3:10-3:30 per km is 5:06-5:38 per mile.
+    static var paceExample: String { PageLayout.units == .km ? "3:10-3:30" : "5:06-5:38" }
+
     static func minutes(_ seconds: Double) -> String {
         // Stored paces are 60...1800 s; anything else (NaN, 1e300) would trap in Int().
         guard seconds.isFinite, abs(seconds) < 1e15 else { return "–" }
@@ -332,7 +335,7 @@ struct PlanForm {
         }
         return [
             "name": name, "date": date, "weeks": weeks, "pace_unit": PageLayout.units.symbol,
-            "pace_example": PageLayout.units == .km ? "3:10-3:30" : "5:06-5:38",
+            "pace_example": Self.paceExample,
             "weekdays": Self.weekdayNames.enumerated().map { offset, label -> [String: Any] in
                 ["field": "day\(offset + 1)", "label": label, "on": weekdays & (1 << offset) != 0]
             },
