@@ -17,6 +17,7 @@ public struct CloudStore: Sendable {
     public let sync: SyncRepository
     public let outbox: OutboxRepository
     public let shoes: ShoeRepository
+    public let races: RaceRepository
 
     public init(database: StoreDatabase) {
         self.database = database
@@ -30,6 +31,7 @@ public struct CloudStore: Sendable {
         sync = SyncRepository(database: database)
         outbox = OutboxRepository(database: database)
         shoes = ShoeRepository(database: database)
+        races = RaceRepository(database: database)
     }
 
     /// Opens the database `url` names (not yet migrated; PostgreSQL's must be run: `database` is a Service).
@@ -94,6 +96,12 @@ public struct CloudStore: Sendable {
             for statement: SQLQueryString in [
                 "DELETE FROM goal WHERE account_id = \(bind: id)",
                 "DELETE FROM shoe WHERE account_id = \(bind: id)",
+                // Races it owns go whole; in others, its entry, positions and roles.
+                "DELETE FROM race_position WHERE account_id = \(bind: id) OR race_id IN (SELECT id FROM race WHERE owner_id = \(bind: id))",
+                "DELETE FROM race_entry WHERE account_id = \(bind: id) OR race_id IN (SELECT id FROM race WHERE owner_id = \(bind: id))",
+                "DELETE FROM race_observer WHERE account_id = \(bind: id) OR race_id IN (SELECT id FROM race WHERE owner_id = \(bind: id))",
+                "DELETE FROM race_organiser WHERE account_id = \(bind: id) OR race_id IN (SELECT id FROM race WHERE owner_id = \(bind: id))",
+                "DELETE FROM race WHERE owner_id = \(bind: id)",
                 "DELETE FROM plan_done WHERE account_id = \(bind: id)",
                 "DELETE FROM plan_session WHERE account_id = \(bind: id)",
                 "DELETE FROM monitor_consent WHERE runner_id = \(bind: id) OR monitor_id = \(bind: id)",

@@ -31,7 +31,7 @@ public enum CloudApplication {
         if let message = fitted.message { logger.warning("\(message)") }
         let gate = ConnectionGate(limits: limits, exempt: configuration.trustedProxies, logger: logger,
                                   metrics: configuration.metrics)
-        var services: [any Service] = [forwarder]
+        var services: [any Service] = [forwarder] + routes.services
         if let postgresHub { services.insert(postgresHub, at: 0) }
         services.insert(store.database, at: 0)
         // /metrics: the store's database times, and the listener of its own when one is set.
@@ -51,6 +51,7 @@ public enum CloudApplication {
             // Requests are taken once events from other instances can reach this one.
             try await postgresHub?.waitUntilListening(timeout: .seconds(10))
             forwarder.markReady()
+            routes.raceFrames.markReady()
         }
         return app
     }

@@ -32,6 +32,8 @@ public struct CloudConfiguration: Sendable {
     public var metrics = CloudMetrics()
     /// Where `/metrics` is served: nowhere unless a token or a listen address is set.
     public var metricsAccess = MetricsSettings()
+    /// Races' frames, position batches and spectator streams (#34).
+    public var races = RaceSettings()
 
     public init(publicURL: String? = nil, mail: MailSettings? = nil, outboxPoll: Duration = .seconds(2), retryMax: Duration = .seconds(300),
                 rateLimits: RateLimits = .defaults, trustedProxies: Set<String> = [], sessions: SessionSettings = .defaults,

@@ -8,11 +8,13 @@ public struct DeviceSync: Codable, Equatable, Sendable {
         public var notices: NoticesSection?
         public var profile: ProfileSection?
         public var plan: PlanSection?
+        public var races: RacesSection?
 
-        public init(notices: NoticesSection?, profile: ProfileSection?, plan: PlanSection? = nil) {
+        public init(notices: NoticesSection?, profile: ProfileSection?, plan: PlanSection? = nil, races: RacesSection? = nil) {
             self.notices = notices
             self.profile = profile
             self.plan = plan
+            self.races = races
         }
 
         /// Each section's name and version, in the order above, for "what changed".
@@ -21,6 +23,7 @@ public struct DeviceSync: Codable, Equatable, Sendable {
             if let notices { all.append((NoticesSection.name, notices.version)) }
             if let profile { all.append((ProfileSection.name, profile.version)) }
             if let plan { all.append((PlanSection.name, plan.version)) }
+            if let races { all.append((RacesSection.name, races.version)) }
             return all
         }
     }

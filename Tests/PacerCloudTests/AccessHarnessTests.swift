@@ -28,6 +28,8 @@ struct AccessHarnessTests {
         var ownerGoal: String
         var ownerPlanSession: String
         var ownerShoe: String
+        /// An invitation race the owner organises and runs in (bib 1).
+        var ownerRace: String
         /// Today (`YYYY-MM-DD`, the owner's zone) and tomorrow, done already: dates of the owner's session.
         var today: String
         var tomorrow: String
@@ -201,7 +203,51 @@ struct AccessHarnessTests {
         "POST /plan/sessions/{session_id}/undone": .guarded(Case(
             method: .post, uri: { "/plan/sessions/\($0.ownerPlanSession)/undone" }, body: { form(["date": $0.tomorrow]) },
             contentType: formType)),
+        // Races: the list and the form show the caller's own; a race made is the caller's own.
+        "GET /races": .guarded(Case(method: .get, uri: { _ in "/races?q=ann" }, scoped: true)),
+        "GET /races/new": .guarded(Case(method: .get, uri: { _ in "/races/new" }, scoped: true)),
+        "POST /races": .guarded(Case(method: .post, uri: { _ in "/races" }, body: { raceBody(csrf: nil, day: $0.tomorrow) }, contentType: raceType,
+                                     scoped: true)),
+        // A race's page, frame and stream are public for an open race; the owner's invitation race is
+        // 404 to all of these callers without its code (RaceTests.invitationRace checks it page by page).
+        "GET /races/{race}": .publicRoute,
+        "GET /races/{race}/frame": .publicRoute,
+        "GET /races/{race}/live": .publicRoute,
+        "POST /races/{race}/enrol": .guarded(Case(method: .post, uri: { "/races/\($0.ownerRace)/enrol" }, body: { _ in form([:]) },
+                                                 contentType: formType)),
+        "POST /races/{race}/withdraw": .guarded(Case(method: .post, uri: { "/races/\($0.ownerRace)/withdraw" }, body: { _ in form([:]) },
+                                                    contentType: formType)),
+        "POST /races/{race}/observe": .guarded(Case(method: .post, uri: { "/races/\($0.ownerRace)/observe" }, body: { _ in form([:]) },
+                                                   contentType: formType)),
+        "GET /races/{race}/manage": .guarded(Case(method: .get, uri: { "/races/\($0.ownerRace)/manage" })),
+        "POST /races/{race}/runners/{bib}": .guarded(Case(
+            method: .post, uri: { "/races/\($0.ownerRace)/runners/1" }, body: { _ in form(["status": "disqualified", "corrected": "0:01"]) },
+            contentType: formType)),
+        "POST /races/{race}/organisers": .guarded(Case(
+            method: .post, uri: { "/races/\($0.ownerRace)/organisers" }, body: { _ in form(["email": "bob@example.org"]) }, contentType: formType)),
+        "POST /races/{race}/postpone": .guarded(Case(
+            method: .post, uri: { "/races/\($0.ownerRace)/postpone" }, body: { _ in form(["starts": "2099-01-01T09:00"]) }, contentType: formType)),
+        "POST /races/{race}/delete": .guarded(Case(method: .post, uri: { "/races/\($0.ownerRace)/delete" }, body: { _ in form([:]) },
+                                                  contentType: formType)),
+        // Another device's runner is not in the race: 404, nothing stored.
+        "POST /v1/races/{race_id}/positions": .guarded(Case(
+            method: .post, uri: { "/v1/races/\($0.ownerRace)/positions" },
+            body: { _ in Array(#"{"positions":[{"time":"2026-05-10T09:00:00.000Z","lat":45.5,"lon":9.2,"progress_m":10}]}"#.utf8) },
+            contentType: "application/json")),
     ]
+
+    static let raceBoundary = "pacer-harness-race"
+    static let raceType = "multipart/form-data; boundary=\(raceBoundary)"
+    /// The new-race form, a 2 km straight course starting on `day` (YYYY-MM-DD) at 23:00, with `csrf` when given.
+    static func raceBody(csrf: String?, day: String) -> [UInt8] {
+        var fields = ["name": "Another's race", "starts": day + "T23:00", "access": "open", "waypoints": "45.46, 9.19\n45.48, 9.19", "plan": "straight"]
+        if let csrf { fields["csrf"] = csrf }
+        var body = ""
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            body += "--\(raceBoundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n"
+        }
+        return Array((body + "--\(raceBoundary)--\r\n").utf8)
+    }
 
     /// A valid session form: a 5 km run on `date`.
     static func planForm(_ date: String) -> [UInt8] {
@@ -293,6 +339,12 @@ struct AccessHarnessTests {
             let shoe = Shoe(id: Track.runID(), accountID: owner.id, name: "Ann's trainers", startM: 100_000, remindM: 700_000, retired: false, createdMs: 1)
             #expect(try await cloud.store.shoes.addShoe(shoe, limit: Shoe.maxPerAccount))
             #expect(try await cloud.store.plans.addGoal(goal))
+            let racePath = [RacePoint(lat: 45.46, lon: 9.19), RacePoint(lat: 45.48, lon: 9.19)]
+            let race = Race(id: Track.runID(), ownerID: owner.id, name: "Ann's invitation race", timezone: "UTC", startsMs: now + 3_600_000,
+                            closesMs: now + 3_600_000, access: .invitation, inviteCode: Tokens.random(), waypoints: racePath, path: racePath,
+                            lengthM: RaceRules.length(of: racePath), routePlan: .straight, createdMs: now)
+            #expect(try await cloud.store.races.addRace(race, limit: RaceLimits.maxOrganisedRaces))
+            #expect(try await cloud.store.races.enrol(raceID: race.id, accountID: owner.id, nowMs: now, limit: 10) == .enrolled(bib: 1))
             // Every day for a week from today; tomorrow's done already.
             let today = PlanDates.day(atMs: now, timezone: owner.timezone)
             let planned = PlanSession(id: Track.runID(), accountID: owner.id, name: "Ann's intervals", stepsJSON: #"[{"distance_m":400,"type":"run"}]"#,
@@ -312,7 +364,7 @@ struct AccessHarnessTests {
             let fixture = Fixture(ownerEmail: owner.email, ownerToken: ownerToken, ownerRun: run, ownerAlert: alert,
                                   ownerSession: try await session(owner, ageMs: 0).id, ownerDeviceID: ownerDevice.id,
                                   ownerNotice: notice.id, ownerMonitorID: mona.id, inviteToken: inviteToken,
-                                  ownerGoal: goal.id, ownerPlanSession: planned.id, ownerShoe: shoe.id, today: PlanDates.text(today),
+                                  ownerGoal: goal.id, ownerPlanSession: planned.id, ownerShoe: shoe.id, ownerRace: race.id, today: PlanDates.text(today),
                                   tomorrow: PlanDates.text(today + 1))
 
             /// What the owner sees of their things; the same before and after every attack.
@@ -340,6 +392,13 @@ struct AccessHarnessTests {
                 view.append(plan.map { "\($0.id) \($0.session.name) \($0.session.stepsJSON) done: \($0.done?.doneMs ?? 0)" }.joined(separator: ", "))
                 let planPage = try await cloud.request(.get, "/plan", token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
                 view.append("\(planPage.status) " + planPage.text)
+                // The owner's race: its manage page, its runners, organisers, observers and positions.
+                let manage = try await cloud.request(.get, "/races/\(race.id)/manage", token: nil, headers: [.cookie: "pacer_session=\(fixture.ownerSession)"])
+                view.append("\(manage.status) " + manage.text)
+                view.append(String(describing: try await cloud.store.races.race(id: race.id)))
+                view.append(String(describing: try await cloud.store.races.entries(raceID: race.id)))
+                view.append(try await cloud.store.races.concerned(raceID: race.id).map(\.email).joined(separator: ","))
+                view.append(String(describing: try await cloud.store.races.positions(raceID: race.id, accountID: owner.id, limit: 10).map(\.tMs)))
                 // The owner's shoes, before the devices (the last line is the device's).
                 view.append(String(describing: try await cloud.store.shoes.shoes(accountID: owner.id)))
                 view += try await cloud.store.devices.devices().filter { $0.accountID == owner.id }.map { "\($0.name) revoked: \($0.revoked)" }
@@ -357,6 +416,8 @@ struct AccessHarnessTests {
             #expect(before[15].hasPrefix("200 ") && before[15].contains("/plan/sessions/\(planned.id)/undone"))
             #expect(before[4].components(separatedBy: "Ann's intervals").count - 1 == 6)
             #expect(before[before.count - 2].contains("trainers") && before[before.count - 2].contains("700000"), "the owner's shoes are in the view")
+            #expect(before[16].hasPrefix("200 ") && before[16].contains("invitation race</h1>") && before[18].contains("bib: 1"),
+                    "the owner's race is in the view")
 
             for (index, (key, rule)) in Self.cases.sorted(by: { $0.key < $1.key }).enumerated() {
                 guard case .guarded(let item) = rule else { continue }
@@ -383,6 +444,8 @@ struct AccessHarnessTests {
                             body = Array((String(decoding: body ?? [], as: UTF8.self) + "&csrf=\(session.csrf)").utf8)
                         } else if item.contentType == Self.importType {
                             body = Self.importBody(csrf: session.csrf)
+                        } else if item.contentType == Self.raceType {
+                            body = Self.raceBody(csrf: session.csrf, day: fixture.tomorrow)
                         }
                     }
                     let response = try await cloud.client.execute(uri: item.uri(fixture), method: item.method, headers: headers,

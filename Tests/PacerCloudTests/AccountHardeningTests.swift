@@ -255,6 +255,9 @@ struct AccountHardeningTests {
                 try await db.raw("DROP TABLE shoe").run()
                 try await db.raw("ALTER TABLE run DROP COLUMN shoe_id").run()
                 try await db.raw("ALTER TABLE account DROP COLUMN units").run()
+                for table in ["race", "race_organiser", "race_entry", "race_position", "race_observer"] {
+                    try await db.raw("DROP TABLE \(unsafeRaw: table)").run()
+                }
             }
             try await cloud.store.migrate()  // what the next start does
             try await cloud.store.migrate()  // and the one after: nothing more changes

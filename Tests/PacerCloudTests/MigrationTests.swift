@@ -191,12 +191,13 @@ import Testing
         let schema8 = [Schema.statements(postgres: false), Schema.statements(postgres: true), Schema.postgresUpgrades,
                        Schema.sqliteAddedColumns.map { "\($0.0) \($0.1) \($0.2)" }, [String(Schema.version), String(Schema.backfillBatch)]]
             .flatMap { $0 }.joined(separator: "\n")
-        #expect(Migrations.all.map(\.name) == ["0001-schema-8", "0002-run-complete", "0003-activities", "0004-shoes", "0005-units"])
+        #expect(Migrations.all.map(\.name) == ["0001-schema-8", "0002-run-complete", "0003-activities", "0004-shoes", "0005-units", "0006-races"])
         #expect(fingerprint(schema8) == "4a48e6bc7c037e6b", "0001-schema-8's statements changed")
         #expect(fingerprint(RunComplete.statements.joined(separator: "\n")) == "ba2f7ecd160bac8b", "0002-run-complete's statements changed")
         #expect(fingerprint(Activities.statements.joined(separator: "\n")) == "b54cb08f5cd0bac4", "0003-activities' statements changed")
         #expect(fingerprint(Shoes.statements.joined(separator: "\n")) == "6ac27663b50fb2b1", "0004-shoes' statements changed")
         #expect(fingerprint(Units.statements.joined(separator: "\n")) == "4f70603547b8e97c", "0005-units' statements changed")
+        #expect(fingerprint(Races.statements.joined(separator: "\n")) == "d31cede2843a5a41", "0006-races' statements changed")
     }
 
     /// A failed migration leaves nothing behind: neither its changes nor its name.

@@ -61,7 +61,15 @@ import Testing
                                                            PlanStep(type: "recover", time_s: 90)]),
                 PlanStep(type: "cooldown", lap: true, hr_zone: 2),
             ]),
-        ])))
+        ]),
+        races: RacesSection(version: "0a0b0c0d0e0f0a0b", races: [Self.race])))
+    static let race = DeviceRace(id: "9b2d1e7a-3c4f-4e5a-8b6c-7d8e9f0a1b2c", name: "Naviglio 10k", starts_at: t0.iso8601, bib: 12, status: "present",
+                                 length_m: 2_001.5, path: [[45.4642, 9.19], [45.4732, 9.19], [45.4822, 9.19]],
+                                 waypoints: [[45.4642, 9.19], [45.4822, 9.19]])
+    static let fullRacePositions = RacePositions(
+        positions: [RacePosition(time: t0.iso8601, lat: 45.4642, lon: 9.19, progress_m: 0), RacePosition(time: t0.adding(seconds: 5).iso8601,
+                                                                                                     lat: 45.4646, lon: 9.19, progress_m: 44.5)],
+        started_at: t0.adding(seconds: 1).iso8601, finished_at: t0.adding(seconds: 600).iso8601)
     /// Every optional field of a step set (no step of a workout has all of them at once).
     static let fullPlanStep = PlanStep(type: "repeat", distance_m: 400, time_s: 90, lap: true, pace_s_per_km: [190, 210], hr_zone: 2,
                                        hr_bpm: [150, 165], times: 6, steps: [PlanStep(type: "run", distance_m: 400)])
@@ -125,6 +133,11 @@ import Testing
             "PlannedSession": ["full": try Self.json(Self.fullSync.sections.plan!.sessions[0]),
                                "minimal": try Self.json(Self.fullSync.sections.plan!.sessions[0])],
             "PlanStep": ["full": try Self.json(Self.fullPlanStep), "minimal": try Self.json(PlanStep(type: "run"))],
+            "RacesSection": ["full": try Self.json(Self.fullSync.sections.races!), "minimal": try Self.json(RacesSection(version: "0a0b0c0d0e0f0a0b", races: []))],
+            "DeviceRace": ["full": try Self.json(Self.race), "minimal": try Self.json(Self.race)],
+            "RacePositions": ["full": try Self.json(Self.fullRacePositions), "minimal": try Self.json(RacePositions(positions: []))],
+            "RacePosition": ["full": try Self.json(Self.fullRacePositions.positions[1]), "minimal": try Self.json(Self.fullRacePositions.positions[0])],
+            "RacePositionsReply": ["full": try Self.json(RacePositionsReply(stored: 2, place: 3, of: 40)), "minimal": try Self.json(RacePositionsReply(stored: 0))],
             "NoticeAck": ["full": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"])),
                           "minimal": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"]))],
             "DeviceState": ["full": try Self.json(Self.fullState), "minimal": try Self.json(Self.minimalState)],
@@ -155,6 +168,9 @@ import Testing
             ["schema": "RunSummary", "why": "a planned session id that is no uuid",
              "value": try Self.withField(Self.fullSummary, "planned_session_id", "today")],
             ["schema": "NoticeAck", "why": "no ids", "value": ["notice_ids": [String]()]],
+            ["schema": "RacePositions", "why": "721 positions", "value": ["positions": Array(repeating: try Self.json(Self.fullRacePositions.positions[0]), count: 721)]],
+            ["schema": "RacePosition", "why": "progress beyond 60 km", "value": try Self.withField(Self.fullRacePositions.positions[0], "progress_m", 60_001)],
+            ["schema": "DeviceRace", "why": "a status nobody knows", "value": try Self.withField(Self.race, "status", "running")],
             ["schema": "TrackChunk", "why": "nine fields", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1,2\n"],
             ["schema": "TrackChunk", "why": "an altitude with two decimals", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1.25\n"],
         ]
@@ -192,6 +208,7 @@ import Testing
             + bound(WireLimits.paceSPerKm, [("RunSummary", ["avg_pace_s_per_km"])])
             + bound(WireLimits.trendBpmPerMin, [("AlertMessage", ["heart_rate", "trend_bpm_per_min"])])
             + bound(WireLimits.ageS, [("AlertMessage", ["position", "age_s"])])
+            + bound(RaceWire.progressM, [("RacePosition", ["progress_m"])])
     }
 
     @Test("a WireLimits range the spec says otherwise, or a field it bounds that the spec lacks, fails the check")

@@ -56,5 +56,5 @@ public enum Migrator {
 
 /// Every migration, in the order they run.
 public enum Migrations {
-    public static let all: [Migration] = [Schema8.migration, RunComplete.migration, Activities.migration, Shoes.migration, Units.migration]
+    public static let all: [Migration] = [Schema8.migration, RunComplete.migration, Activities.migration, Shoes.migration, Units.migration, Races.migration]
 }

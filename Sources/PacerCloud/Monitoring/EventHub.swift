@@ -12,6 +12,8 @@ import Synchronization
 public struct HubEvent: Sendable, Equatable, Codable {
     public enum Kind: String, Sendable, Codable {
         case position, alert, answer, consent, state
+        /// A race's new frame: `account` is the race id, `subject` the frame's number.
+        case race
     }
 
     public var kind: Kind

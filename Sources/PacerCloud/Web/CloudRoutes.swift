@@ -2,6 +2,7 @@ import CloudModel
 import CloudStore
 import Hummingbird
 import PacerContract
+import ServiceLifecycle
 
 /// Builds pacer-cloud's router: `/health` and `/a/{secret}` open, everything under `/v1`
 /// behind a device's bearer token, the account pages behind a session. It holds what the
@@ -43,6 +44,11 @@ public struct CloudRoutes: Sendable {
     let assets: Assets
     /// Each route's policy, filled by `router()`.
     public let accessRegistry = AccessRegistry()
+    /// Races' frames for spectators, and the batches their devices' positions are written in (#34).
+    let raceFrames: RaceFrames
+    let raceWriter: RacePositionWriter
+    /// Courses over streets; nil on a store without street data.
+    let routeCalculator: RouteCalculator?
 
     public init(store: CloudStore, configuration: CloudConfiguration, linkBase: String,
                 now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow, wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock,
@@ -64,7 +70,13 @@ public struct CloudRoutes: Sendable {
         loginAddressLimiter = limits.loginPerAddress.map { RateLimiter($0, now: now) }
         linkAddressLimiter = limits.linkPerAddress.map { RateLimiter($0, now: now) }
         alertAdmission = AlertAdmission(now: now)
+        raceFrames = RaceFrames(races: store.races, hub: hub, period: configuration.races.framePeriod, wallClock: wallClock)
+        raceWriter = RacePositionWriter(races: store.races, delay: configuration.races.writeDelay)
+        routeCalculator = nil
     }
+
+    /// What runs beside the router: the races' frame maker.
+    var services: [any Service] { [raceFrames] }
 
     /// Runs without figures counted per page view at most (`RunAnalysis`).
     static let figuresPerRequest = RunAnalysis.figuresPerRequest
@@ -120,6 +132,7 @@ public struct CloudRoutes: Sendable {
         controllers.position.addRoutes(to: device)
         controllers.deviceAlerts.addRoutes(to: device)
         controllers.deviceSync.addRoutes(to: device)
+        controllers.deviceRaces.addRoutes(to: device)
 
         let web = router.group()
         web.add(middleware: SessionMiddleware(sessions: sessions))
@@ -135,6 +148,8 @@ public struct CloudRoutes: Sendable {
         controllers.statistics.addRoutes(to: webRoutes)
         controllers.heart.addRoutes(to: webRoutes)
         controllers.plan.addRoutes(to: webRoutes)
+        controllers.races.addRoutes(to: webRoutes)
+        controllers.raceOrganisers.addRoutes(to: webRoutes)
         controllers.monitoring.addRoutes(web: webRoutes, device: device)
         return router
     }
@@ -164,6 +179,9 @@ private struct Controllers {
     let statistics: StatisticsController
     let heart: HeartController
     let plan: PlanController
+    let races: RacesController
+    let raceOrganisers: RaceOrganiserController
+    let deviceRaces: DeviceRacesController
     let monitoring: MonitoringController
 
     init(_ routes: CloudRoutes) {
@@ -181,7 +199,8 @@ private struct Controllers {
         deviceAlerts = DeviceAlertsController(alerts: store.alerts, accounts: store.accounts, monitoring: store.monitoring, heartbeats: heartbeats,
                                               admission: routes.alertAdmission, linkBase: routes.linkBase, mail: configuration.mail,
                                               wakeForwarder: routes.wakeForwarder, hub: routes.hub)
-        deviceSync = DeviceSyncController(sync: store.sync, accounts: store.accounts, plans: store.plans, health: store.health, alerts: store.alerts,
+        deviceSync = DeviceSyncController(sync: store.sync, accounts: store.accounts, plans: store.plans, races: store.races, health: store.health,
+                                          alerts: store.alerts,
                                           monitoring: store.monitoring, heartbeats: heartbeats, hub: routes.hub, wallClock: wallClock)
         accounts = AccountsController(store: store, sessions: routes.sessions, settings: configuration.sessions, passwordCost: configuration.passwordCost,
                                       mail: configuration.mail, linkBase: routes.linkBase, trustedProxies: configuration.trustedProxies,
@@ -198,6 +217,14 @@ private struct Controllers {
         statistics = StatisticsController(health: store.health, plans: store.plans, analysis: analysis, wallClock: wallClock)
         heart = HeartController(health: store.health, devices: store.devices, heartbeats: heartbeats, analysis: analysis, wallClock: wallClock)
         plan = PlanController(plans: store.plans, wallClock: wallClock)
+        let raceAccess = RaceAccessCheck(races: store.races)
+        races = RacesController(races: store.races, access: raceAccess, frames: routes.raceFrames, heavyWork: routes.heavyWork, map: configuration.map,
+                                settings: configuration.races, linkBase: routes.linkBase, wallClock: wallClock, routeCalculator: routes.routeCalculator)
+        raceOrganisers = RaceOrganiserController(races: store.races, accounts: store.accounts, devices: store.devices, sync: store.sync,
+                                                 outbox: store.outbox, access: raceAccess, mail: configuration.mail, linkBase: routes.linkBase,
+                                                 wallClock: wallClock, wakeForwarder: routes.wakeForwarder)
+        deviceRaces = DeviceRacesController(races: store.races, writer: routes.raceWriter, frames: routes.raceFrames, settings: configuration.races,
+                                            wallClock: wallClock)
         monitoring = MonitoringController(
             monitoring: store.monitoring, accounts: store.accounts, devices: store.devices, alerts: store.alerts,
             cards: Dashboard.Repositories(monitoring: store.monitoring, devices: store.devices, alerts: store.alerts, sync: store.sync),

@@ -12,6 +12,7 @@ struct DeviceSyncController: Sendable {
     let sync: SyncRepository
     let accounts: AccountRepository
     let plans: PlanRepository
+    let races: RaceRepository
     let health: HealthRepository
     let alerts: AlertRepository
     let monitoring: MonitoringRepository
@@ -35,7 +36,8 @@ struct DeviceSyncController: Sendable {
         return DeviceSync.Sections(
             notices: try Self.versioned(try await noticesSection(device)),
             profile: try Self.versioned(profileSection(account)),
-            plan: try await planSection(account))
+            plan: try await planSection(account),
+            races: try await racesSection(account))
     }
 
     private func getDeviceSync(_ request: Request, context: DeviceContext) async throws -> Response {
@@ -130,6 +132,19 @@ struct DeviceSyncController: Sendable {
         return try Self.versioned(PlanSection(version: PlanDates.text(today), timezone: account.timezone, sessions: Array(sessions)))
     }
 
+    /// The account's races from 12 hours ago on (one that started may still be run), soonest
+    /// first, with their courses; nil for a device no account owns.
+    private func racesSection(_ account: Account?) async throws -> RacesSection? {
+        guard let account else { return nil }
+        let enrolments = try await races.enrolments(accountID: account.id, fromMs: wallClock() - 12 * 3_600_000, limit: RacesSection.maxRaces)
+        let items = enrolments.map { race, entry in
+            DeviceRace(id: race.id, name: Self.spokenName(race.name), starts_at: WireTime.text(milliseconds: race.startsMs), bib: entry.bib,
+                       status: entry.status.rawValue, length_m: (race.lengthM * 10).rounded() / 10,
+                       path: race.path.map { [$0.lat, $0.lon] }, waypoints: race.waypoints.map { [$0.lat, $0.lon] })
+        }
+        return try Self.versioned(RacesSection(version: "", races: items))
+    }
+
     /// A session's name as the device says it: cleaned for speech, at most `PlanSteps.maxNameLength`.
     static func spokenName(_ name: String) -> String {
         let cleaned = String(NoticeText.clean(name).prefix(PlanSteps.maxNameLength))
@@ -171,6 +186,7 @@ protocol VersionedSection: Encodable {
 extension NoticesSection: VersionedSection {}
 extension ProfileSection: VersionedSection {}
 extension PlanSection: VersionedSection {}
+extension RacesSection: VersionedSection {}
 
 struct AckReply: Encodable {
     var acknowledged: Int

@@ -63,7 +63,7 @@ final class Assets: Sendable {
         ["leaflet_js": url("leaflet/leaflet.js"), "leaflet_css": url("leaflet/leaflet.css"), "chart_js": url("chart.js/chart.min.js"),
          "run_js": url("pacer/run.js"), "plan_js": url("pacer/plan.js"), "heart_js": url("pacer/heart.js"), "alert_js": url("pacer/alert.js"),
          "stats_js": url("pacer/stats.js"),
-         "dashboard_js": url("pacer/dashboard.js"), "icon": url("pacer/icon.svg")]
+         "dashboard_js": url("pacer/dashboard.js"), "race_js": url("pacer/race.js"), "icon": url("pacer/icon.svg")]
     }
 
     static let own: [String: File] = [
@@ -73,6 +73,7 @@ final class Assets: Sendable {
         "pacer/stats.js": file(Data(RunScript.volume.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/alert.js": file(Data(RunScript.alert.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/dashboard.js": file(Data(DashboardScript.source.utf8), contentType: "text/javascript; charset=utf-8"),
+        "pacer/race.js": file(Data(RaceScript.source.utf8), contentType: "text/javascript; charset=utf-8"),
         "pacer/icon.svg": file(Data(icon.utf8), contentType: "image/svg+xml"),
     ]
 

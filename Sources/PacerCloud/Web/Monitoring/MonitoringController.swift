@@ -242,6 +242,8 @@ struct MonitoringController: Sendable {
                     }
                     defer { group.cancelAll() }
                     for await signal in subscription.signals {
+                        // Races' frames share the hub: nothing of a dashboard, not worth a session read.
+                        if case .event(let event) = signal, event.kind == .race { continue }
                         // Every event and heartbeat first checks the session (one read by key): the
                         // stream ends with it, and nothing is sent after log-out or expiry.
                         guard try await sessions.isLive(idHash: session.idHash) else { break }

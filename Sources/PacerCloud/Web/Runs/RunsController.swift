@@ -130,9 +130,10 @@ struct RunsController: Sendable {
     var runPageHeaders: HTTPFields { Self.pageHeaders(map: map) }
 
     /// A page with the run's map and charts: its scripts, and the tile server's images.
-    static func pageHeaders(map: MapSettings) -> HTTPFields {
+    /// `connect`: the page's script reads from this server too (a race's live stream).
+    static func pageHeaders(map: MapSettings, connect: Bool = false) -> HTTPFields {
         var headers = SecurityHeaders.html(style: WebPage.style, formAction: "'self'", scripts: true,
-                                           images: ["'self'"] + (map.tileOrigin.map { [$0] } ?? []))
+                                           images: ["'self'"] + (map.tileOrigin.map { [$0] } ?? []), connect: connect ? "'self'" : nil)
         headers[.init("Referrer-Policy")!] = PageData.mapReferrer
         return headers
     }

@@ -13,6 +13,9 @@ enum FieldErrors {
         "title": "Name", "notes": "Notes", "sport": "Sport", "visibility": "Who sees it", "shoe": "Shoes",
         "start_km": "Distance already run", "remind_km": "Remind me at", "new_name": "Name", "new_start_km": "Distance already run",
         "new_remind_km": "Remind me at",
+        "q": "Name", "near": "Near", "within_km": "Within", "starts": "Start", "closes": "Registration closes",
+        "waypoints": "Start, stages and arrival", "plan": "The course", "path": "The course", "access": "Who may enrol",
+        "corrected": "Corrected gun time", "status": "Status", "code": "Registration link",
     ]
 
     /// The words of a step row's fields ("step3_value" is "Step 3, range").

@@ -27,7 +27,7 @@ enum PageLayout {
     /// The runner's sections, in the nav's order.
     static let sections: [(href: String, label: String)] = [
         ("/runs", "Runs"), ("/stats", "Statistics"), ("/plan", "Plan"), ("/heart", "Health"), ("/devices", "Devices"),
-        ("/import", "Import"), ("/monitoring", "Monitoring"), ("/watch", "Watch"), ("/account", "Account"),
+        ("/import", "Import"), ("/races", "Races"), ("/monitoring", "Monitoring"), ("/watch", "Watch"), ("/account", "Account"),
     ]
     static let signedOutSections: [(href: String, label: String)] = [("/login", "Log in"), ("/signup", "Create an account")]
 

@@ -86,6 +86,29 @@ final class RunnerCalendar {
         return ms(start)
     }
 
+    /// A local date and time as a `datetime-local` field sends it ("2026-12-06T09:30", seconds
+    /// allowed), in this time zone; nil when it is none (or falls in a clock change's gap).
+    func localTimeMs(_ text: String) -> Int64? {
+        guard let match = text.wholeMatch(of: /([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})(?::([0-9]{2}))?/),
+              let year = Int(match.1), let month = Int(match.2), let day = Int(match.3), let hour = Int(match.4), let minute = Int(match.5),
+              (1...9_999).contains(year), (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute)
+        else { return nil }
+        let second = match.6.flatMap { Int($0) } ?? 0
+        guard (0...59).contains(second) else { return nil }
+        let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        guard let at = calendar.date(from: components) else { return nil }
+        let back = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: at)
+        guard back.year == year, back.month == month, back.day == day, back.hour == hour, back.minute == minute else { return nil }
+        return ms(at)
+    }
+
+    /// `at` as a `datetime-local` field's value, "2026-12-06T09:30".
+    func localTimeField(_ at: Int64) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date(ms: at))
+        func two(_ value: Int?) -> String { let v = value ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
+        return "\(parts.year ?? 1970)-\(two(parts.month))-\(two(parts.day))T\(two(parts.hour)):\(two(parts.minute))"
+    }
+
     func periodStartMs(_ at: Int64, _ unit: Unit) -> Int64 {
         // Runs come in time order, so most fall in the period of the one before: asking the
         // calendar (ICU, tens of microseconds) only for a new period keeps /stats light.

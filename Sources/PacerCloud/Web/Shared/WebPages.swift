@@ -13,6 +13,7 @@ enum WebPage: String, CaseIterable, Sendable {
     case runs, run, stats, heart
     case runEdit = "run_edit", runDelete = "run_delete", runShareLink = "run_share_link", runShared = "run_shared", calendar, shoes
     case plan, planSession = "plan_session"
+    case races, raceNew = "race_new", race, raceManage = "race_manage"
 
     /// The page's template; `{{> head}}` and `{{> foot}}` frame each one. `{{ }}` escapes HTML.
     var template: String {
@@ -238,6 +239,10 @@ enum WebPage: String, CaseIterable, Sendable {
         case .shoes: return ShoesTemplates.page
         case .plan: return PlanTemplates.plan
         case .planSession: return PlanTemplates.session
+        case .races: return RaceTemplates.list
+        case .raceNew: return RaceTemplates.new
+        case .race: return RaceTemplates.page
+        case .raceManage: return RaceTemplates.manage
         }
     }
 
@@ -276,6 +281,10 @@ enum WebPage: String, CaseIterable, Sendable {
         case .plan: "Training plan"
         case .planSession: "Planned session"
         case .heart: "Heart rate"
+        case .races: "Races"
+        case .raceNew: "Organise a race"
+        case .race: "Race"
+        case .raceManage: "Manage a race"
         }
     }
 
@@ -300,7 +309,7 @@ enum WebPage: String, CaseIterable, Sendable {
         + "#map{height:60vh;max-height:420px;background:var(--map)}.chart{position:relative;height:200px}"
         + "table{border-collapse:collapse;width:100%}td,th{text-align:right;padding:.25em .4em;border-bottom:1px solid var(--line)}"
         + "td:first-child,th:first-child{text-align:left}progress{width:100%}.goal{margin-bottom:1em}.note{color:var(--muted);font-size:.9em}"
-        + PlanTemplates.style + RunManagementTemplates.style + CalendarTemplates.style + ShoesTemplates.style
+        + PlanTemplates.style + RunManagementTemplates.style + CalendarTemplates.style + ShoesTemplates.style + RaceTemplates.style
         + ".empty{padding:.8em;border:1px dashed var(--line);border-radius:.3em}"
         + ".wide{overflow-x:auto}dl.vitals{display:grid;grid-template-columns:auto 1fr;gap:.2em 1em}dl.vitals dd{margin:0}"
 
