@@ -9,7 +9,7 @@ import Testing
 /// 155 s alone and 283 s in the start burst, the whole burst's length.
 @Suite(.timeLimit(.minutes(10))) struct BrowserTests {
     static let groups: [[String]] = [
-        ["accounts", "first-run", "run-page", "heart-page", "run-manage"],
+        ["accounts", "first-run", "run-page", "heart-page", "run-manage", "race-live"],
         ["alert-page", "monitor-dashboard", "my-devices", "plan", "one-app"],
         ["harness-forms", "monitor-live-run", "run-page-no-tiles", "plan-device", "import-files", "units"],
     ]

@@ -21,7 +21,7 @@ enum RacePageValues {
         let unit = PageLayout.units
         var values: [String: Any] = [
             "title": race.name, "id": race.id, "name": race.name, "starts": format.starts(race), "length": RunnerFormat.distance(race.lengthM),
-            "stages": race.waypoints.count > 2 ? "\(race.waypoints.count - 2) stages" : "no stages",
+            "stages": race.waypoints.count == 3 ? "1 stage" : race.waypoints.count > 3 ? "\(race.waypoints.count - 2) stages" : "no stages",
             "access_text": race.access == .open ? "Open to all" : "By invitation",
             "closes": (nowMs <= race.closesMs ? "Registration open until " : "Registration closed ") + calendar.dateTime(race.closesMs),
             "organiser": seen.isOrganiser, "observer": seen.isObserver, "signed_in": account != nil,
