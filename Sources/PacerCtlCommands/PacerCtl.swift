@@ -9,7 +9,7 @@ struct PacerCtl: ParsableCommand {
         commandName: "pacerctl",
         abstract: "Control and inspect Pacer, the running wearable's daemon.",
         version: "0.1.0",
-        subcommands: [StatusCommand.self, RunControlCommand.self, RunsCommand.self, ReplayCommand.self, GoalsCommand.self, StrapCommand.self, HRCommand.self, ReadinessCommand.self, VoiceCommand.self, SpeakCommand.self, SOSCommand.self, SyncCommand.self, CloudCommand.self, PlanCommand.self]
+        subcommands: [StatusCommand.self, RunControlCommand.self, RunsCommand.self, ReplayCommand.self, GoalsCommand.self, StrapCommand.self, HRCommand.self, ReadinessCommand.self, VoiceCommand.self, SpeakCommand.self, SOSCommand.self, SyncCommand.self, CloudCommand.self, PlanCommand.self, RaceCommand.self]
     )
 }
 

@@ -69,6 +69,7 @@ struct ControlService: Service {
             return try await pipelineCommand(.say(text))
         case "readiness": return try await pipelineCommand(.readiness)
         case "plan": return try planListing()
+        case "race": return try raceListing()
         case "voice.mute":
             let muted = try request.bool("muted")
             voiceMute(muted)
@@ -144,6 +145,17 @@ struct ControlService: Service {
         do {
             listing = try PlanListing.make(storePath: reader.path, syncOn: cloud.syncSettings.url != nil, nowMs: WallClock.milliseconds(),
                                            followed: { (try? reader.plannedSessionsFollowed(among: $0)) ?? [] })
+        } catch {
+            throw ControlError.internalError("the last sync cannot be read: \(error)")
+        }
+        return try parse(String(decoding: try JSONEncoder().encode(listing), as: UTF8.self))
+    }
+
+    /// `pacerctl race`: the last sync's races of the runner.
+    private func raceListing() throws -> JSONValue {
+        let listing: RaceListing
+        do {
+            listing = try RaceListing.make(storePath: reader.path, syncOn: cloud.syncSettings.url != nil, nowMs: WallClock.milliseconds())
         } catch {
             throw ControlError.internalError("the last sync cannot be read: \(error)")
         }
