@@ -218,13 +218,18 @@ struct RaceTests {
             let unknown = try await pete.post("/races/\(b.id)/organisers", ["email": "nobody@example.org"], formPage: "/races/\(b.id)/manage")
             #expect(unknown.status == .badRequest && unknown.text.contains("no Pacer account has this address"))
 
+            // Sue observes B (through its page; it is open): she is told of what follows too.
+            let sue = Browser(cloud)
+            _ = try await RunnerPageTests.runner(cloud, sue, email: "sue@example.org", device: "sue-pacer")
+            #expect(try await sue.post("/races/\(b.id)/observe", [:], formPage: "/races/\(b.id)").status == .seeOther)
+            #expect(try await sue.get("/races/\(b.id)").text.contains("Stop observing"))
             // Postponed: everyone told by e-mail; Ann's device speaks it at its next sync.
             let mailsBefore = try await cloud.store.outbox.outbox().count
             #expect(try await olga.post("/races/\(b.id)/postpone", ["starts": Self.start(days: 14)], formPage: "/races/\(b.id)/manage").status == .ok)
             let moved = try #require(try await cloud.store.races.race(id: b.id))
             #expect(moved.startsMs > b.startsMs && moved.postponedFromMs == b.startsMs)
             let mails = try await cloud.store.outbox.outbox().dropFirst(mailsBefore)
-            #expect(Set(mails.map(\.target)) == ["ann@example.org", "olga@example.org", "pete@example.org"])
+            #expect(Set(mails.map(\.target)) == ["ann@example.org", "olga@example.org", "pete@example.org", "sue@example.org"])
             let sync = try await cloud.request(.get, "/v1/device/sync", token: annToken).object
             let notices = ((sync["sections"] as? [String: Any])?["notices"] as? [String: Any])?["items"] as? [[String: Any]] ?? []
             #expect(notices.contains { ($0["text"] as? String)?.hasPrefix("The race Race B is postponed to") == true }, "\(notices)")
@@ -240,6 +245,30 @@ struct RaceTests {
             let spoken = ((after["sections"] as? [String: Any])?["notices"] as? [String: Any])?["items"] as? [[String: Any]] ?? []
             #expect(spoken.contains { ($0["text"] as? String) == "The race Race B is cancelled." })
             #expect((((after["sections"] as? [String: Any])?["races"] as? [String: Any])?["races"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("deleting an account deletes the races it owns whole, and its entries, roles and positions in others'", arguments: Backend.allCases)
+    func accountDeletion(backend: Backend) async throws {
+        try await Cloud.with(backend, configuration: WebConfig.make()) { cloud in
+            let olga = Browser(cloud), ann = Browser(cloud)
+            let (_, olgaAccount) = try await RunnerPageTests.runner(cloud, olga, email: "olga@example.org", device: "olga-pacer")
+            let (annToken, annAccount) = try await RunnerPageTests.runner(cloud, ann, email: "ann@example.org", device: "ann-pacer")
+            let owned = try await Self.race(cloud, owner: annAccount, name: "Ann's own")
+            let other = try await Self.race(cloud, owner: olgaAccount, name: "Olga's", startsMs: SessionSettings.systemClock())
+            for race in [owned, other] { _ = try await cloud.store.races.enrol(raceID: race.id, accountID: annAccount.id, nowMs: 1, limit: 10) }
+            _ = try await cloud.store.races.enrol(raceID: owned.id, accountID: olgaAccount.id, nowMs: 1, limit: 10)
+            try await cloud.store.races.observe(raceID: other.id, accountID: annAccount.id, true)
+            #expect(try await cloud.store.races.addOrganiser(raceID: other.id, accountID: annAccount.id, limit: 5) == true)
+            #expect(try await Self.positions(cloud, other, token: annToken, [(10, 30)]).object["stored"] as? Int == 1)
+            #expect(try await ann.post("/account/delete", ["password": AccountTests.password], formPage: "/account/delete").status == .ok)
+            #expect(try await cloud.store.accounts.account(id: annAccount.id) == nil)
+            #expect(try await cloud.store.races.race(id: owned.id) == nil)
+            #expect(try await cloud.store.races.entries(raceID: owned.id).isEmpty)
+            #expect(try await cloud.store.races.race(id: other.id) != nil)
+            #expect(try await cloud.store.races.entries(raceID: other.id).isEmpty)
+            #expect(try await cloud.store.races.concerned(raceID: other.id).map(\.email) == ["olga@example.org"])
+            #expect(try await cloud.store.races.positions(raceID: other.id, accountID: annAccount.id, limit: 10).isEmpty)
         }
     }
 
