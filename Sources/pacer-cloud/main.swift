@@ -10,7 +10,8 @@ struct PacerCloudCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pacer-cloud",
         abstract: "Pacer's backend: runs, live position and SOS alerts from devices.",
-        subcommands: [Serve.self, DeviceCommand.self, UserCommand.self, NoticeCommand.self, BackupCommand.self, RestoreCommand.self])
+        subcommands: [Serve.self, DeviceCommand.self, UserCommand.self, NoticeCommand.self, BackupCommand.self, RestoreCommand.self,
+                      StreetsCommand.self])
 }
 
 struct DatabaseOption: ParsableArguments {
@@ -488,5 +489,51 @@ struct RestoreCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         print("restored \(file)")
+    }
+}
+
+/// `pacer-cloud streets load FILE`: the streets races' calculated routes go over (PostgreSQL with pgRouting).
+struct StreetsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "streets", abstract: "The streets races' calculated routes go over (PostgreSQL with PostGIS and pgRouting only).",
+        subcommands: [Load.self, Status.self])
+
+    struct Load: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load an OpenStreetMap extract (.osm, .osm.pbf) with osmium and osm2pgrouting, replacing the streets loaded before (the server may run meanwhile). Creates PostGIS and pgRouting in schema streets_gis when missing, which takes a superuser.")
+        @Argument(help: "The extract: a city or region (osm2pgrouting holds it all in memory), e.g. cut from Geofabrik's with osmium extract -b.")
+        var file: String
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let url = try DatabaseURL(try database.databaseURL())
+            let started = ContinuousClock.now
+            let loaded: StreetData
+            do {
+                loaded = try await StreetLoader.load(url, file: file) { step in FileHandle.standardError.write(Data("streets: \(step)\n".utf8)) }
+            } catch let error as StoreError {
+                throw ValidationError(error.message)
+            }
+            print("loaded \(loaded.file): \(loaded.streets) street segments, \(loaded.crossings) crossings (\((ContinuousClock.now - started).components.seconds) s); races' routes are calculated over them from now on")
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Say which streets are loaded.")
+        @OptionGroup var database: DatabaseOption
+
+        func run() async throws {
+            let url = try DatabaseURL(try database.databaseURL())
+            guard case .postgres = url else {
+                print("no streets: the store is SQLite, where races' paths are drawn or uploaded as GPX (calculated routes need PostgreSQL with pgRouting)")
+                return
+            }
+            guard let loaded = try await database.withStore({ store in try await store.streets.loaded() }) else {
+                print("no streets loaded: races' routes cannot be calculated until 'pacer-cloud streets load FILE.osm'")
+                return
+            }
+            let when = Date(timeIntervalSince1970: Double(loaded.loadedAtMs) / 1000).ISO8601Format()
+            print("\(loaded.file), loaded \(when): \(loaded.streets) street segments, \(loaded.crossings) crossings")
+        }
     }
 }
