@@ -46,20 +46,20 @@ public struct DeviceRace: Codable, Equatable, Sendable {
 /// `POST /v1/races/{race_id}/positions`: the runner's positions in race mode, oldest first (a
 /// backlog after an outage too), with the start-line and finish-line crossings once known.
 public struct RacePositions: Codable, Equatable, Sendable {
-    public var positions: [RacePosition]
+    public var positions: [RacePositionItem]
     /// The runner's own start-line crossing (`Time`), interpolated between fixes.
     public var started_at: String?
     /// The finish-line crossing (`Time`), interpolated between fixes.
     public var finished_at: String?
 
-    public init(positions: [RacePosition], started_at: String? = nil, finished_at: String? = nil) {
+    public init(positions: [RacePositionItem], started_at: String? = nil, finished_at: String? = nil) {
         self.positions = positions
         self.started_at = started_at
         self.finished_at = finished_at
     }
 }
 
-public struct RacePosition: Codable, Equatable, Sendable {
+public struct RacePositionItem: Codable, Equatable, Sendable {
     /// When the fix was taken (`Time`).
     public var time: String
     public var lat: Double

@@ -339,7 +339,7 @@ struct AccessHarnessTests {
             let shoe = Shoe(id: Track.runID(), accountID: owner.id, name: "Ann's trainers", startM: 100_000, remindM: 700_000, retired: false, createdMs: 1)
             #expect(try await cloud.store.shoes.addShoe(shoe, limit: Shoe.maxPerAccount))
             #expect(try await cloud.store.plans.addGoal(goal))
-            let racePath = [RacePoint(lat: 45.46, lon: 9.19), RacePoint(lat: 45.48, lon: 9.19)]
+            let racePath = [LatLon(lat: 45.46, lon: 9.19), LatLon(lat: 45.48, lon: 9.19)]
             let race = Race(id: Track.runID(), ownerID: owner.id, name: "Ann's invitation race", timezone: "UTC", startsMs: now + 3_600_000,
                             closesMs: now + 3_600_000, access: .invitation, inviteCode: Tokens.random(), waypoints: racePath, path: racePath,
                             lengthM: RaceRules.length(of: racePath), routePlan: .straight, createdMs: now)

@@ -57,7 +57,7 @@ struct Cloud: Sendable {
     static func with(_ backend: Backend, configuration: CloudConfiguration = CloudConfiguration(),
                      logger: Logger = Logger(label: "pacer-cloud"), now: @escaping @Sendable () -> Duration = RateLimiter.monotonicNow,
                      wallClock: @escaping @Sendable () -> Int64 = SessionSettings.systemClock, testing: TestingSetup = .router,
-                     fixture: String = #function, _ body: @Sendable (Cloud) async throws -> Void) async throws {
+                     postgresURL: String? = nil, fixture: String = #function, _ body: @Sendable (Cloud) async throws -> Void) async throws {
         let progress = ProgressBoard.enter("Cloud.with(\(backend)) in \(fixture)", phase: "opening the store")
         defer { ProgressBoard.leave(progress) }
         let directory = try TemporaryDirectory(prefix: "pacer-cloud-test")
@@ -68,7 +68,9 @@ struct Cloud: Sendable {
         case .postgres:
             // A few connections each: some hundred fixtures share one server (max_connections
             // 1000) in the start burst, and PostgresNIO's default of 20 each could exhaust it.
-            store = try await CloudStore.open(DatabaseURL(try await freshPostgresDatabase() + "?pool_max_conns=4"))
+            // `postgresURL`: a database the test prepared (streets loaded), else a fresh one.
+            let url = if let postgresURL { postgresURL } else { try await freshPostgresDatabase() }
+            store = try await CloudStore.open(DatabaseURL(url + "?pool_max_conns=4"))
         }
         ProgressBoard.step(progress, "starting the application (services, migration)")
         // HummingbirdTesting's live client opens its connection when the test starts; a test

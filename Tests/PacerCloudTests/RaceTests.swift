@@ -46,7 +46,7 @@ struct RaceTests {
     /// A race straight from the store: `access`, starting `startsMs`, a 2 km course northwards.
     static func race(_ cloud: Cloud, owner: Account, name: String = "Park 2k", access: RaceAccess = .open,
                      startsMs: Int64 = SessionSettings.systemClock() + 86_400_000) async throws -> Race {
-        let path = [RacePoint(lat: 45.4642, lon: 9.19), RacePoint(lat: 45.4822, lon: 9.19)]
+        let path = [LatLon(lat: 45.4642, lon: 9.19), LatLon(lat: 45.4822, lon: 9.19)]
         let race = Race(id: UUID().uuidString.lowercased(), ownerID: owner.id, name: name, timezone: "UTC", startsMs: startsMs, closesMs: startsMs,
                         access: access, inviteCode: Tokens.random(), waypoints: path, path: path, lengthM: try RaceRules.measured(path).get(),
                         routePlan: .straight, createdMs: 1)
@@ -141,6 +141,33 @@ struct RaceTests {
             #expect(made.status == .seeOther, "\(made.text.prefix(600))")
             let race = try #require(try await cloud.store.races.findRaces(name: "file", near: nil, radiusM: 1, fromMs: 0, limit: 1).first)
             #expect(abs(race.lengthM - 1_000) < 5 && race.path.count < 120 && race.routePlan == .gpx, "\(race.lengthM) m, \(race.path.count) points")
+        }
+    }
+
+    @Test("on PostgreSQL with streets loaded, a course over the streets through the waypoints; a waypoint far from any street is a 400 naming it",
+          .enabled(if: streetsInstalled, "needs osmium-tool, osm2pgrouting, postgresql-15-postgis-3 and postgresql-15-pgrouting: tools/setup installs them"))
+    func calculatedCourse() async throws {
+        let directory = try TemporaryDirectory(prefix: "pacer-race-streets")
+        let grid = try await Grid.make(in: directory, name: "grid", ["--motorway-row", "2"])
+        let url = try await Cloud.freshPostgresDatabase()
+        _ = try await StreetLoader.load(DatabaseURL(url), file: grid.file)
+        try await Cloud.with(.postgres, configuration: WebConfig.make(), postgresURL: url) { cloud in
+            let organiser = Browser(cloud)
+            _ = try await RunnerPageTests.runner(cloud, organiser)
+            #expect(try await organiser.get("/races/new").text.contains("value=\"calculated\">"), "the street course can be chosen")
+            func line(_ point: LatLon) -> String { "\(point.lat), \(point.lon)" }
+            // Along the motorway row is refused to runners: round it, 5 blocks instead of 3.
+            let made = try await Self.postRace(cloud, organiser, ["name": "Streets 500", "starts": Self.start(), "plan": "calculated",
+                                                                  "waypoints": line(grid.at(2, 1)) + "\n" + line(grid.at(2, 4))])
+            #expect(made.status == .seeOther, "\(made.text.prefix(800))")
+            let race = try #require(try await cloud.store.races.findRaces(name: "Streets", near: nil, radiusM: 1, fromMs: 0, limit: 1).first)
+            #expect(race.routePlan == .calculated && abs(race.lengthM - 5 * grid.spacing) < 1, "\(race.lengthM) m")
+            #expect(race.path.count > 2 && race.waypoints.count == 2)
+            let far = LatLon(lat: grid.rowsLat[0] + 0.05, lon: grid.columnsLon[0])
+            let refused = try await Self.postRace(cloud, organiser, ["name": "Too far", "starts": Self.start(), "plan": "calculated",
+                                                                     "waypoints": line(grid.at(0, 0)) + "\n" + line(far)])
+            #expect(refused.status == .badRequest && refused.text.contains("Start, stages and arrival: ") && refused.text.contains("the arrival"),
+                    "\(refused.text.components(separatedBy: "<h1>").last?.prefix(1200) ?? "")")
         }
     }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Loading streets needs Debian's osmium-tool and osm2pgrouting here and PostGIS and pgRouting for
 /// the tests' PostgreSQL 15: without them those tests are skipped, saying so (tools/setup installs them).
-private let streetsInstalled = StreetLoader.toolsInstalled
+let streetsInstalled = StreetLoader.toolsInstalled
     && ["postgis", "pgrouting"].allSatisfy { FileManager.default.fileExists(atPath: "/usr/share/postgresql/15/extension/\($0).control") }
 
 /// Races' calculated routes (#34): tools/osm-grid's street grid loaded with the loader

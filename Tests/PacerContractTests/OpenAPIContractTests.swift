@@ -67,7 +67,7 @@ import Testing
                                  length_m: 2_001.5, path: [[45.4642, 9.19], [45.4732, 9.19], [45.4822, 9.19]],
                                  waypoints: [[45.4642, 9.19], [45.4822, 9.19]])
     static let fullRacePositions = RacePositions(
-        positions: [RacePosition(time: t0.iso8601, lat: 45.4642, lon: 9.19, progress_m: 0), RacePosition(time: t0.adding(seconds: 5).iso8601,
+        positions: [RacePositionItem(time: t0.iso8601, lat: 45.4642, lon: 9.19, progress_m: 0), RacePositionItem(time: t0.adding(seconds: 5).iso8601,
                                                                                                      lat: 45.4646, lon: 9.19, progress_m: 44.5)],
         started_at: t0.adding(seconds: 1).iso8601, finished_at: t0.adding(seconds: 600).iso8601)
     /// Every optional field of a step set (no step of a workout has all of them at once).
@@ -136,7 +136,7 @@ import Testing
             "RacesSection": ["full": try Self.json(Self.fullSync.sections.races!), "minimal": try Self.json(RacesSection(version: "0a0b0c0d0e0f0a0b", races: []))],
             "DeviceRace": ["full": try Self.json(Self.race), "minimal": try Self.json(Self.race)],
             "RacePositions": ["full": try Self.json(Self.fullRacePositions), "minimal": try Self.json(RacePositions(positions: []))],
-            "RacePosition": ["full": try Self.json(Self.fullRacePositions.positions[1]), "minimal": try Self.json(Self.fullRacePositions.positions[0])],
+            "RacePositionItem": ["full": try Self.json(Self.fullRacePositions.positions[1]), "minimal": try Self.json(Self.fullRacePositions.positions[0])],
             "RacePositionsReply": ["full": try Self.json(RacePositionsReply(stored: 2, place: 3, of: 40)), "minimal": try Self.json(RacePositionsReply(stored: 0))],
             "NoticeAck": ["full": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"])),
                           "minimal": try Self.json(NoticeAck(notice_ids: ["5b0c7e2e-1d4f-4a8b-9c3d-2e1f0a9b8c7d"]))],
@@ -169,7 +169,7 @@ import Testing
              "value": try Self.withField(Self.fullSummary, "planned_session_id", "today")],
             ["schema": "NoticeAck", "why": "no ids", "value": ["notice_ids": [String]()]],
             ["schema": "RacePositions", "why": "721 positions", "value": ["positions": Array(repeating: try Self.json(Self.fullRacePositions.positions[0]), count: 721)]],
-            ["schema": "RacePosition", "why": "progress beyond 60 km", "value": try Self.withField(Self.fullRacePositions.positions[0], "progress_m", 60_001)],
+            ["schema": "RacePositionItem", "why": "progress beyond 60 km", "value": try Self.withField(Self.fullRacePositions.positions[0], "progress_m", 60_001)],
             ["schema": "DeviceRace", "why": "a status nobody knows", "value": try Self.withField(Self.race, "status", "running")],
             ["schema": "TrackChunk", "why": "nine fields", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1,2\n"],
             ["schema": "TrackChunk", "why": "an altitude with two decimals", "value": "1778398200000,45.5035034,9.1794900,0.00,0.0,0,,1.25\n"],
@@ -208,7 +208,7 @@ import Testing
             + bound(WireLimits.paceSPerKm, [("RunSummary", ["avg_pace_s_per_km"])])
             + bound(WireLimits.trendBpmPerMin, [("AlertMessage", ["heart_rate", "trend_bpm_per_min"])])
             + bound(WireLimits.ageS, [("AlertMessage", ["position", "age_s"])])
-            + bound(RaceWire.progressM, [("RacePosition", ["progress_m"])])
+            + bound(RaceWire.progressM, [("RacePositionItem", ["progress_m"])])
     }
 
     @Test("a WireLimits range the spec says otherwise, or a field it bounds that the spec lacks, fails the check")

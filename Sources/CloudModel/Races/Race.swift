@@ -1,22 +1,6 @@
 import Foundation
 import PacerCore
 
-/// A point of a race: a waypoint (start, stage, arrival) or a point of its path.
-public struct RacePoint: Sendable, Equatable, Codable {
-    public var lat: Double
-    public var lon: Double
-
-    public init(lat: Double, lon: Double) {
-        self.lat = lat
-        self.lon = lon
-    }
-
-    var coordinate: Coordinate { Coordinate(latitude: lat, longitude: lon) }
-
-    /// Metres to `other` (WGS84 ellipsoid, as the device measures).
-    public func distance(to other: RacePoint) -> Double { WGS84.distance(coordinate, other.coordinate) }
-}
-
 /// Who may enrol: anyone who finds the race, or only those given its private registration link.
 public enum RaceAccess: String, Sendable, Equatable, CaseIterable {
     case open, invitation
@@ -48,9 +32,9 @@ public struct Race: Sendable, Equatable {
     /// The secret of the registration link (`Tokens`): an invitation race is found only with it.
     public var inviteCode: String
     /// Start, stages, arrival.
-    public var waypoints: [RacePoint]
+    public var waypoints: [LatLon]
     /// The course itself, from the start to the arrival.
-    public var path: [RacePoint]
+    public var path: [LatLon]
     public var lengthM: Double
     public var routePlan: RoutePlan
     public var createdMs: Int64
@@ -58,7 +42,7 @@ public struct Race: Sendable, Equatable {
     public var postponedFromMs: Int64?
 
     public init(id: String, ownerID: String, name: String, timezone: String, startsMs: Int64, closesMs: Int64, access: RaceAccess, inviteCode: String,
-                waypoints: [RacePoint], path: [RacePoint], lengthM: Double, routePlan: RoutePlan, createdMs: Int64, postponedFromMs: Int64? = nil) {
+                waypoints: [LatLon], path: [LatLon], lengthM: Double, routePlan: RoutePlan, createdMs: Int64, postponedFromMs: Int64? = nil) {
         self.id = id
         self.ownerID = ownerID
         self.name = name
@@ -75,7 +59,7 @@ public struct Race: Sendable, Equatable {
         self.postponedFromMs = postponedFromMs
     }
 
-    public var start: RacePoint { waypoints[0] }
+    public var start: LatLon { waypoints[0] }
 }
 
 /// What a runner is in a race: enrolled, marked present by an organiser (so on the map and the
@@ -167,7 +151,7 @@ public enum RaceRules {
     }
 
     /// Waypoints typed one per line as "latitude, longitude": the start, up to 10 stages, the arrival.
-    public static func parsedWaypoints(_ text: String) -> Result<[RacePoint], RaceInputError> {
+    public static func parsedWaypoints(_ text: String) -> Result<[LatLon], RaceInputError> {
         let lines = text.split(whereSeparator: \.isNewline).map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
         guard lines.count <= RaceLimits.maxStages + 2 else {
             return .failure(RaceInputError(field: "waypoints",
@@ -176,14 +160,14 @@ public enum RaceRules {
         guard lines.count >= 2 else {
             return .failure(RaceInputError(field: "waypoints", "waypoints: give the start and the arrival, one \"latitude, longitude\" per line"))
         }
-        var points: [RacePoint] = []
+        var points: [LatLon] = []
         for (index, line) in lines.enumerated() {
             let parts = line.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
             guard parts.count == 2, let lat = number(parts[0]), let lon = number(parts[1]), (-90...90).contains(lat), (-180...180).contains(lon) else {
                 return .failure(RaceInputError(field: "waypoints",
                                                "waypoints: line \(index + 1) is not \"latitude, longitude\" in degrees, like 45.4642, 9.1900"))
             }
-            points.append(RacePoint(lat: lat, lon: lon))
+            points.append(LatLon(lat: lat, lon: lon))
         }
         return .success(points)
     }
@@ -191,13 +175,13 @@ public enum RaceRules {
     /// Digits, one point and a leading minus only: `Double()` alone takes "1e3", "nan" and "inf".
     public static func number(_ text: String) -> Double? {
         let body = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
-        guard !body.isEmpty, body.count <= 16, body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+        guard !body.isEmpty, body.count <= 24, body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
               body.filter({ $0 == "." }).count <= 1 else { return nil }
         return Double(text)
     }
 
     /// The course's length, or why it is refused: more than 50 km, or too many points.
-    public static func measured(_ path: [RacePoint]) -> Result<Double, RaceInputError> {
+    public static func measured(_ path: [LatLon]) -> Result<Double, RaceInputError> {
         guard path.count >= 2 else { return .failure(RaceInputError(field: "path", "path: a course needs at least two points")) }
         guard path.count <= RaceLimits.maxPathPoints else {
             return .failure(RaceInputError(field: "path", "path: at most \(RaceLimits.maxPathPoints) points (\(path.count) given)"))
@@ -211,16 +195,16 @@ public enum RaceRules {
         return .success(length)
     }
 
-    public static func length(of path: [RacePoint]) -> Double {
-        zip(path, path.dropFirst()).reduce(0) { $0 + $1.0.distance(to: $1.1) }
+    public static func length(of path: [LatLon]) -> Double {
+        zip(path, path.dropFirst()).reduce(0) { $0 + $1.0.distanceM(to: $1.1) }
     }
 
     /// An uploaded track as a course: points closer than `RaceLimits.thinningM` to the last kept
     /// one dropped (the last point always kept), so a 1 Hz recording becomes a light course.
-    public static func thinned(_ track: [RacePoint]) -> [RacePoint] {
+    public static func thinned(_ track: [LatLon]) -> [LatLon] {
         guard var last = track.first else { return [] }
         var kept = [last]
-        for point in track.dropFirst() where point.distance(to: last) >= RaceLimits.thinningM {
+        for point in track.dropFirst() where point.distanceM(to: last) >= RaceLimits.thinningM {
             kept.append(point)
             last = point
         }

@@ -18,14 +18,14 @@ public struct RaceRepository: Sendable {
                  routePlan: RoutePlan(rawValue: routePlan) ?? .straight, createdMs: createdMs, postponedFromMs: postponedFromMs)
         }
 
-        static func points(_ text: String) -> [RacePoint] {
+        static func points(_ text: String) -> [LatLon] {
             ((try? JSONDecoder().decode([[Double]].self, from: Data(text.utf8))) ?? []).compactMap {
-                $0.count == 2 ? RacePoint(lat: $0[0], lon: $0[1]) : nil
+                $0.count == 2 ? LatLon(lat: $0[0], lon: $0[1]) : nil
             }
         }
     }
 
-    static func json(_ points: [RacePoint]) -> String {
+    static func json(_ points: [LatLon]) -> String {
         // Seven decimals: a centimetre, what a course needs and no more bytes.
         "[" + points.map { "[" + String(format: "%.7f", $0.lat) + "," + String(format: "%.7f", $0.lon) + "]" }.joined(separator: ",") + "]"
     }
@@ -69,7 +69,7 @@ public struct RaceRepository: Sendable {
     /// Open races starting from `fromMs`, whose name contains `name` (any case) and whose start
     /// lies within `radiusM` of `near`; nearest first when a place is given, else soonest first.
     /// Invitation races are never listed. At most `limit`.
-    public func findRaces(name: String?, near: RacePoint?, radiusM: Double, fromMs: Int64, limit: Int) async throws -> [Race] {
+    public func findRaces(name: String?, near: LatLon?, radiusM: Double, fromMs: Int64, limit: Int) async throws -> [Race] {
         var query: SQLQueryString = "SELECT \(Self.raceColumns) FROM race r WHERE r.access = 'open' AND r.starts_ms >= \(bind: fromMs)"
         if let name, !name.isEmpty {
             query = query + " AND LOWER(r.name) LIKE \(bind: "%" + Self.likeEscaped(name.lowercased()) + "%") ESCAPE '\\'"
@@ -84,8 +84,8 @@ public struct RaceRepository: Sendable {
         let scanned = query + " ORDER BY r.starts_ms, r.id LIMIT \(literal: limit * 4)"
         var races = try await database.read { db in try await db.raw(scanned).rows(RaceRow.self) }.map(\.race)
         if let near {
-            races = races.filter { $0.start.distance(to: near) <= radiusM }
-                .sorted { ($0.start.distance(to: near), $0.startsMs) < ($1.start.distance(to: near), $1.startsMs) }
+            races = races.filter { $0.start.distanceM(to: near) <= radiusM }
+                .sorted { ($0.start.distanceM(to: near), $0.startsMs) < ($1.start.distanceM(to: near), $1.startsMs) }
         }
         return Array(races.prefix(limit))
     }

@@ -7,8 +7,8 @@ import CloudModel
 enum GPXCourseReader {
     static let maxPoints = 200_000
 
-    static func course(_ bytes: [UInt8]) throws(ImportError) -> [RacePoint] {
-        var track: [RacePoint] = [], route: [RacePoint] = []
+    static func course(_ bytes: [UInt8]) throws(ImportError) -> [LatLon] {
+        var track: [LatLon] = [], route: [LatLon] = []
         var depth = 0, tracks = 0, routes = 0
         var inTrack = false, inRoute = false
         var scanner = XMLScanner(bytes)
@@ -30,7 +30,7 @@ enum GPXCourseReader {
                         guard track.count + route.count < maxPoints else {
                             throw ImportError("GPX: more than \(maxPoints) points; a race course needs far fewer")
                         }
-                        if name == "trkpt" { track.append(RacePoint(lat: lat, lon: lon)) } else { route.append(RacePoint(lat: lat, lon: lon)) }
+                        if name == "trkpt" { track.append(LatLon(lat: lat, lon: lon)) } else { route.append(LatLon(lat: lat, lon: lon)) }
                     default: break
                     }
                 case .end(let qualified):

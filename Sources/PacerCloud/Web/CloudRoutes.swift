@@ -72,7 +72,8 @@ public struct CloudRoutes: Sendable {
         alertAdmission = AlertAdmission(now: now)
         raceFrames = RaceFrames(races: store.races, hub: hub, period: configuration.races.framePeriod, wallClock: wallClock)
         raceWriter = RacePositionWriter(races: store.races, delay: configuration.races.writeDelay)
-        routeCalculator = nil
+        // Over streets on PostgreSQL (pgRouting; the route says so when no street data is loaded).
+        routeCalculator = store.database.dialect == .postgres ? StreetRoutes(streets: store.streets) : nil
     }
 
     /// What runs beside the router: the races' frame maker.

@@ -54,7 +54,7 @@ struct RacesController: Sendable {
         guard name.count <= RaceLimits.maxNameLength else {
             throw WebRefusal.form(.badRequest, page: .races, message: "q: at most \(RaceLimits.maxNameLength) characters", values: values.strings)
         }
-        var near: RacePoint?
+        var near: LatLon?
         if !nearText.isEmpty {
             switch RaceRules.parsedWaypoints(nearText + "\n" + nearText) {
             case .success(let points): near = points[0]
@@ -74,7 +74,7 @@ struct RacesController: Sendable {
                                              fromMs: wallClock() - 12 * 3_600_000, limit: Self.searchLimit)
         values["found"] = found.map { race -> [String: Any] in
             var row = format.summary(race)
-            if let near { row["away"] = RunnerFormat.distance(race.start.distance(to: near)) + " away" }
+            if let near { row["away"] = RunnerFormat.distance(race.start.distanceM(to: near)) + " away" }
             return row
         }
         values["searched"] = true
@@ -141,7 +141,7 @@ struct RacesController: Sendable {
         guard let plan else { throw refuse("plan: straight, gpx or calculated") }
         // A GPX course has its own ends: the waypoints are then not asked for.
         let waypoints = plan == .gpx ? [] : try RaceRules.parsedWaypoints(typed["waypoints"]!).mapError { refuse($0.message) }.get()
-        let path: [RacePoint]
+        let path: [LatLon]
         switch plan {
         case .straight:
             path = waypoints
