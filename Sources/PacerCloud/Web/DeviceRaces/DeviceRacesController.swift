@@ -31,9 +31,11 @@ struct DeviceRacesController: Sendable {
         // A disqualified runner's marker stays where it was: nothing more is taken.
         guard entry.status != .disqualified else { return try JSONInput.encode(RacePositionsReply(stored: 0)) }
         let stored = batch.positions.isEmpty && batch.startCrossMs == nil && batch.finishMs == nil ? 0 : try await writer.write(batch)
-        let frame = try await frames.current(raceID: race.id)
-        let row = frame?.rows.first { $0.bib == entry.bib }
-        return try JSONInput.encode(RacePositionsReply(stored: stored, place: row?.place, of: row?.place == nil ? nil : frame?.started))
+        // The place from this instance's copy of the newest frame (none yet at a device's first post).
+        frames.noteDevice(raceID: race.id)
+        let ranked = frames.row(raceID: race.id, bib: entry.bib)
+        let place = ranked?.row.place
+        return try JSONInput.encode(RacePositionsReply(stored: stored, place: place, of: place == nil ? nil : ranked?.started))
     }
 
     /// The body's positions as a batch, or a 400 naming the first wrong field.
