@@ -33,6 +33,12 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .customLong("workout"), help: ArgumentHelp("Workout file (TOML, see config/workouts/README.md): its steps and corrections are listed in the cues.", valueName: "FILE"))
     var workoutPath: String?
 
+    @Option(name: .customLong("course"), help: ArgumentHelp("Race course (JSON, see README \"Races\"): progress along it, the start and finish crossings, gun and net time.", valueName: "COURSE.json"))
+    var coursePath: String?
+
+    @Option(name: .customLong("gun"), help: ArgumentHelp("With --course: the official start, ISO-8601 UTC (overrides the course's start_time).", valueName: "TIME"))
+    var gun: String?
+
     @Flag(help: "Print one JSON document instead of the readable summary.")
     var json = false
 
@@ -54,6 +60,9 @@ struct ReplayCommand: ParsableCommand {
     func validate() throws {
         if let pace, !(pace > 0) { throw ValidationError("--pace must be a positive number, got \(pace)") }
         if recordPath == nil, pace != nil || progress { throw ValidationError("--pace and --progress go with --record") }
+        if gun != nil, coursePath == nil { throw ValidationError("--gun goes with --course") }
+        if let gun, Timestamp(iso8601: gun) == nil { throw ValidationError("--gun must be ISO-8601 UTC, like 2026-05-10T07:30:00Z; got \(gun)") }
+        if coursePath != nil, recordPath != nil { throw ValidationError("--course does not go with --record (yet): replay the race without recording it") }
     }
 
     func run() throws {
@@ -73,6 +82,18 @@ struct ReplayCommand: ParsableCommand {
         // workout asked for on the command line is coached regardless).
         let coach: Coach? = configuration.voice.enabled || workout != nil
             ? Coach(configuration: configuration.coach, workout: workout) : nil
+
+        var race: RaceProgressTracker?
+        if let coursePath {
+            let file: RaceCourseFile
+            do {
+                file = try RaceCourseFile.load(path: coursePath)
+            } catch {
+                fail(error)
+            }
+            let gunTime = gun.flatMap { Timestamp(iso8601: $0) } ?? file.startTime
+            race = RaceProgressTracker(course: file.course, configuration: RaceConfiguration(gunTime: gunTime, units: configuration.coach.units))
+        }
 
         let clock = ContinuousClock()
         let start = clock.now
@@ -96,7 +117,7 @@ struct ReplayCommand: ParsableCommand {
         } else {
             // The SOS watcher runs when the config enables it ([sos] enabled, or an age of 60+).
             let watcher = configuration.sos.rules.enabled ? VitalsWatcher(rules: configuration.sos.rules) : nil
-            report = Replay.run(inputs, configuration: configuration.tracking, coach: coach, watcher: watcher)
+            report = Replay.run(inputs, configuration: configuration.tracking, coach: coach, watcher: watcher, race: race)
         }
         let processed = clock.now
 

@@ -90,6 +90,8 @@ extension ReplayReport {
         }
         w.endArray()
 
+        if let race { race.write(into: &w) }
+
         w.beginObject("input")
         w.integer("gps_lines", stats.gpsLines)
         w.integer("non_json_lines", stats.nonJSONLines)
@@ -111,5 +113,65 @@ extension ReplayReport {
 
         w.endObject()
         return w.output + "\n"
+    }
+}
+
+extension RaceReport {
+    /// `"race"` in `pacerctl replay --course --json` (README "Races"): present only with a course.
+    func write(into w: inout JSONWriter) {
+        w.beginObject("race")
+        w.number("course_m", courseLength, digits: 2)
+        w.integer("stages", stageCount)
+        w.time("gun_time", gunTime)
+        w.time("start_time", startTime)
+        w.time("finish_time", result?.finishTime)
+        w.number("gun_s", result?.gunSeconds, digits: 3)
+        w.number("net_s", result?.netSeconds, digits: 3)
+        w.integer("off_course", offCourseCount)
+        w.beginArray("events")
+        for event in events {
+            w.beginObject()
+            switch event {
+            case .started(let time):
+                w.time("time", time)
+                w.string("kind", "started")
+            case .stage(let index, let time):
+                w.time("time", time)
+                w.string("kind", "stage")
+                w.integer("stage", index)
+            case .toGo(let meters, let time):
+                w.time("time", time)
+                w.string("kind", "to_go")
+                w.number("to_go_m", meters, digits: 1)
+            case .offCourse(let time, let meters):
+                w.time("time", time)
+                w.string("kind", "off_course")
+                w.number("from_course_m", meters, digits: 1)
+            case .backOnCourse(let time):
+                w.time("time", time)
+                w.string("kind", "back_on_course")
+            case .finished(let result):
+                w.time("time", result.finishTime)
+                w.string("kind", "finished")
+                w.number("gun_s", result.gunSeconds, digits: 3)
+                w.number("net_s", result.netSeconds, digits: 3)
+            case .progress(let p):
+                w.time("time", p.time)
+                w.string("kind", "progress")
+            }
+            w.endObject()
+        }
+        w.endArray()
+        w.beginArray("progress")
+        for p in progress {
+            w.beginObject()
+            w.time("time", p.time)
+            w.number("m", p.meters, digits: 2)
+            w.number("to_go_m", p.toGo, digits: 2)
+            w.number("from_course_m", p.fromCourse, digits: 2)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
     }
 }

@@ -26,6 +26,7 @@ extension ReplayReport {
                 out += "\(index)  \(distance) \(time) \(pace)\n"
             }
         }
+        if let race { out += race.text() }
         if !cues.isEmpty {
             out += "\n  cues (\(cues.count))\n"
             let start = cues[0].time
@@ -40,6 +41,12 @@ extension ReplayReport {
         return out
     }
 
+    /// A race time to the tenth: "3:44:08.3", "41:58.0".
+    public static func raceClock(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10).rounded())
+        return clock(Double(tenths / 10)) + "." + String(tenths % 10)
+    }
+
     public static func clock(_ seconds: Double) -> String {
         let total = Int(seconds.rounded())
         let h = total / 3600, m = total / 60 % 60, s = total % 60
@@ -49,5 +56,27 @@ extension ReplayReport {
 
     public static func padLeft(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+}
+
+extension RaceReport {
+    /// The race part of `pacerctl replay --course` without `--json`.
+    func text() -> String {
+        var out = "\nRace course   \(JSONWriter.fixed(courseLength / 1000, digits: 3)) km"
+        if stageCount > 0 { out += ", \(stageCount) stage\(stageCount == 1 ? "" : "s")" }
+        out += "\nGun           \(gunTime?.iso8601 ?? "- (none given)")\n"
+        out += "Started       \(startTime?.iso8601 ?? "- (start line not crossed)")\n"
+        if let result {
+            out += "Finished      \(result.finishTime.iso8601)\n"
+            out += "Gun time      \(result.gunSeconds.map { ReplayReport.raceClock($0) } ?? "-")\n"
+            out += "Net time      \(ReplayReport.raceClock(result.netSeconds))\n"
+        } else {
+            out += "Finished      - (arrival not reached)\n"
+        }
+        if let last = progress.last {
+            out += "Progress      \(JSONWriter.fixed(last.meters, digits: 1)) m at \(last.time.iso8601), \(JSONWriter.fixed(last.toGo, digits: 1)) m to go\n"
+        }
+        out += "Off course    \(offCourseCount) time\(offCourseCount == 1 ? "" : "s")\n"
+        return out
     }
 }

@@ -18,6 +18,8 @@ public struct ReplayReport: Sendable {
     public var stats: InputStats
     /// The run's number when the replay was recorded into a store.
     public var recordedRunID: Int64?
+    /// Race progress over the run, when a course was given (`--course`).
+    public var race: RaceReport?
 
     public init(stats: InputStats = InputStats()) {
         self.stats = stats
@@ -53,4 +55,43 @@ public struct ReplayReport: Sendable {
             }
         }
     }
+}
+
+/// What race progress decided over a replay.
+public struct RaceReport: Sendable {
+    public var courseLength: Double
+    public var stageCount: Int
+    /// The official start: the course's or `--gun`.
+    public var gunTime: Timestamp?
+    /// One per placed position.
+    public var progress: [RaceProgress] = []
+    /// Everything else, in order: started, stages, cue points, off course and back, finished.
+    public var events: [RaceEvent] = []
+    public var startTime: Timestamp?
+    public var result: RaceResult?
+
+    public init(course: RaceCourse, gunTime: Timestamp?) {
+        courseLength = course.length
+        stageCount = course.stages.count
+        self.gunTime = gunTime
+    }
+
+    public mutating func record(_ decided: [RaceEvent], gunTime: Timestamp?) {
+        self.gunTime = gunTime
+        for event in decided {
+            switch event {
+            case .progress(let p): progress.append(p)
+            case .started(let time):
+                startTime = time
+                events.append(event)
+            case .finished(let r):
+                result = r
+                events.append(event)
+            case .stage, .toGo, .offCourse, .backOnCourse: events.append(event)
+            }
+        }
+    }
+
+    /// How many times the runner was told they were off course.
+    public var offCourseCount: Int { events.count { if case .offCourse = $0 { true } else { false } } }
 }

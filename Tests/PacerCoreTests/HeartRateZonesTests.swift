@@ -107,8 +107,9 @@ import Testing
         #expect(CueKind.allCases.map(\.rawValue) == [
             "summary", "split", "step", "speed_up", "slow_down", "on_target", "gps_lost", "gps_back",
             "hr_lost", "hr_back", "battery_low", "storage_full", "run_state", "readiness", "sos", "sos_answer", "message", "notice",
+            "race_to_go", "off_course", "back_on_course", "race_finish", "race_place",
         ])
-        for kind in [CueKind.gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull] {
+        for kind in [CueKind.gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull, .offCourse, .backOnCourse] {
             #expect(kind.priority == .safety)
             #expect(kind.priority.isSparedByMute)
         }

@@ -31,14 +31,24 @@ public enum CueKind: String, Sendable, Equatable, Hashable, CaseIterable {
     case message
     /// A notice from the cloud (`pacer-cloud notice send`), said once.
     case notice
+    /// Races (issue #34): a distance-to-go cue point ("5 kilometres to go.").
+    case raceToGo = "race_to_go"
+    /// Off the race's course (more than 50 m for 15 s), and back on it.
+    case offCourse = "off_course"
+    case backOnCourse = "back_on_course"
+    /// The arrival crossed: gun and net time.
+    case raceFinish = "race_finish"
+    /// The runner's place, as the cloud sends it ("You are 12th.").
+    case racePlace = "race_place"
 
     /// Which lane of the speech arbiter the cue takes.
     public var priority: CuePriority {
         switch self {
         case .sos, .sosAnswer: .sos
-        case .gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull: .safety
-        case .step, .speedUp, .slowDown, .onTarget, .runState, .message, .notice: .workout
-        case .summary, .split, .readiness: .summary
+        // Off course costs the race: heard even when the coach is muted.
+        case .gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull, .offCourse, .backOnCourse: .safety
+        case .step, .speedUp, .slowDown, .onTarget, .runState, .message, .notice, .raceFinish: .workout
+        case .summary, .split, .readiness, .raceToGo, .racePlace: .summary
         }
     }
 
@@ -48,10 +58,13 @@ public enum CueKind: String, Sendable, Equatable, Hashable, CaseIterable {
         switch self {
         // A notice waits its turn however long: it is offered one at a time, and said once.
         case .sos, .sosAnswer, .notice: .infinity
-        case .gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull: 30
+        case .gpsLost, .gpsBack, .hrLost, .hrBack, .batteryLow, .storageFull, .offCourse, .backOnCourse: 30
         case .speedUp, .slowDown, .onTarget: 5
-        case .step, .runState, .message, .readiness: 15
+        case .step, .runState, .message, .readiness, .raceToGo: 15
         case .summary, .split: 10
+        // The result is still news a minute later; a place is soon replaced by a newer one.
+        case .raceFinish: 60
+        case .racePlace: 30
         }
     }
 }
