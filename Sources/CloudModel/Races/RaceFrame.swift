@@ -112,7 +112,9 @@ public struct RaceFrame: Sendable, Equatable, Codable {
         public var density: [Int]
     }
 
-    public static let maxLeaders = 50
+    /// The top of the board every spectator gets (a phone shows about this many rows); followed
+    /// runners come on top of it.
+    public static let maxLeaders = 20
     public static let maxMarkers = 500
 
     /// The view that follows `bibs` (at most `RaceLimits.maxFollowed` are used).

@@ -266,6 +266,17 @@ public struct RaceRepository: Sendable {
         }?.entry
     }
 
+    /// Each runner's bib and status, by account: what a device's post is checked against.
+    public func entryKeys(raceID: String) async throws -> [String: (bib: Int, status: RaceEntryStatus)] {
+        let rows = try await database.read { db in
+            try await db.raw("SELECT account_id, bib, status FROM race_entry WHERE race_id = \(bind: raceID)").all().map {
+                (try $0.decode(column: "account_id", as: String.self), try $0.decode(column: "bib", as: Int.self),
+                 RaceEntryStatus(rawValue: try $0.decode(column: "status", as: String.self)) ?? .enrolled)
+            }
+        }
+        return Dictionary(rows.map { ($0.0, (bib: $0.1, status: $0.2)) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The account's races with its entries, that start after `fromMs`, soonest first.
     public func enrolments(accountID: String, fromMs: Int64, limit: Int) async throws -> [(Race, RaceEntry)] {
         let races = try await database.read { db in
@@ -318,47 +329,61 @@ public struct RaceRepository: Sendable {
     /// Rows per INSERT: well below SQLite's 32,766 bound parameters (6 each).
     static let rowsPerInsert = 500
 
-    /// Writes every batch in one transaction: the positions (a resend is a no-op), each entry's
-    /// newest position (never an older one: a backlog after an outage fills the history without
-    /// moving the marker back), pace and crossings, and the races' change count. The number of
-    /// positions that were new, per batch.
+    /// Writes every batch in one transaction, in a few statements whatever their number: the
+    /// positions (a resend is a no-op), each runner's newest position (never an older one: a
+    /// backlog after an outage fills the history without moving the marker back; never for a
+    /// disqualified runner, whose marker stays where it was), pace and crossings, and the races'
+    /// change count. The number of positions that were new, per batch.
     public func addPositions(_ batches: [PositionBatch]) async throws -> [Int] {
         guard !batches.isEmpty else { return [] }
+        struct Key: Hashable { let race: String, account: String, tMs: Int64 }
+        let rows = batches.flatMap { batch in batch.positions.map { (batch.raceID, batch.accountID, $0) } }
+        // Each runner's newest position of all the batches.
+        var newest: [String: (race: String, account: String, p: (tMs: Int64, lat: Double, lon: Double, progressM: Double))] = [:]
+        for (race, account, p) in rows where (newest[race + " " + account]?.p.tMs ?? .min) < p.tMs {
+            newest[race + " " + account] = (race, account, p)
+        }
+        let runners = Array(newest.values)
         return try await database.transaction { db in
-            var stored: [Int] = []
-            for batch in batches {
-                var new = 0
-                for slice in stride(from: 0, to: batch.positions.count, by: Self.rowsPerInsert) {
-                    let rows = batch.positions[slice..<min(slice + Self.rowsPerInsert, batch.positions.count)]
-                    let values = rows.map { p -> SQLQueryString in
-                        "(\(bind: batch.raceID), \(bind: batch.accountID), \(bind: p.tMs), \(bind: p.lat), \(bind: p.lon), \(bind: p.progressM))"
-                    }.joined(separator: ", ")
-                    new += try await db.raw("INSERT INTO race_position (race_id, account_id, t_ms, lat, lon, progress_m) VALUES " + values
-                                            + " ON CONFLICT DO NOTHING RETURNING 1 AS added").all().count
+            var added = Set<Key>()
+            for slice in stride(from: 0, to: rows.count, by: Self.rowsPerInsert) {
+                let values = rows[slice..<min(slice + Self.rowsPerInsert, rows.count)].map { race, account, p -> SQLQueryString in
+                    "(\(bind: race), \(bind: account), \(bind: p.tMs), \(bind: p.lat), \(bind: p.lon), \(bind: p.progressM))"
+                }.joined(separator: ", ")
+                for row in try await db.raw("INSERT INTO race_position (race_id, account_id, t_ms, lat, lon, progress_m) VALUES " + values
+                                            + " ON CONFLICT DO NOTHING RETURNING race_id, account_id, t_ms").all() {
+                    added.insert(Key(race: try row.decode(column: "race_id", as: String.self), account: try row.decode(column: "account_id", as: String.self),
+                                     tMs: try row.decode(column: "t_ms", as: Int64.self)))
                 }
-                stored.append(new)
-                if let newest = batch.positions.max(by: { $0.tMs < $1.tMs }) {
-                    // Pace from the stretch since the marker's last position, smoothed (0.3 of the new).
-                    try await db.raw("""
-                        UPDATE race_entry SET
-                            pace_s_km = CASE WHEN last_ms IS NOT NULL AND \(bind: newest.progressM) - progress_m > 5
-                                THEN (\(bind: newest.tMs) - last_ms) / (\(bind: newest.progressM) - progress_m)
-                                     * (CASE WHEN pace_s_km IS NULL THEN 1.0 ELSE 0.3 END)
-                                     + COALESCE(pace_s_km * 0.7, 0)
-                                ELSE pace_s_km END,
-                            last_ms = \(bind: newest.tMs), last_lat = \(bind: newest.lat), last_lon = \(bind: newest.lon),
-                            progress_m = \(bind: newest.progressM)
-                        WHERE race_id = \(bind: batch.raceID) AND account_id = \(bind: batch.accountID)
-                          AND (last_ms IS NULL OR last_ms < \(bind: newest.tMs))
-                        """).run()
-                }
-                if batch.startCrossMs != nil || batch.finishMs != nil {
-                    try await db.raw("""
-                        UPDATE race_entry SET start_cross_ms = COALESCE(\(bind: batch.startCrossMs), start_cross_ms),
-                                              finish_ms = COALESCE(\(bind: batch.finishMs), finish_ms)
-                        WHERE race_id = \(bind: batch.raceID) AND account_id = \(bind: batch.accountID)
-                        """).run()
-                }
+            }
+            let stored = batches.map { batch in
+                // A position sent twice in one flush is new once: counted for the first batch that has it.
+                batch.positions.filter { added.remove(Key(race: batch.raceID, account: batch.accountID, tMs: $0.tMs)) != nil }.count
+            }
+            for slice in stride(from: 0, to: runners.count, by: Self.rowsPerInsert) {
+                let values = runners[slice..<min(slice + Self.rowsPerInsert, runners.count)].map { runner -> SQLQueryString in
+                    "(\(bind: runner.race), \(bind: runner.account), \(bind: runner.p.tMs), \(bind: runner.p.lat), \(bind: runner.p.lon), \(bind: runner.p.progressM))"
+                }.joined(separator: ", ")
+                // Pace from the stretch since the marker's last position, smoothed (0.3 of the new).
+                try await db.raw("WITH v (race_id, account_id, t_ms, lat, lon, progress_m) AS (VALUES " + values + ") " + """
+                    UPDATE race_entry SET
+                        pace_s_km = CASE WHEN race_entry.last_ms IS NOT NULL AND v.progress_m - race_entry.progress_m > 5
+                            THEN (v.t_ms - race_entry.last_ms) / (v.progress_m - race_entry.progress_m)
+                                 * (CASE WHEN race_entry.pace_s_km IS NULL THEN 1.0 ELSE 0.3 END)
+                                 + COALESCE(race_entry.pace_s_km * 0.7, 0)
+                            ELSE race_entry.pace_s_km END,
+                        last_ms = v.t_ms, last_lat = v.lat, last_lon = v.lon, progress_m = v.progress_m
+                    FROM v
+                    WHERE race_entry.race_id = v.race_id AND race_entry.account_id = v.account_id
+                      AND (race_entry.last_ms IS NULL OR race_entry.last_ms < v.t_ms) AND race_entry.status <> 'disqualified'
+                    """).run()
+            }
+            for batch in batches where batch.startCrossMs != nil || batch.finishMs != nil {
+                try await db.raw("""
+                    UPDATE race_entry SET start_cross_ms = COALESCE(\(bind: batch.startCrossMs), start_cross_ms),
+                                          finish_ms = COALESCE(\(bind: batch.finishMs), finish_ms)
+                    WHERE race_id = \(bind: batch.raceID) AND account_id = \(bind: batch.accountID)
+                    """).run()
             }
             for raceID in Set(batches.map(\.raceID)) {
                 try await db.raw("UPDATE race SET dirty_seq = dirty_seq + 1 WHERE id = \(bind: raceID)").run()

@@ -224,7 +224,7 @@ private struct Controllers {
         raceOrganisers = RaceOrganiserController(races: store.races, accounts: store.accounts, devices: store.devices, sync: store.sync,
                                                  outbox: store.outbox, access: raceAccess, mail: configuration.mail, linkBase: routes.linkBase,
                                                  wallClock: wallClock, wakeForwarder: routes.wakeForwarder)
-        deviceRaces = DeviceRacesController(races: store.races, writer: routes.raceWriter, frames: routes.raceFrames, settings: configuration.races,
+        deviceRaces = DeviceRacesController(lookups: RaceLookups(races: store.races, ttl: configuration.races.lookupTTL), writer: routes.raceWriter, frames: routes.raceFrames, settings: configuration.races,
                                             wallClock: wallClock)
         monitoring = MonitoringController(
             monitoring: store.monitoring, accounts: store.accounts, devices: store.devices, alerts: store.alerts,

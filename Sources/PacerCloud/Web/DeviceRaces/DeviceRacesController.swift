@@ -8,7 +8,7 @@ import PacerContract
 /// positions, a backlog after an outage too, and the start and finish crossings; the reply has
 /// the runner's place for the device to say.
 struct DeviceRacesController: Sendable {
-    let races: RaceRepository
+    let lookups: RaceLookups
     let writer: RacePositionWriter
     let frames: RaceFrames
     let settings: RaceSettings
@@ -22,10 +22,11 @@ struct DeviceRacesController: Sendable {
         let raceID = context.parameters.get("race_id") ?? ""
         // Only the runner's own device, and only in a race the runner is enrolled in; any
         // other race (or none) is the same 404, so a device learns nothing of races not its own.
-        guard WireLimits.isLowercaseUUID(raceID), let accountID = context.device.accountID, let race = try await races.race(id: raceID),
-              let entry = try await races.entry(raceID: raceID, accountID: accountID) else {
+        guard WireLimits.isLowercaseUUID(raceID), let accountID = context.device.accountID, let known = try await lookups.race(raceID, runner: accountID),
+              let entry = known.runners[accountID] else {
             throw APIError(.notFound, "not_found", "this device's runner is not enrolled in a race with this id")
         }
+        let race = known.race
         let body = try JSONInput.decode(RacePositions.self, from: try await JSONInput.jsonBody(of: request, context: context))
         let batch = try Self.validated(body, race: race, accountID: accountID, positionsUntilMs: settings.positionsUntil.milliseconds)
         // A disqualified runner's marker stays where it was: nothing more is taken.

@@ -245,10 +245,16 @@ struct RacesController: Sendable {
                         feed.finish()
                     }
                     defer { group.cancelAll() }
+                    let clock = ContinuousClock()
+                    var boardSent: ContinuousClock.Instant?
                     for await item in next {
                         switch item {
                         case .frame(let update):
-                            try await writer.write(update.shared)
+                            let now = clock.now
+                            if boardSent.map({ now - $0 >= settings.boardEvery }) ?? true {
+                                try await writer.write(update.shared)
+                                boardSent = now
+                            }
                             if let follow = update.followEvent(bibs: followed) { try await writer.write(follow) }
                         case .heartbeat:
                             try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
