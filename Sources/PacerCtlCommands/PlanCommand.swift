@@ -1,14 +1,6 @@
 import ArgumentParser
 import CloudSync
-import Control
-import FoundationEssentials
-import PacerConfig
-import Store
 import Threads
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `pacerctl plan`: the training plan pacerd fetched from the cloud, from pacerd, or with
 /// `--db` (or when no pacerd answers) from its state directory.
@@ -22,36 +14,9 @@ struct PlanCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let listing: PlanListing
-        switch source.open(readOnly: true) {
-        case .daemon(let daemon):
-            let reply = daemon.call("plan")
-            if json {
-                print(reply?.serialized() ?? "null")
-                return
-            }
-            do {
-                listing = try JSONDecoder().decode(PlanListing.self, from: Data((reply?.serialized() ?? "null").utf8))
-            } catch {
-                printError("pacerctl: pacerd's plan reply is not understood: \(error)")
-                Glibc.exit(70)
-            }
-        case .file(let store):
-            let configuration = source.store.configuration
-            let linkFile = CloudSync.stateFilePath(beside: store.path, name: "cloud-link.json")
-            let syncOn = configuration.upload.sync && (configuration.upload.url != nil || access(linkFile, F_OK) == 0)
-            do {
-                listing = try PlanListing.make(storePath: store.path, syncOn: syncOn, nowMs: WallClock.milliseconds(),
-                                               followed: { (try? store.plannedSessionsFollowed(among: $0)) ?? [] })
-            } catch {
-                printError("pacerctl: the last sync beside \(store.path) cannot be read: \(error)")
-                Glibc.exit(74)
-            }
-            if json {
-                print(String(decoding: (try? JSONEncoder().encode(listing)) ?? Data("null".utf8), as: UTF8.self))
-                return
-            }
-        }
-        print(listing.text)
+        SyncedListing.show(source, command: "plan", json: json, make: { store, syncOn in
+            try PlanListing.make(storePath: store.path, syncOn: syncOn, nowMs: WallClock.milliseconds(),
+                              followed: { (try? store.plannedSessionsFollowed(among: $0)) ?? [] })
+        }, text: \.text)
     }
 }
