@@ -124,6 +124,11 @@ final class RunSessionExecutor {
         case .plan(let plan):
             devicePlan = plan
             run(.plan(planToday()), nowNs)
+        case .raceReply(let raceID, let reply):
+            run(.raceReply(raceID: raceID, reply), nowNs)
+        case .races(let races):
+            upcomingRaces = races
+            remindOfRaces(nowNs)
         case .shutdown(let done):
             run(.shutdown, nowNs)
             done()
@@ -133,7 +138,29 @@ final class RunSessionExecutor {
     /// Once a second, whatever arrives.
     func tick(nowNs: UInt64) {
         refreshToday(nowNs)
+        remindOfRaces(nowNs)
         run(.tick, nowNs)
+    }
+
+    // MARK: Race reminders
+
+    /// The races of the last sync, soonest first.
+    private var upcomingRaces: [UpcomingRace] = []
+    /// The races whose reminder was said, kept beside the store (`race-reminders.json`).
+    private lazy var reminders = RaceReminderFile(storePath: store.path, log: log)
+
+    /// "The race Naviglio 10k starts in 15 minutes, bib 12.", once per race, `[race] reminder_min`
+    /// before its start, read from the wall clock (the pipeline's own clock is GPS time, which a
+    /// device waiting at the start may not have yet).
+    private func remindOfRaces(_ nowNs: UInt64) {
+        guard !upcomingRaces.isEmpty, configuration.race.reminderMinutes > 0 else { return }
+        let due = RaceReminder.due(upcomingRaces, said: reminders.said, nowMs: wallClockMs(), minutes: configuration.race.reminderMinutes)
+        guard !due.isEmpty else { return }
+        for reminder in due {
+            log(.notice, "race", "reminder: \(reminder.text)", fields: ["RACE_ID": reminder.raceID])
+            if configuration.voice.enabled { onCue(Cue(time: Timestamp(milliseconds: wallClockMs()), kind: .notice, text: reminder.text), nowNs) }
+        }
+        reminders.note(due.map(\.raceID), keeping: upcomingRaces.map(\.id))
     }
 
     /// The plan as the session needs it: the sessions it can run, today's date in the plan's
@@ -297,6 +324,9 @@ final class RunSessionExecutor {
         case .position(let position, let latitude, let longitude): .position(position, latitude: latitude, longitude: longitude)
         case .releaseHeldRun(let reason): .releaseHeldRun(reason: reason)
         case .wake(let reason): .wake(reason: reason)
+        case .racePosition(let fix):
+            .racePosition(RacePositionRecord(raceID: fix.raceID, time: fix.time, latitude: fix.latitude, longitude: fix.longitude, progress: fix.progress,
+                                             startedAt: fix.startedAt, finishedAt: fix.finishedAt))
         }
     }
 }

@@ -59,4 +59,6 @@ public enum UplinkHandOff: Sendable, Equatable {
     case releaseHeldRun(reason: String)
     /// A run finished: there is something to send.
     case wake(reason: String)
+    /// In race mode, a position for the race (kept in the store until the cloud took it).
+    case racePosition(RacePositionFix)
 }

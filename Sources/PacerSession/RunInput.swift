@@ -29,6 +29,8 @@ public enum RunInput: Sendable {
     case plan(PlanToday)
     /// Close the run before pacerd stops.
     case shutdown
+    /// What the cloud answered to race mode's positions (the uplink): the place, or a refusal.
+    case raceReply(raceID: String, RaceReply)
 
     /// The outcome of `RunAction.beginRun`: the new recording.
     case runBegun(RecordingProgress)
