@@ -39,7 +39,9 @@ struct RaceSession: Sendable {
 
     /// One pipeline step's tracker events. `nowNs`: the monotonic time of the step, for the
     /// place's pacing.
-    mutating func ingest(_ events: [TrackerEvent], phrases: SpokenPhrases?, nowNs: UInt64) -> Outcome {
+    /// `queuing` false: positions are not queued (a replay after a restart: those of the time
+    /// before it were queued then).
+    mutating func ingest(_ events: [TrackerEvent], phrases: SpokenPhrases?, nowNs: UInt64, queuing: Bool = true) -> Outcome {
         var outcome = Outcome()
         for case .sample(let sample) in events {
             guard result == nil else { break }
@@ -67,7 +69,8 @@ struct RaceSession: Sendable {
                     }
                 }
             }
-            if refused == nil, let position = position(sample, force: finishedNow) { outcome.positions.append(position) }
+            if queuing, refused == nil, let position = position(sample, force: finishedNow) { outcome.positions.append(position) }
+            if !queuing { lastPosition = sample.time }
         }
         return outcome
     }

@@ -142,6 +142,8 @@ public struct RunSession: Sendable {
             runDeleted(runID, outcome)
         case .raceReply(let raceID, let reply):
             raceReply(raceID, reply)
+        case .raceContinued(let mode, let replayed):
+            raceContinued(mode, replayed: replayed)
         }
         tellSOSTheRun()
         publishStatus(onlyIfStateChanged: !isTick(input))
@@ -417,6 +419,7 @@ public struct RunSession: Sendable {
             + (startingWorkout.map { " with the workout \"\($0.name)\"" } ?? "")
             + (runningPlannedID.map { " (planned session \($0) of \(plan.today ?? "today"))" } ?? "")))
         startingWorkout = nil
+        if let race { actions.append(.raceMode(raceID: race.mode.id, runUUID: progress.uuid)) }
         if !timebase.isSynchronized, configuration.voice.enabled {
             // The coach speaks from the first fix, which sets the run's clock; say now why it waits.
             actions.append(.say(Cue(time: StrapState.monotonicTime(nowNs), kind: .runState, text: "Run started. Waiting for GPS."), atNs: nowNs))
@@ -491,6 +494,7 @@ public struct RunSession: Sendable {
         note(SessionNote(.notice, "race", "race mode on: \"\(mode.name)\" (bib \(mode.bib), \(FixedDecimal.format(mode.course.length / 1000, decimals: 2) ?? "?") km), "
                          + "\(gun); a position every \(FixedDecimal.format(configuration.race.positionEverySeconds, decimals: 1) ?? "?") s",
                          runID: active?.runID, fields: ["RACE_ID": mode.id]))
+        actions.append(.raceMode(raceID: mode.id, runUUID: active?.uuid))
         return (nil, waits)
     }
 
@@ -499,7 +503,21 @@ public struct RunSession: Sendable {
         note(SessionNote(.notice, "race", "race mode off for \"\(race.mode.name)\" (pacerctl race stop); the run goes on", runID: active?.runID,
                          fields: ["RACE_ID": race.mode.id]))
         self.race = nil
+        actions.append(.raceMode(raceID: nil, runUUID: nil))
         return nil
+    }
+
+    /// The run continued after a restart was in race mode: race mode goes on, its tracker fed the
+    /// tracker events of the run's stored inputs (nothing said, nothing queued: that was done
+    /// before the restart), so the start crossing, the cue points passed and the progress stand.
+    private mutating func raceContinued(_ mode: RaceMode, replayed: [TrackerEvent]) {
+        guard race == nil, isRecording else { return }
+        race = RaceSession(mode: mode, units: configuration.coach.units, positionEverySeconds: configuration.race.positionEverySeconds)
+        _ = race!.ingest(replayed, phrases: nil, nowNs: nowNs, queuing: false)
+        let at = race!.tracker.progress.map { ", \(Int($0.rounded())) m along" } ?? ""
+        note(SessionNote(.notice, "race", "race mode for \"\(mode.name)\" goes on with the continued run\(at)", runID: active?.runID,
+                         fields: ["RACE_ID": mode.id]))
+        actions.append(.raceMode(raceID: mode.id, runUUID: active?.uuid))
     }
 
     /// The cue words, when the coach speaks at all (`[voice] enabled`).
@@ -637,6 +655,7 @@ public struct RunSession: Sendable {
         if let race {
             note(SessionNote(.notice, "race", "race mode for \"\(race.mode.name)\" ends with the run", runID: progress.runID))
             self.race = nil
+            actions.append(.raceMode(raceID: nil, runUUID: nil))
         }
         run = .idle
         // A runner still moving when the run stops must not have a new one start by itself.

@@ -1,4 +1,5 @@
 import Foundation
+import PacerContract
 import PacerTestSupport
 import Testing
 
@@ -36,10 +37,16 @@ struct RaceModeDaemonTests {
                     samples[end].t + (samples[samples.count - 1].s - samples[end].s) / samples[end].speed)
         }
 
-        /// The course: the truth's path, consecutive equal points dropped, as a GPX track.
-        var gpx: String {
+        /// The truth's path, consecutive equal points dropped.
+        var path: [(Double, Double)] {
             var points: [(Double, Double)] = []
             for sample in samples where points.last.map({ $0 != (sample.lat, sample.lon) }) ?? true { points.append((sample.lat, sample.lon)) }
+            return points
+        }
+
+        /// The course as a GPX track.
+        var gpx: String {
+            let points = path
             let track = points.map { #"<trkpt lat="\#($0.0)" lon="\#($0.1)"></trkpt>"# }.joined(separator: "\n")
             return #"<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>course</name><trkseg>"#
                 + track + "</trkseg></trk></gpx>\n"
@@ -228,6 +235,50 @@ struct RaceModeDaemonTests {
         let uploads = status["uploads"] as? [String: Any]
         #expect(Self.number(uploads?["race_positions_set_aside"]) == 0, "\(status)")
         print("race mode e2e: backlog on the leaderboard \(caughtUpIn) after the link returned; gun \(gun) s (truth \(truthFinish)), net \(net) s (truth \(truthFinish - truthStart))")
+        #expect(try await daemon.ctl("run", "stop").status == 0)
+        #expect(await daemon.stop() == .exited(0))
+        await fake.stop()
+    }
+
+    /// SIGKILL mid-race: pacerd continues the run and race mode with it (its tracker brought up
+    /// to date from the run's stored inputs), the positions taken before the kill still wait in
+    /// the store, and the result is the truth's to the second. No cloud: the race comes from a
+    /// sync written beside the store, its start the truth's.
+    @Test func raceModeGoesOnAfterASigkill() async throws {
+        let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: DaemonFixture.sharedData + "/sim/\(Self.route).truth.json")))
+        let (fake, daemon) = try await DaemonFixture.onGPSFake(route: Self.route, cycle: 0.004)
+        defer { daemon.cleanUp() }
+        let path = truth.path.map { [$0.0, $0.1] }
+        let race = DeviceRace(id: "9b2d1e7a-3c4f-4e5a-8b6c-7d8e9f0a1b2c", name: "City 10k", starts_at: truth.summary.start, bib: 7, status: "present",
+                              length_m: 10_000, path: path, waypoints: [path[0], path[path.count - 1]])
+        let sync = DeviceSync(sections: .init(notices: nil, profile: ProfileSection(version: "p", display_name: "Ann", timezone: "UTC", linked: true),
+                                              races: RacesSection(version: "r", races: [race])))
+        let cache: [String: Any] = ["fetched_at": "2026-05-10T06:00:00.000Z", "sync": try JSONSerialization.jsonObject(with: try JSONEncoder().encode(sync))]
+        try JSONSerialization.data(withJSONObject: cache).write(to: URL(fileURLWithPath: daemon.directory.file("cloud-sync.json")))
+
+        let started = try await daemon.ctl("race", "start")
+        #expect(started.status == 0, "\(started.stderr)")
+        fake.release()
+        try await daemon.waitForStatus(timeout: .seconds(60)) { status in
+            (((status["race"] as? [String: Any])?["progress_m"] as? NSNumber)?.doubleValue ?? 0) > 3000
+        }
+        _ = daemon.kill()
+        try await daemon.start()
+        let going = try await daemon.waitForStatus(timeout: .seconds(60)) { status in
+            (((status["race"] as? [String: Any])?["progress_m"] as? NSNumber)?.doubleValue ?? 0) > 3000
+        }
+        #expect((going["race"] as? [String: Any])?["started_at"] is String, "the start crossing stands: \(going)")
+        #expect(daemon.stderr.contains("race mode for \"City 10k\" goes on with the continued run"), "\(daemon.stderr)")
+        let finished = try await daemon.waitForStatus(timeout: .seconds(120)) { status in (status["race"] as? [String: Any])?["finished_at"] is String }
+        let result = try #require(finished["race"] as? [String: Any])
+        let (truthStart, truthFinish) = truth.startAndFinish
+        let gun = try #require(Self.number(result["gun_s"])), net = try #require(Self.number(result["net_s"]))
+        #expect(abs(gun - truthFinish) <= 1, "gun time \(gun) s, truth \(truthFinish) s")
+        #expect(abs(net - (truthFinish - truthStart)) <= 1, "net time \(net) s, truth \(truthFinish - truthStart) s")
+        // No cloud: every position of the race waits in the store, those from before the kill too.
+        let waiting = Self.number((finished["uploads"] as? [String: Any])?["race_positions"]) ?? 0
+        #expect(waiting >= truthFinish / 5 - 40, "\(waiting) positions waiting")
+        print("race mode after SIGKILL: gun \(gun) s (truth \(truthFinish)), net \(net) s (truth \(truthFinish - truthStart)), \(Int(waiting)) positions kept")
         #expect(try await daemon.ctl("run", "stop").status == 0)
         #expect(await daemon.stop() == .exited(0))
         await fake.stop()

@@ -153,6 +153,33 @@ import Testing
         #expect(noGun.cues.contains { $0.kind == .raceFinish && $0.text.hasPrefix("Finished. Gun time 1 minute") })
     }
 
+    @Test func raceModeIsKeptForARestartAndGoesOnWithTheContinuedRun() throws {
+        // Before the restart: race mode is kept with the run's UUID, and cleared at its end.
+        let before = SessionDriver()
+        before.command(.startRace(try Self.mode()), at: SessionDriver.at(-1))
+        #expect(before.raceModes.last??.raceID == Self.raceID)
+        #expect(before.raceModes.last??.runUUID == "run-uuid-1", "told again once the run has its UUID")
+        before.command(.stop, at: SessionDriver.at(0))
+        #expect(before.raceModes.last! == nil)
+
+        // After it: run 7, interrupted at second 100, continues with the fix of second 110; the
+        // executor hands race mode the tracker events of the run's stored inputs.
+        let policy = ResumePolicy(runID: 7, lastSampleTime: SessionDriver.t0.adding(seconds: 100), windowSeconds: 600, startedNs: SessionDriver.at(105))
+        let after = SessionDriver(resumable: policy)
+        var tracker = RunTracker(configuration: PacerConfiguration().tracking)
+        let replayed = (0...100).flatMap { tracker.ingest(SessionDriver.fix($0, speed: 4)) }
+        after.send(.gpsLine("TPV 110", fix: SessionDriver.fix(110, speed: 4), receivedNs: SessionDriver.at(110)), at: SessionDriver.at(110))
+        after.send(.raceContinued(try Self.mode(), replayed: replayed), at: SessionDriver.at(110))
+        #expect(after.said("race mode for \"Naviglio 10k\" goes on with the continued run, 40"), "\(after.notes.map(\.message))")
+        let race = try #require(after.status(at: SessionDriver.at(110)).race)
+        #expect(race.startedAt != nil, "the start crossing stands")
+        #expect(after.cues.isEmpty && Self.positions(after).isEmpty, "nothing said or queued again")
+        #expect(after.raceModes.last??.runUUID == "interrupted-uuid")
+        after.run(from: 111, seconds: 80, speed: 4)
+        #expect(Self.positions(after).count == 16, "positions go on every 5 s: \(Self.positions(after).map(\.time))")
+        #expect(after.cues.map(\.text) == ["500 metres to go."], "the next cue point, not the ones passed before the restart")
+    }
+
     @Test func theReminderIsDueOnceBeforeTheStartAndNotAfterIt() {
         let startsAt: Int64 = 1_800_000_000_000
         let races = [UpcomingRace(id: "a", name: "Naviglio 10k", startsAtMs: startsAt, bib: 12),
