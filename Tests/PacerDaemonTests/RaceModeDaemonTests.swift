@@ -150,7 +150,8 @@ struct RaceModeDaemonTests {
         }
         try daemon.writeConfig("""
             [voice]
-            enabled = false
+            output = "wav"
+            wav_dir = "\(daemon.directory.file("speech"))"
             [upload]
             allow_http = true
             [race]
@@ -231,6 +232,17 @@ struct RaceModeDaemonTests {
         #expect(journal.contains("race mode on: \"City 10k\" (bib 1"), "\(journal.suffix(2000))")
         #expect(journal.contains("City 10k: start line crossed at"))
         #expect(journal.contains("City 10k: finished at"))
+        // What the runner heard (or what the arbiter dropped or replaced at this pace): the
+        // reminder, the distances to go, the place the cloud answered, the result. The speaker
+        // is behind the race at this pace: its lines come as it gets through them.
+        _ = await eventually(timeout: .seconds(60), every: .milliseconds(200)) { CueLine.parse(daemon.stderr).contains { $0.kind == "race_finish" } }
+        let cues = CueLine.parse(daemon.stderr)
+        #expect(cues.contains { $0.kind == "notice" && $0.text.hasPrefix("The race City 10k starts in ") && $0.text.hasSuffix(", bib 1.") }, "\(cues)")
+        #expect(cues.contains { $0.kind == "race_to_go" && $0.text == "1 kilometre to go." }, "\(cues)")
+        #expect(cues.contains { $0.kind == "race_place" && $0.text == "You are 1st of 1." }, "\(cues)")
+        let spokenGun = Int(gun.rounded()), spokenNet = Int(net.rounded())
+        #expect(cues.contains { $0.kind == "race_finish" && $0.text == "Finished. Gun time \(spokenGun / 60) minutes \(spokenGun % 60) seconds, "
+            + "net time \(spokenNet / 60) minutes \(spokenNet % 60) seconds." }, "\(cues.filter { $0.kind.hasPrefix("race") })")
         let status = try await daemon.status()
         let uploads = status["uploads"] as? [String: Any]
         #expect(Self.number(uploads?["race_positions_set_aside"]) == 0, "\(status)")
