@@ -59,13 +59,14 @@ public final class CloudSync: Sendable {
                       state: @escaping @Sendable () -> DeviceState?, heartRate: HeartRateDays? = nil,
                       say: @escaping @Sendable (Notice) -> NoticeDelivery,
                       plan: @escaping @Sendable (DevicePlan?) -> Void = { _ in },
-                      units: @escaping @Sendable (String?) -> Void = { _ in }) throws(ThreadStartError) {
+                      units: @escaping @Sendable (String?) -> Void = { _ in },
+                      races: @escaping @Sendable ([DeviceRace]) -> Void = { _ in }) throws(ThreadStartError) {
         let queue = self.queue
         try DetachedThread.start {
             var session = HTTPSession(configuration: settings.client)
             let engine = SyncEngine(settings: settings, storePath: storePath,
                                     transport: { request throws(HTTPClientError) in try session.perform(request) }, log: log, onPlan: plan,
-                                    onUnits: units)
+                                    onUnits: units, onRaces: races)
             var loop = SyncLoop(engine: engine, state: state, heartRate: heartRate, say: say, log: log)
             loop.offerNextNotice()
             while true {

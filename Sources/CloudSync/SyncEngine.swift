@@ -75,6 +75,8 @@ struct SyncEngine {
     let onPlan: @Sendable (DevicePlan?) -> Void
     /// The account's units ("km", "mi"; nil: none known): given once at start and on each change.
     let onUnits: @Sendable (String?) -> Void
+    /// The runner's races (the `races` section; empty: none): given once at start and on each change.
+    let onRaces: @Sendable ([DeviceRace]) -> Void
     let planFiles: PlanFiles
     private(set) var cache: SyncCache?
     private(set) var said: Set<String> = []
@@ -84,12 +86,13 @@ struct SyncEngine {
 
     init(settings: SyncSettings, storePath: String, transport: @escaping (HTTPRequest) throws(HTTPClientError) -> HTTPResponse,
          log: @escaping @Sendable (SyncLogLevel, String) -> Void, onPlan: @escaping @Sendable (DevicePlan?) -> Void = { _ in },
-         onUnits: @escaping @Sendable (String?) -> Void = { _ in }) {
+         onUnits: @escaping @Sendable (String?) -> Void = { _ in }, onRaces: @escaping @Sendable ([DeviceRace]) -> Void = { _ in }) {
         self.settings = settings
         self.transport = transport
         self.log = log
         self.onPlan = onPlan
         self.onUnits = onUnits
+        self.onRaces = onRaces
         planFiles = PlanFiles(storePath: storePath)
         cacheFile = SyncFile(beside: storePath, name: "cloud-sync.json")
         saidFile = SyncFile(beside: storePath, name: "cloud-notices.json")
@@ -110,6 +113,7 @@ struct SyncEngine {
         // Offline from the start, the last plan fetched is the plan; its files are made whole again.
         usePlan()
         onUnits(cache?.sync.sections.profile?.units)
+        onRaces(cache?.sync.sections.races?.races ?? [])
     }
 
     /// The plan of the sync in use: its workout files written, what cannot run journaled, and
@@ -181,9 +185,11 @@ struct SyncEngine {
         report.newNotices = fetched.filter { !known.contains($0) }.count
         let planBefore = cache?.sync.sections.plan
         let unitsBefore = cache?.sync.sections.profile?.units
+        let racesBefore = cache?.sync.sections.races
         cache = SyncCache(etag: response.header("ETag"), fetched_at: WireTime.text(milliseconds: nowMs), sync: sync)
         save(cache)
         if sync.sections.plan != planBefore { usePlan() }
+        if sync.sections.races != racesBefore { onRaces(sync.sections.races?.races ?? []) }
         if let units = sync.sections.profile?.units, units != unitsBefore {
             log(.info, "sync: the account reads \(units == "mi" ? "miles" : "kilometres"): the coach speaks them from the next run")
             onUnits(units)

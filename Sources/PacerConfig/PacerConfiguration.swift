@@ -69,6 +69,8 @@ public struct PacerConfiguration: Sendable, Equatable {
     public var sos = SOSConfiguration()
     /// The cloud service (`[upload]`).
     public var upload = UploadConfiguration()
+    /// Race mode (`[race]`).
+    public var race = RaceSettings()
 
     public init() {
         settleDerived()
@@ -350,6 +352,10 @@ public struct PacerConfiguration: Sendable, Equatable {
                 config.upload.sync = try reader.bool()
             case "upload.state_every_s":
                 config.upload.stateEverySeconds = try reader.number(in: 5...3600, "seconds from 5 to 3600")
+            case "race.position_every_s":
+                config.race.positionEverySeconds = try reader.number(in: 1...60, "seconds from 1 to 60")
+            case "race.reminder_min":
+                config.race.reminderMinutes = try reader.integer(in: 0...180, "minutes from 0 to 180 (0: no reminder)")
             case "privacy_zone.lat":
                 zones[entry.tableIndex ?? 0, default: (nil, nil, nil, entry.line)].lat = try reader.number(in: -90...90, "a latitude in degrees from -90 to 90")
             case "privacy_zone.lon":

@@ -108,6 +108,7 @@ func uploadsLine(_ uploads: JSONValue) -> String {
     var parts: [String] = []
     if runs > 0 { parts.append("\(runs) run\(runs == 1 ? "" : "s") waiting (\(items) item\(items == 1 ? "" : "s"), \(kb) KB)") }
     if uploads["live_position"]?.boolValue == true { parts.append("live position waiting") }
+    if let race = uploads["race_positions"]?.intValue, race > 0 { parts.append("\(race) race position\(race == 1 ? "" : "s") waiting") }
     if let failures = uploads["failures_in_a_row"]?.intValue, failures > 0 {
         let retry = uploads["retry_in_s"]?.doubleValue.map { ", next try in \(Int($0.rounded())) s" } ?? ""
         parts.append("\(failures) failed attempt\(failures == 1 ? "" : "s") in a row (\(uploads["last_error"]?.stringValue ?? "?"))\(retry)")

@@ -41,7 +41,8 @@ struct CloudSyncService: Service {
                 return .offered
             },
             plan: { plan in pipeline.queue.put(.plan(plan)) },
-            units: { units in pipeline.queue.put(.accountUnits(units)) })
+            units: { units in pipeline.queue.put(.accountUnits(units)) },
+            races: { races in pipeline.queue.put(.races(UpcomingRace.from(races))) })
     }
 
     /// What became of a notice given to the speaker, for the sync thread.

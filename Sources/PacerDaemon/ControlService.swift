@@ -4,6 +4,7 @@ import Control
 import FoundationEssentials
 import ModemManager
 import PacerConfig
+import PacerContract
 import PacerCore
 import PacerSession
 import RunViews
@@ -70,6 +71,8 @@ struct ControlService: Service {
         case "readiness": return try await pipelineCommand(.readiness)
         case "plan": return try planListing()
         case "race": return try raceListing()
+        case "race.start": return try await pipelineCommand(.startRace(try raceToStart(try request.optionalString("race"))))
+        case "race.stop": return try await pipelineCommand(.stopRace)
         case "voice.mute":
             let muted = try request.bool("muted")
             voiceMute(muted)
@@ -210,6 +213,12 @@ struct ControlService: Service {
                 uploads["refused_items"] = .array(refused.items.map { .string($0.description) })
                 fields["uploads"] = .object(uploads)
             }
+            // Race mode's positions waiting for the race's cloud, and those it refused.
+            if let race = try? reader.racePositionCounts(), case .object(var uploads)? = fields["uploads"] {
+                uploads["race_positions"] = .number(Double(race.waiting))
+                uploads["race_positions_set_aside"] = .number(Double(race.setAside))
+                fields["uploads"] = .object(uploads)
+            }
         }
         return .object(fields)
     }
@@ -279,6 +288,26 @@ struct ControlService: Service {
             "acknowledged": time(d.acknowledgedMs), "last_error": d.lastError.map { .string($0) } ?? .null, "replaced": time(d.replacedMs),
             "status": .string(DeliveryReportText.status(d)), "delivery_report": report,
         ])
+    }
+
+    /// The race `pacerctl race start [ID]` names (or the only or next one) from the last sync,
+    /// read here, off the pipeline thread, with its course checked; or why there is none.
+    private func raceToStart(_ id: String?) throws -> RaceMode {
+        let races: [DeviceRace]
+        do {
+            races = try CloudSync.lastSync(storePath: reader.path)?.sync.sections.races?.races ?? []
+        } catch {
+            throw ControlError.internalError("the last sync cannot be read: \(error)")
+        }
+        switch RaceChoice.choose(races, id: id, nowMs: WallClock.milliseconds()) {
+        case .failure(let refusal): throw ControlError.conflict(refusal.message)
+        case .success(let race):
+            do {
+                return try RaceChoice.mode(race)
+            } catch {
+                throw ControlError.conflict("the course of \(race.name) cannot be run: \(error)")
+            }
+        }
     }
 
     private func pipelineCommand(_ command: RunCommand) async throws -> JSONValue {
@@ -399,7 +428,30 @@ extension DaemonStatus {
         object["hr"] = strap.json
         object["readiness"] = readiness.map(JSONValue.string) ?? .null
         object["device_battery_percent"] = deviceBatteryPercent.map { JSONValue($0) } ?? .null
+        object["race"] = race?.json ?? .null
         return .object(object)
+    }
+}
+
+extension RaceStatus {
+    var json: JSONValue {
+        func rounded(_ value: Double?) -> JSONValue { value.map { JSONValue(($0 * 10).rounded() / 10) } ?? .null }
+        return .object([
+            "id": .string(id),
+            "name": .string(name),
+            "bib": JSONValue(bib),
+            "course_m": rounded(courseMeters),
+            "gun_time": gunTime.map { .string($0.iso8601) } ?? .null,
+            "progress_m": rounded(progress),
+            "started_at": startedAt.map { .string($0.iso8601) } ?? .null,
+            "finished_at": result.map { .string($0.finishTime.iso8601) } ?? .null,
+            "gun_s": rounded(result?.gunSeconds),
+            "net_s": rounded(result?.netSeconds),
+            "off_course": .bool(offCourse),
+            "place": place.map { JSONValue($0) } ?? .null,
+            "of": of.map { JSONValue($0) } ?? .null,
+            "refused": refused.map(JSONValue.string) ?? .null,
+        ])
     }
 }
 

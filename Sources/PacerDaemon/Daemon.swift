@@ -4,6 +4,7 @@ import Control
 import Logging
 import PacerConfig
 import PacerCore
+import PacerSession
 import HTTPClient
 import ModemManager
 import ServiceLifecycle
@@ -108,7 +109,15 @@ public enum Daemon {
             // The run pacerd may continue is held back until the pipeline decides (RunSession).
             try uplink.start(settings: cloud.uplinkSettings, storePath: configuration.databasePath,
                              log: { level, message in log(Self.priority(level), "upload", message) }, holding: resumeCandidate?.id,
-                             onRound: { round in if round.sent > 0, round.failure == nil { cloudSync.put(.wake(reason: "an upload got through")) } })
+                             onRound: { round in if round.sent > 0, round.failure == nil { cloudSync.put(.wake(reason: "an upload got through")) } },
+                             onRace: { raceID, answer in
+                                 switch answer {
+                                 case .accepted(let reply):
+                                     if let place = reply.place { pipeline.queue.put(.raceReply(raceID: raceID, .place(place, of: reply.of))) }
+                                 case .refused(let why):
+                                     pipeline.queue.put(.raceReply(raceID: raceID, .refused(why)))
+                                 }
+                             })
         } catch {
             log(.critical, "upload", "cannot start the uplink: \(error)")
             return ExitCode.software

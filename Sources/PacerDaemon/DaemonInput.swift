@@ -24,6 +24,10 @@ enum DaemonInput: Sendable {
     case plan(DevicePlan?)
     /// The units of the account that owns the device ("km", "mi"; nil: none), from the sync thread.
     case accountUnits(String?)
+    /// What the cloud answered to race mode's positions (from the uplink thread).
+    case raceReply(raceID: String, RaceReply)
+    /// The races of the last sync (from the sync thread): the reminders before their starts.
+    case races([UpcomingRace])
     /// Close the run and stop; `done` is called once everything is written.
     case shutdown(done: @Sendable () -> Void)
 }

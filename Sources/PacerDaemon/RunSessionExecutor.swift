@@ -3,6 +3,7 @@ import CloudSync
 import FoundationEssentials
 import GPSD
 import PacerConfig
+import PacerContract
 import PacerCore
 import PacerReplay
 import PacerSession
@@ -124,6 +125,11 @@ final class RunSessionExecutor {
         case .plan(let plan):
             devicePlan = plan
             run(.plan(planToday()), nowNs)
+        case .raceReply(let raceID, let reply):
+            run(.raceReply(raceID: raceID, reply), nowNs)
+        case .races(let races):
+            upcomingRaces = races
+            remindOfRaces(nowNs)
         case .shutdown(let done):
             run(.shutdown, nowNs)
             done()
@@ -133,7 +139,54 @@ final class RunSessionExecutor {
     /// Once a second, whatever arrives.
     func tick(nowNs: UInt64) {
         refreshToday(nowNs)
+        remindOfRaces(nowNs)
         run(.tick, nowNs)
+    }
+
+    // MARK: Race mode across a restart
+
+    /// Race mode of the run being recorded, kept beside the store (`race-mode.json`).
+    private lazy var raceModeFile = RaceModeFile(storePath: store.path, log: log)
+
+    /// The run continued was in race mode: it goes on, with the race as the last sync has it.
+    private func continueRace(_ raceID: String, replayed: [TrackerEvent], _ nowNs: UInt64) {
+        let race: DeviceRace?
+        do {
+            race = try CloudSync.lastSync(storePath: store.path)?.sync.sections.races?.races.first { $0.id == raceID }
+        } catch {
+            log(.warning, "race", "race mode cannot go on with the continued run: the last sync cannot be read (\(error))", fields: ["RACE_ID": raceID])
+            return
+        }
+        guard let race else {
+            log(.warning, "race", "race mode cannot go on with the continued run: race \(raceID) is no longer among the runner's races", fields: ["RACE_ID": raceID])
+            return
+        }
+        do {
+            run(.raceContinued(try RaceChoice.mode(race), replayed: replayed), nowNs)
+        } catch {
+            log(.warning, "race", "race mode cannot go on with the continued run: the course of \(race.name) cannot be run (\(error))", fields: ["RACE_ID": raceID])
+        }
+    }
+
+    // MARK: Race reminders
+
+    /// The races of the last sync, soonest first.
+    private var upcomingRaces: [UpcomingRace] = []
+    /// The races whose reminder was said, kept beside the store (`race-reminders.json`).
+    private lazy var reminders = RaceReminderFile(storePath: store.path, log: log)
+
+    /// "The race Naviglio 10k starts in 15 minutes, bib 12.", once per race, `[race] reminder_min`
+    /// before its start, read from the wall clock (the pipeline's own clock is GPS time, which a
+    /// device waiting at the start may not have yet).
+    private func remindOfRaces(_ nowNs: UInt64) {
+        guard !upcomingRaces.isEmpty, configuration.race.reminderMinutes > 0 else { return }
+        let due = RaceReminder.due(upcomingRaces, said: reminders.said, nowMs: wallClockMs(), minutes: configuration.race.reminderMinutes)
+        guard !due.isEmpty else { return }
+        for reminder in due {
+            log(.notice, "race", "reminder: \(reminder.text)", fields: ["RACE_ID": reminder.raceID])
+            if configuration.voice.enabled { onCue(Cue(time: Timestamp(milliseconds: wallClockMs()), kind: .notice, text: reminder.text), nowNs) }
+        }
+        reminders.note(due.map(\.raceID), keeping: upcomingRaces.map(\.id))
     }
 
     /// The plan as the session needs it: the sessions it can run, today's date in the plan's
@@ -201,9 +254,12 @@ final class RunSessionExecutor {
             run(.runBegun(Self.progress(begun)), nowNs, reply: reply)
         case .continueRun(let runID, let tracking, let coach):
             let result: Result<RecordingProgress, StoreRefusal>
+            var replayed: [TrackerEvent] = []
+            let racing = raceModeFile.read().flatMap { $0.runUUID == resumeCandidate?.uuid ? $0.raceID : nil }
             if let candidate = resumeCandidate, candidate.id == runID {
                 do {
-                    let continued = try RunRecording.resuming(candidate, store: store, configuration: tracking, coach: coach)
+                    let continued = try RunRecording.resuming(candidate, store: store, configuration: tracking, coach: coach,
+                                                              replayed: { if racing != nil { replayed += $0 } })
                     recording = continued
                     result = .success(Self.progress(continued))
                 } catch {
@@ -213,6 +269,7 @@ final class RunSessionExecutor {
                 result = .failure(StoreRefusal("no interrupted run \(runID) to continue"))
             }
             run(.runContinued(runID: runID, result), nowNs, reply: reply)
+            if case .success = result, let racing { continueRace(racing, replayed: replayed, nowNs) }
         case .record(let step):
             // Taken out while it works, so that its batch is not copied on every line.
             guard var current = recording else { return }
@@ -235,6 +292,8 @@ final class RunSessionExecutor {
                 if case .noSuchRun = error { outcome = .noSuchRun } else { outcome = .failed("\(error)") }
             }
             run(.runDeleted(runID: runID, outcome), nowNs, reply: reply)
+        case .raceMode(let raceID, let runUUID):
+            raceModeFile.write(raceID.map { RaceModeFile.Record(raceID: $0, runUUID: runUUID) })
         case .heartRateOutsideRun(let bpm, let receivedNs):
             // Received a moment ago on the monotonic clock: the wall clock then.
             heartRateOutsideRun(bpm, WallClock.milliseconds() - Int64((nowNs &- min(receivedNs, nowNs)) / 1_000_000))
@@ -297,6 +356,9 @@ final class RunSessionExecutor {
         case .position(let position, let latitude, let longitude): .position(position, latitude: latitude, longitude: longitude)
         case .releaseHeldRun(let reason): .releaseHeldRun(reason: reason)
         case .wake(let reason): .wake(reason: reason)
+        case .racePosition(let fix):
+            .racePosition(RacePositionRecord(raceID: fix.raceID, time: fix.time, latitude: fix.latitude, longitude: fix.longitude, progress: fix.progress,
+                                             startedAt: fix.startedAt, finishedAt: fix.finishedAt))
         }
     }
 }

@@ -45,6 +45,8 @@ public struct DaemonStatus: Sendable, Equatable {
     public var deviceBatteryPercent: Int?
     /// The newest fix is inside one of `[upload]`'s privacy zones (nil: no fix yet).
     public var inPrivatePlace: Bool?
+    /// Race mode, while it is on.
+    public var race: RaceStatus?
 
     public init() {}
 
@@ -52,6 +54,8 @@ public struct DaemonStatus: Sendable, Equatable {
     public func sameState(as other: DaemonStatus) -> Bool {
         phase == other.phase && runID == other.runID && gps == other.gps && storeProblem == other.storeProblem && units == other.units
             && strap.sameState(as: other.strap) && inPrivatePlace == other.inPrivatePlace
+            && race?.id == other.race?.id && race?.startedAt == other.race?.startedAt && race?.result == other.race?.result
+            && race?.offCourse == other.race?.offCourse
     }
 
     /// One line for `systemctl status`, e.g. "Recording run 12: 5.21 km, GPS 3D fix".
@@ -68,8 +72,27 @@ public struct DaemonStatus: Sendable, Equatable {
         case .recording: "Recording run \(runID.map(String.init) ?? "?"): \(distanceText)"
         case .paused: "Paused run \(runID.map(String.init) ?? "?"): \(distanceText)"
         }
-        if let storeProblem { return "\(runText), NOT SAVING (\(storeProblem)), \(gpsText), \(strap.text)" }
-        return "\(runText), \(gpsText), \(strap.text)"
+        let raceText = race.map { ", \(raceLine($0))" } ?? ""
+        if let storeProblem { return "\(runText), NOT SAVING (\(storeProblem)), \(gpsText), \(strap.text)\(raceText)" }
+        return "\(runText), \(gpsText), \(strap.text)\(raceText)"
+    }
+
+    /// "race Naviglio 10k: 3.20 of 10.01 km", "race Naviglio 10k: finished, gun 41:58", ...
+    private func raceLine(_ race: RaceStatus) -> String {
+        if let result = race.result {
+            let gun = result.gunSeconds.map { " gun \(Self.clock($0))," } ?? ""
+            return "race \(race.name): finished,\(gun) net \(Self.clock(result.netSeconds))"
+        }
+        let km = { (m: Double) in FixedDecimal.format(m / 1000, decimals: 2) ?? "?" }
+        guard race.startedAt != nil, let progress = race.progress else { return "race \(race.name): not started, \(km(race.courseMeters)) km" }
+        return "race \(race.name): \(km(max(0, progress))) of \(km(race.courseMeters)) km" + (race.offCourse ? ", OFF COURSE" : "")
+    }
+
+    /// 2538.4 s: "42:18" (to the nearest second, as it is said); past an hour "1:02:18".
+    static func clock(_ seconds: Double) -> String {
+        let whole = max(0, Int(seconds.rounded()))
+        let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }
+        return whole >= 3600 ? "\(whole / 3600):\(two(whole / 60 % 60)):\(two(whole % 60))" : "\(whole / 60):\(two(whole % 60))"
     }
 
     public var distanceText: String {

@@ -30,6 +30,9 @@ public enum RunAction: Sendable {
     case deleteRun(runID: Int64)
     /// A valid strap reading while no run records: the health page's daily summary (`hr_daily`).
     case heartRateOutsideRun(bpm: Int, receivedNs: UInt64)
+    /// Race mode is on for this race during the run with this UUID (nil: off), kept across a
+    /// restart so that race mode goes on with the run when it is continued.
+    case raceMode(raceID: String?, runUUID: String?)
 }
 
 /// What the SOS lane is told (the daemon turns these into the lane's inputs). Times are
@@ -59,4 +62,6 @@ public enum UplinkHandOff: Sendable, Equatable {
     case releaseHeldRun(reason: String)
     /// A run finished: there is something to send.
     case wake(reason: String)
+    /// In race mode, a position for the race (kept in the store until the cloud took it).
+    case racePosition(RacePositionFix)
 }

@@ -16,6 +16,10 @@ public enum RunCommand: Sendable, Equatable {
     case readiness
     case control(RunControl)
     case delete(runID: Int64)
+    /// Race mode on for this race (`pacerctl race start`); a run is started when none records.
+    case startRace(RaceMode)
+    /// Race mode off (`pacerctl race stop`); the run goes on.
+    case stopRace
 }
 
 /// Why a command was refused, worded for the person who asked.

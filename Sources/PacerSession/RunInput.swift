@@ -29,6 +29,11 @@ public enum RunInput: Sendable {
     case plan(PlanToday)
     /// Close the run before pacerd stops.
     case shutdown
+    /// What the cloud answered to race mode's positions (the uplink): the place, or a refusal.
+    case raceReply(raceID: String, RaceReply)
+    /// The run continued after a restart was in race mode (`RunAction.raceMode`): race mode goes
+    /// on, its tracker brought up to date with the run's stored inputs' tracker events.
+    case raceContinued(RaceMode, replayed: [TrackerEvent])
 
     /// The outcome of `RunAction.beginRun`: the new recording.
     case runBegun(RecordingProgress)

@@ -51,6 +51,8 @@ public struct RunSession: Sendable {
     public private(set) var plan = PlanToday.none
     /// The planned session the run being recorded follows: followed once the run is stored.
     private var runningPlannedID: String?
+    /// Race mode (`pacerctl race start`), while it is on: it lasts as long as the run.
+    private var race: RaceSession?
 
     /// The input being handled: its time, the actions decided so far, and the effects, which go last.
     private var nowNs: UInt64 = 0
@@ -138,6 +140,10 @@ public struct RunSession: Sendable {
             readiness(batteryPercent: batteryPercent, runsWaiting: runsWaiting)
         case .runDeleted(let runID, let outcome):
             runDeleted(runID, outcome)
+        case .raceReply(let raceID, let reply):
+            raceReply(raceID, reply)
+        case .raceContinued(let mode, let replayed):
+            raceContinued(mode, replayed: replayed)
         }
         tellSOSTheRun()
         publishStatus(onlyIfStateChanged: !isTick(input))
@@ -348,6 +354,12 @@ public struct RunSession: Sendable {
         case .control(let control):
             refusal = apply(control)
             waits = refusal == nil
+        case .startRace(let mode):
+            let started = startRace(mode)
+            refusal = started.0
+            waits = started.waits
+        case .stopRace:
+            refusal = stopRace()
         case .delete(let runID):
             if runID == active?.runID {
                 refusal = CommandFailure(code: .conflict, message: "run \(runID) is being recorded; stop it first")
@@ -407,6 +419,7 @@ public struct RunSession: Sendable {
             + (startingWorkout.map { " with the workout \"\($0.name)\"" } ?? "")
             + (runningPlannedID.map { " (planned session \($0) of \(plan.today ?? "today"))" } ?? "")))
         startingWorkout = nil
+        if let race { actions.append(.raceMode(raceID: race.mode.id, runUUID: progress.uuid)) }
         if !timebase.isSynchronized, configuration.voice.enabled {
             // The coach speaks from the first fix, which sets the run's clock; say now why it waits.
             actions.append(.say(Cue(time: StrapState.monotonicTime(nowNs), kind: .runState, text: "Run started. Waiting for GPS."), atNs: nowNs))
@@ -461,6 +474,93 @@ public struct RunSession: Sendable {
         answerOwedReply()
     }
 
+    // MARK: Race mode
+
+    /// Race mode on: the race's tracker from the next sample on. With no run recording, a run is
+    /// started (the answer waits for it), as a runner at the start line expects.
+    private mutating func startRace(_ mode: RaceMode) -> (CommandFailure?, waits: Bool) {
+        if let race {
+            let message = race.mode.id == mode.id ? "race mode is already on for \"\(mode.name)\""
+                : "race mode is on for \"\(race.mode.name)\"; pacerctl race stop first"
+            return (CommandFailure(code: .conflict, message: message), false)
+        }
+        var waits = false
+        if active == nil {
+            if let refusal = startRun(.race) { return (refusal, false) }
+            waits = true
+        }
+        race = RaceSession(mode: mode, units: configuration.coach.units, positionEverySeconds: configuration.race.positionEverySeconds)
+        let gun = mode.gunTime.map { "gun at \($0.iso8601)" } ?? "no official start: the gun is when race mode sees its first position"
+        note(SessionNote(.notice, "race", "race mode on: \"\(mode.name)\" (bib \(mode.bib), \(FixedDecimal.format(mode.course.length / 1000, decimals: 2) ?? "?") km), "
+                         + "\(gun); a position every \(FixedDecimal.format(configuration.race.positionEverySeconds, decimals: 1) ?? "?") s",
+                         runID: active?.runID, fields: ["RACE_ID": mode.id]))
+        actions.append(.raceMode(raceID: mode.id, runUUID: active?.uuid))
+        return (nil, waits)
+    }
+
+    private mutating func stopRace() -> CommandFailure? {
+        guard let race else { return CommandFailure(code: .conflict, message: "race mode is not on") }
+        note(SessionNote(.notice, "race", "race mode off for \"\(race.mode.name)\" (pacerctl race stop); the run goes on", runID: active?.runID,
+                         fields: ["RACE_ID": race.mode.id]))
+        self.race = nil
+        actions.append(.raceMode(raceID: nil, runUUID: nil))
+        return nil
+    }
+
+    /// The run continued after a restart was in race mode: race mode goes on, its tracker fed the
+    /// tracker events of the run's stored inputs (nothing said, nothing queued: that was done
+    /// before the restart), so the start crossing, the cue points passed and the progress stand.
+    private mutating func raceContinued(_ mode: RaceMode, replayed: [TrackerEvent]) {
+        guard race == nil, isRecording else { return }
+        race = RaceSession(mode: mode, units: configuration.coach.units, positionEverySeconds: configuration.race.positionEverySeconds)
+        _ = race!.ingest(replayed, phrases: nil, nowNs: nowNs, queuing: false)
+        let at = race!.tracker.progress.map { ", \(Int($0.rounded())) m along" } ?? ""
+        note(SessionNote(.notice, "race", "race mode for \"\(mode.name)\" goes on with the continued run\(at)", runID: active?.runID,
+                         fields: ["RACE_ID": mode.id]))
+        actions.append(.raceMode(raceID: mode.id, runUUID: active?.uuid))
+    }
+
+    /// The cue words, when the coach speaks at all (`[voice] enabled`).
+    private var racePhrases: SpokenPhrases? { configuration.voice.enabled ? SpokenPhrases(units: configuration.coach.units) : nil }
+
+    /// The race's part of a pipeline step: the same tracker events `pacerctl replay --course` feeds it.
+    private mutating func raceStep(_ events: [TrackerEvent], triggerNs: UInt64) {
+        guard race != nil else { return }
+        let phrases = racePhrases
+        let outcome = race!.ingest(events, phrases: phrases, nowNs: nowNs)
+        let runID = active?.runID, name = race!.mode.name, fields = ["RACE_ID": race!.mode.id]
+        for event in outcome.events {
+            switch event {
+            case .started(let at):
+                note(SessionNote(.notice, "race", "\(name): start line crossed at \(at.iso8601)", runID: runID, fields: fields))
+            case .stage(let index, let at):
+                note(SessionNote(.info, "race", "\(name): stage \(index) at \(at.iso8601)", runID: runID, fields: fields))
+            case .offCourse(let at, let meters):
+                note(SessionNote(.warning, "race", "\(name): off course at \(at.iso8601), \(Int(meters.rounded())) m from the route", runID: runID, fields: fields))
+            case .backOnCourse(let at):
+                note(SessionNote(.notice, "race", "\(name): back on course at \(at.iso8601)", runID: runID, fields: fields))
+            case .finished(let result):
+                let gun = result.gunSeconds.map { "gun time \(DaemonStatus.clock($0)), " } ?? ""
+                note(SessionNote(.notice, "race", "\(name): finished at \(result.finishTime.iso8601): \(gun)net time \(DaemonStatus.clock(result.netSeconds))",
+                                 runID: runID, fields: fields))
+            case .progress, .toGo:
+                break
+            }
+        }
+        for cue in outcome.cues { actions.append(.say(cue, atNs: triggerNs)) }
+        for position in outcome.positions { actions.append(.toUplink(.racePosition(position))) }
+    }
+
+    private mutating func raceReply(_ raceID: String, _ reply: RaceReply) {
+        guard race?.mode.id == raceID else { return }
+        if case .refused(let why) = reply, race?.refused == nil {
+            note(SessionNote(.warning, "race", "the cloud takes no positions for \"\(race!.mode.name)\" (\(why)); race mode goes on on the device, "
+                             + "and no more positions are queued for it", runID: active?.runID, fields: ["RACE_ID": raceID]))
+        }
+        let time = timebase.time(atMonotonic: nowNs) ?? StrapState.monotonicTime(nowNs)
+        if let cue = race!.reply(reply, phrases: racePhrases, at: time, nowNs: nowNs) { actions.append(.say(cue, atNs: nowNs)) }
+    }
+
     // MARK: Time
 
     /// Once a second: the resume window's deadline, GPS loss, a refused write retried, the battery.
@@ -501,9 +601,11 @@ public struct RunSession: Sendable {
         switch (step, outcome.result) {
         case (.gpsLine, .success(let events)):
             report(events)
+            raceStep(events, triggerNs: triggerNs)
             record(.commit(force: false))
         case (.heartRate, .success(let events)):
             report(events)
+            raceStep(events, triggerNs: triggerNs)
             record(.commit(force: false))
         case (.gpsLine, .failure(let refusal)):
             storeFailed(refusal, doing: "starting the run")
@@ -513,7 +615,9 @@ public struct RunSession: Sendable {
             record(.commit(force: false))
         case (.control(let control, _), let result):
             switch result {
-            case .success(let events): report(events)
+            case .success(let events):
+                report(events)
+                raceStep(events, triggerNs: triggerNs)
             case .failure(let refusal): storeFailed(refusal, doing: "recording a \(control.rawValue)")
             }
             note(SessionNote(.info, "run", "\(control.rawValue) by the runner", runID: outcome.progress.runID))
@@ -548,6 +652,11 @@ public struct RunSession: Sendable {
         // Stored, the run followed its session: the next start takes the next one planned today.
         if progress.runID != nil, let planned = runningPlannedID { plan.followed.insert(planned) }
         runningPlannedID = nil
+        if let race {
+            note(SessionNote(.notice, "race", "race mode for \"\(race.mode.name)\" ends with the run", runID: progress.runID))
+            self.race = nil
+            actions.append(.raceMode(raceID: nil, runUUID: nil))
+        }
         run = .idle
         // A runner still moving when the run stops must not have a new one start by itself.
         autoStart.reset(untilStill: true)
@@ -618,6 +727,7 @@ public struct RunSession: Sendable {
         status.deviceBatteryPercent = deviceBatteryPercent
         // The same check that keeps live positions and run points in a zone on the device.
         status.inPrivatePlace = lastFixCoordinate.map { configuration.upload.privacyZones.hides($0) }
+        status.race = race?.status
         return status
     }
 

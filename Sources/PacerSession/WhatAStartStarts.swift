@@ -49,6 +49,8 @@ public enum StartRequest: Sendable, Equatable {
     case free
     /// The short press, or `[run] auto_start`.
     case button
+    /// `pacerctl race start` while no run records: the race is what the runner runs.
+    case race
 }
 
 /// What a start starts. This is the one place the precedence is decided (README "What a start
@@ -59,6 +61,7 @@ public enum StartRequest: Sendable, Equatable {
 /// 3. A plain `run start` is a free run: the way to run free on a planned day.
 /// 4. The short press (and auto-start) take today's planned session when there is one not run
 ///    yet, and otherwise start a free run.
+/// 5. `race start` with no run recording starts a free run: the race is the workout.
 ///
 /// "Today's session", with several on one day, is the first in plan order (the cloud's: by date,
 /// then as planned) that no stored run followed yet; "today" is the plan's timezone's date.
@@ -73,7 +76,7 @@ public enum WhatAStartStarts {
         switch request {
         case .workout(let workout):
             return .follow(workout, planned: nil)
-        case .free:
+        case .free, .race:
             return .free
         case .button:
             return plan.next.map { .follow($0.workout, planned: $0) } ?? .free

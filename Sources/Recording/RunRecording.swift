@@ -176,8 +176,10 @@ extension RunRecording {
     /// state is exactly what a replay of the whole run will have), the run is set recording again
     /// and new batches follow the stored ones. Strap notifications recorded as HRM lines are fed
     /// back too, so the HR statistics carry on (the stored readings are not written again).
+    /// `replayed` gets the tracker's events of every stored input, in order (race mode, which
+    /// continues with the run, is brought up to date with them).
     public static func resuming(_ run: StoredRun, store: RunStore, configuration: TrackerConfiguration,
-                                coach: Coach? = nil) throws -> RunRecording {
+                                coach: Coach? = nil, replayed: ([TrackerEvent]) -> Void = { _ in }) throws -> RunRecording {
         var recording = RunRecording(store: store, configuration: configuration, coach: coach, uuid: run.uuid, following: run.followed)
         let decoder = GPSDecoder()
         var durableUntil = run.startTime
@@ -185,11 +187,13 @@ extension RunRecording {
             switch try? decoder.decode(line) {
             case .fix(let fix)?:
                 let events = recording.tracker.ingest(fix)
+                replayed(events)
                 recording.coachSlot?.coach.quietly { $0.observe(.fix(fix), events: events) }
                 for case .sample(let sample) in events { durableUntil = max(durableUntil, sample.time) }
             case .other(className: ControlLine.className)?:
                 if let control = ControlLine.parse(Array(line.utf8)) {
                     let events = recording.tracker.apply(control)
+                    replayed(events)
                     recording.coachSlot?.coach.quietly { $0.observe(.control(control), events: events) }
                 }
             case .other(className: HeartRateLine.className)?:
@@ -197,6 +201,7 @@ extension RunRecording {
                     case .success(let measurement) = HeartRateMeasurement.decode(recorded.bytes) {
                     let sample = measurement.sample(at: recorded.time)
                     let events = recording.tracker.ingest(sample)
+                    replayed(events)
                     recording.coachSlot?.coach.quietly { $0.observe(.heartRate(sample), events: events) }
                 }
             default:

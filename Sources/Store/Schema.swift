@@ -150,6 +150,26 @@ enum Schema {
         migrator.registerMigration("v5-track-altitude") { db in
             try db.execute(sql: "ALTER TABLE track_chunk ADD COLUMN altitude BLOB")
         }
+        // Race mode (#34): each position taken for a race, kept until the cloud acknowledged it
+        // (a dead network, a restart), or set aside (`refused_ms`) when the cloud refuses the
+        // race for good. The crossings known when it was taken go with it.
+        migrator.registerMigration("v6-race-positions") { db in
+            try db.execute(sql: """
+                CREATE TABLE race_position (
+                    id INTEGER PRIMARY KEY,
+                    race_id TEXT NOT NULL,
+                    time_ms INTEGER NOT NULL,          -- GPS time of the fix
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    progress_m REAL NOT NULL,
+                    started_ms INTEGER,                -- the runner's start-line crossing, once known
+                    finished_ms INTEGER,               -- the finish, once known
+                    refused_ms INTEGER,
+                    error TEXT
+                );
+                CREATE INDEX race_position_by_time ON race_position(refused_ms, time_ms);
+                """)
+        }
         return migrator
     }
 }

@@ -26,6 +26,9 @@ public final class Uplink: Sendable {
         case wake(reason: String)
         /// Where the runner is (only the newest is kept; not from inside a privacy zone).
         case position(LivePosition, latitude: Double, longitude: Double)
+        /// A position in race mode: kept in the store until the race's cloud took it (never cut
+        /// by privacy zones: the runner chose to be followed along the course).
+        case racePosition(RacePositionRecord)
         case reload(UplinkSettings)
         /// The run held back at start (`start(holding:)`) is decided: continued (it records again)
         /// or left interrupted (it is now to be uploaded like a finished run).
@@ -49,20 +52,23 @@ public final class Uplink: Sendable {
     /// is no longer `pending`) while the server kept the truncated run (found by tools/soak).
     public func start(settings: UplinkSettings, storePath: String, log: @escaping @Sendable (UplinkLogLevel, String) -> Void,
                       holding heldRunID: Int64? = nil,
-                      onRound: @escaping @Sendable (UplinkRound) -> Void = { _ in }) throws(ThreadStartError) {
+                      onRound: @escaping @Sendable (UplinkRound) -> Void = { _ in },
+                      onRace: @escaping @Sendable (String, RaceAnswer) -> Void = { _, _ in }) throws(ThreadStartError) {
         let queue = self.queue
         let uplink = self
         state.withLock { $0.enabled = settings.url != nil }
         try DetachedThread.start {
-            var engine = UplinkEngine(settings: settings, storePath: storePath, log: log)
+            var engine = UplinkEngine(settings: settings, storePath: storePath, log: log, onRace: onRace)
             engine.heldRunID = heldRunID
             var nextAttemptNs: UInt64 = 0  // at once: something may be owed from before
             var notBeforeNs: UInt64 = 0  // a 429's wait, which no wake shortens
+            var lastRoundNs: UInt64 = 0
             while true {
                 let now = MonotonicTime.nanoseconds()
                 let deadline = nextAttemptNs > now ? nextAttemptNs : now
                 if nextAttemptNs <= now {
                     let round = engine.round()
+                    lastRoundNs = MonotonicTime.nanoseconds()
                     onRound(round)
                     nextAttemptNs = round.retryAfterSeconds.map { MonotonicTime.nanoseconds() + UInt64($0 * 1e9) } ?? .max
                     notBeforeNs = round.serverAskedToWait ? nextAttemptNs : 0
@@ -80,6 +86,16 @@ public final class Uplink: Sendable {
                     nextAttemptNs = notBeforeNs
                 case .position(let position, let latitude, let longitude):
                     if engine.queue(position, latitude: latitude, longitude: longitude) { nextAttemptNs = min(nextAttemptNs, engine.positionSendNs()) }
+                case .racePosition(let position):
+                    // Each is due every `[race] position_every_s`: one round (one request when
+                    // nothing waits) per position, while no backoff runs.
+                    // While backing off, a race position shortens the wait to `raceRetrySeconds`
+                    // after the last try: a race's leaderboard cannot wait the backoff's 5
+                    // minutes once the link returns, and that is still one request per period.
+                    if engine.queue(position) {
+                        let raceRetryNs = lastRoundNs + UInt64(UplinkEngine.raceRetrySeconds * 1e9)
+                        nextAttemptNs = max(notBeforeNs, min(nextAttemptNs, engine.positionSendNs(), raceRetryNs))
+                    }
                 case .reload(let newSettings):
                     engine.settings = newSettings
                     uplink.state.withLock { $0.enabled = newSettings.url != nil }
@@ -149,18 +165,26 @@ struct UplinkEngine {
     var settings: UplinkSettings
     let storePath: String
     let log: @Sendable (UplinkLogLevel, String) -> Void
+    /// What the cloud answered to race positions (the place, or a race refusing them).
+    let onRace: @Sendable (String, RaceAnswer) -> Void
     private var store: RunStore?
-    private var failures = 0
+    var failures = 0
     private var lastProblem: String?
+    /// Races that refused this device's positions for good (404), and why: what is queued for
+    /// them later is set aside at once.
+    var refusedRaces: [String: String] = [:]
+    var lastRaceRefusal: String?
     private var lastPositionRefusal: String?
     private var lastPositionQueuedNs: UInt64 = 0
     /// The interrupted run the daemon may still continue: not packaged yet (see `Uplink.start`).
     var heldRunID: Int64?
 
-    init(settings: UplinkSettings, storePath: String, log: @escaping @Sendable (UplinkLogLevel, String) -> Void) {
+    init(settings: UplinkSettings, storePath: String, log: @escaping @Sendable (UplinkLogLevel, String) -> Void,
+         onRace: @escaping @Sendable (String, RaceAnswer) -> Void = { _, _ in }) {
         self.settings = settings
         self.storePath = storePath
         self.log = log
+        self.onRace = onRace
     }
 
     mutating func woken(_ reason: String) {
@@ -171,7 +195,7 @@ struct UplinkEngine {
         log(.info, "upload: \(reason); trying now")
     }
 
-    private var wokenSinceFailure = false
+    var wokenSinceFailure = false
 
     /// Keeps the newest position, at most every `livePositionEverySeconds`. True when queued.
     mutating func queue(_ position: LivePosition, latitude: Double, longitude: Double) -> Bool {
@@ -190,6 +214,9 @@ struct UplinkEngine {
         }
     }
 
+    /// In race mode (a race position queued), a failed round is retried at most this long after it.
+    static let raceRetrySeconds = 5.0
+
     /// The live position goes out at once unless a backoff is running (it is then first in line).
     func positionSendNs() -> UInt64 { failures == 0 ? 0 : .max }
 
@@ -204,6 +231,8 @@ struct UplinkEngine {
         // One session per round: its requests share a connection and a TLS handshake.
         let session = HTTPSession(configuration: settings.client)
         let timeout = Duration.milliseconds(Int64(settings.requestTimeoutSeconds * 1000))
+        // A race's positions go ahead of the runs' backlog (issue #34: "ahead of any backlog").
+        guard sendRacePositions(store, session: session, url: url, timeout: timeout, round: &round) else { return round }
         while true {
             let item: OutboxItem?
             do { item = try store.nextOutboxItem() } catch {
@@ -229,11 +258,7 @@ struct UplinkEngine {
                 verdict = UploadVerdict.decide(status: nil, retryAfter: nil, failures: failuresBefore + 1, schedule: settings.retry,
                                                random: Double.random(in: 0..<1), now: Self.wallNow())
             }
-            if verdict.isSettled {
-                if failures > 0 { log(.notice, "upload: \(url) reachable again after \(failures) failed attempt(s)") }
-                failures = 0
-                lastProblem = nil
-            }
+            if verdict.isSettled { settled(url) }
             switch verdict {
             case .accepted:
                 break
@@ -257,17 +282,9 @@ struct UplinkEngine {
                 round.setAside.append(reason)
                 continue
             case .retry(let delay):
-                let problem = problem ?? "HTTP ?"
-                failures = failuresBefore + 1
-                wokenSinceFailure = false
-                try? store.uploadFailed(item, error: problem)
-                if problem != lastProblem || failures <= 3 || failures % 10 == 0 {
-                    log(.warning, "upload of \(UplinkRequest.describe(item)) failed (\(failures) in a row): \(problem); retrying in \(Int(delay.rounded())) s")
-                }
-                lastProblem = problem
-                round.failure = problem
-                round.retryAfterSeconds = delay
-                round.serverAskedToWait = tooManyRequests
+                try? store.uploadFailed(item, error: problem ?? "HTTP ?")
+                failed(UplinkRequest.describe(item), problem ?? "HTTP ?", delay: delay, failuresBefore: failuresBefore, tooManyRequests: tooManyRequests,
+                       round: &round)
                 return round
             }
             round.sent += 1
@@ -286,6 +303,26 @@ struct UplinkEngine {
             }
         }
         return round
+    }
+
+    /// The server answered as it should: reachable (again).
+    mutating func settled(_ url: String) {
+        if failures > 0 { log(.notice, "upload: \(url) reachable again after \(failures) failed attempt(s)") }
+        failures = 0
+        lastProblem = nil
+    }
+
+    /// A request failed in a way worth retrying: the round ends, the next waits `delay`.
+    mutating func failed(_ what: String, _ problem: String, delay: Double, failuresBefore: Int, tooManyRequests: Bool, round: inout UplinkRound) {
+        failures = failuresBefore + 1
+        wokenSinceFailure = false
+        if problem != lastProblem || failures <= 3 || failures % 10 == 0 {
+            log(.warning, "upload of \(what) failed (\(failures) in a row): \(problem); retrying in \(Int(delay.rounded())) s")
+        }
+        lastProblem = problem
+        round.failure = problem
+        round.retryAfterSeconds = delay
+        round.serverAskedToWait = tooManyRequests
     }
 
     /// Finished runs into the outbox: chunks and summary fixed once, so retries resend the same.
@@ -308,7 +345,7 @@ struct UplinkEngine {
         }
     }
 
-    private mutating func openStore() -> RunStore? {
+    mutating func openStore() -> RunStore? {
         if let store { return store }
         do {
             store = try RunStore(path: storePath, cacheKiB: 256)
@@ -319,13 +356,13 @@ struct UplinkEngine {
     }
 
     /// The server's words, bounded and on one line: they go to the journal and the store.
-    private static func said(_ response: HTTPResponse) -> String {
+    static func said(_ response: HTTPResponse) -> String {
         let text = String(decoding: response.body.prefix(200), as: UTF8.self)
             .map { $0.isNewline || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true ? " " : String($0) }.joined()
         return text.isEmpty ? "" : ": \(text)"
     }
 
-    private static func wallNow() -> Timestamp { Timestamp(milliseconds: WallClock.milliseconds()) }
+    static func wallNow() -> Timestamp { Timestamp(milliseconds: WallClock.milliseconds()) }
 }
 
 public enum UplinkLogLevel: Sendable {

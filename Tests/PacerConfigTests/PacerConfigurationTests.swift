@@ -114,7 +114,7 @@ import Testing
                     "enabled", "output", "wav_dir", "alsa_device", "voice", "rate_wpm", "volume", "mute", "summary_every_km",
                     "summary_every_min", "summary", "split_cues", "low_battery_percent",
                     "correction_window_s", "step_grace_s", "correction_gap_s", "pace_tolerance", "hr_tolerance_bpm", "off_target_s",
-                    "battery"] {
+                    "battery", "position_every_s", "reminder_min"] {
             #expect(documented.contains(key), "\(key) is not documented in config/pacer.toml")
         }
     }

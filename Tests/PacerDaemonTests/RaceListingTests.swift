@@ -5,7 +5,7 @@ import Testing
 
 /// `pacerctl race` (#34): the races of the device's runner from the last sync, from pacerd or,
 /// when it is down, from the state directory.
-@Suite(.timeLimit(.minutes(5))) struct RaceListingTests {
+@Suite(.timeLimit(.minutes(10))) struct RaceListingTests {
     @Test func pacerctlRaceListsTheSyncedRacesWithStartBibAndCourse() async throws {
         let daemon = try DaemonFixture(gpsPort: try FreePort.tcp())
         defer { daemon.cleanUp() }

@@ -43,6 +43,8 @@ final class SessionDriver {
     private(set) var coachNews: [CoachNews] = []
     /// What each run begun follows (nil: a free run), in order.
     private(set) var begun: [FollowedWorkout?] = []
+    /// Race mode as the session asked to keep it across a restart (nil: off), in order.
+    private(set) var raceModes: [(raceID: String, runUUID: String?)?] = []
 
     init(configuration: PacerConfiguration = PacerConfiguration(), resumable: ResumePolicy? = nil) {
         session = RunSession(configuration: configuration, resumable: resumable)
@@ -138,6 +140,8 @@ final class SessionDriver {
             send(.runDeleted(runID: id, deleteOutcome), at: nowNs)
         case .heartRateOutsideRun(let bpm, _):
             heartRateOutsideRuns.append(bpm)
+        case .raceMode(let raceID, let runUUID):
+            raceModes.append(raceID.map { ($0, runUUID) })
         }
     }
 
