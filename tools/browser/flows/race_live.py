@@ -86,7 +86,9 @@ def race_live(t):
     now = dt.datetime.now(dt.timezone.utc)
     post_positions(cloud, tokens[0], race, 300, now)
     post_positions(cloud, tokens[1], race, 200, now)
-    expect(browser.wait(lambda: board(browser) == ["1", "2"], timeout=15), f"the board shows {board(browser)} after Ann leads")
+    # Placed (a distance in the row), not merely listed by bib as before anyone started.
+    expect(browser.wait(lambda: board(browser) == ["1", "2"] and "0.30 km" in browser.text("#board"), timeout=15),
+           f"the board shows {board(browser)}: {browser.text('#board')!r} after Ann leads")
     expect(browser.wait(lambda: len(marker_places(browser)) == 2, timeout=10), f"the map has markers {marker_places(browser)}")
     before = marker_places(browser)
     browser.shot("race-live-ann-leads")

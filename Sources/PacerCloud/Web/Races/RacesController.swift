@@ -225,7 +225,9 @@ struct RacesController: Sendable {
         headers[.init("X-Accel-Buffering")!] = "no"
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             // One stream of what to write, so one loop writes: frames, heartbeats, and its end.
-            enum Next: Sendable { case frame(RaceFrameUpdate), heartbeat }
+            // `boardDue`: the board held back by `boardEvery` is sent once its time comes, so the
+            // last change of a quiet race is never left unsent.
+            enum Next: Sendable { case frame(RaceFrameUpdate), heartbeat, boardDue }
             let (next, feed) = AsyncStream.makeStream(of: Next.self, bufferingPolicy: .bufferingNewest(2))
             try await writer.write(ByteBuffer(string: "retry: 3000\n: connected\n\n"))
             try await withGracefulShutdownHandler {
@@ -247,15 +249,33 @@ struct RacesController: Sendable {
                     defer { group.cancelAll() }
                     let clock = ContinuousClock()
                     var boardSent: ContinuousClock.Instant?
+                    var heldBoard: RaceFrameUpdate?
                     for await item in next {
                         switch item {
                         case .frame(let update):
                             let now = clock.now
-                            if boardSent.map({ now - $0 >= settings.boardEvery }) ?? true {
+                            if let sent = boardSent, now - sent < settings.boardEvery {
+                                // One wake-up per held board: set when the first is held.
+                                if heldBoard == nil {
+                                    let wait = settings.boardEvery - (now - sent)
+                                    group.addTask {
+                                        try await Task.sleep(for: wait)
+                                        feed.yield(.boardDue)
+                                    }
+                                }
+                                heldBoard = update
+                            } else {
                                 try await writer.write(update.shared)
                                 boardSent = now
+                                heldBoard = nil
                             }
                             if let follow = update.followEvent(bibs: followed) { try await writer.write(follow) }
+                        case .boardDue:
+                            if let held = heldBoard {
+                                try await writer.write(held.shared)
+                                boardSent = clock.now
+                                heldBoard = nil
+                            }
                         case .heartbeat:
                             try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
                         }
