@@ -30,7 +30,8 @@ class MailSink:
                                             stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
                                             start_new_session=True)
         try:
-            self.port = wait_listening(self.process, out, err, "tools/smtp-sink")
+            # 30 s: Python starting in the test run's start burst took over 10 (run 21).
+            self.port = wait_listening(self.process, out, err, "tools/smtp-sink", timeout=30)
         except BaseException:
             end_group(self.process)
             raise
