@@ -94,17 +94,33 @@ public struct RaceRepository: Sendable {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
     }
 
-    /// The races the account organises, runs in or observes, soonest first (at most `limit`).
-    public func racesOf(accountID: String, limit: Int) async throws -> [Race] {
-        try await database.read { db in
+    /// The races the account organises, runs in or observes, soonest first (at most `limit`),
+    /// each with the account's part in it, read in the same query.
+    public func racesOf(accountID: String, limit: Int) async throws -> [(race: Race, organises: Bool, bib: Int?)] {
+        struct Row: Decodable {
+            let race: RaceRow
+            let organises: Bool
+            let bib: Int?
+            init(from decoder: any Decoder) throws {
+                race = try RaceRow(from: decoder)
+                let columns = try decoder.container(keyedBy: Column.self)
+                organises = try columns.decode(Int.self, forKey: .organises) != 0
+                bib = try columns.decodeIfPresent(Int.self, forKey: .bib)
+            }
+            enum Column: String, CodingKey { case organises, bib }
+        }
+        return try await database.read { db in
             try await db.raw("""
-                SELECT \(Self.raceColumns) FROM race r WHERE r.id IN (
+                SELECT \(Self.raceColumns),
+                       (SELECT COUNT(*) FROM race_organiser o WHERE o.race_id = r.id AND o.account_id = \(bind: accountID)) AS organises,
+                       (SELECT e.bib FROM race_entry e WHERE e.race_id = r.id AND e.account_id = \(bind: accountID)) AS bib
+                FROM race r WHERE r.id IN (
                     SELECT race_id FROM race_organiser WHERE account_id = \(bind: accountID)
                     UNION SELECT race_id FROM race_entry WHERE account_id = \(bind: accountID)
                     UNION SELECT race_id FROM race_observer WHERE account_id = \(bind: accountID))
                 ORDER BY r.starts_ms, r.id LIMIT \(literal: limit)
-                """).rows(RaceRow.self)
-        }.map(\.race)
+                """).rows(Row.self)
+        }.map { ($0.race.race, $0.organises, $0.bib) }
     }
 
     /// A new start (and registration deadline); the old start is kept for the notice.

@@ -44,10 +44,9 @@ struct RacesController: Sendable {
         let account = context.account
         let format = RaceFormat(account: account)
         var values: [String: Any] = ["q": name, "near": nearText, "within_km": withinText]
-        let mine = try await races.racesOf(accountID: account.id, limit: Self.searchLimit)
-        values["mine"] = try await mine.asyncMap { race -> [String: Any] in
+        values["mine"] = try await races.racesOf(accountID: account.id, limit: Self.searchLimit).map { race, organises, bib -> [String: Any] in
             var row = format.summary(race)
-            row["role"] = try await role(of: account, in: race)
+            row["role"] = organises ? "you organise it" : bib.map { "you run it, bib \($0)" } ?? "you observe it"
             return row
         }
         guard !name.isEmpty || !nearText.isEmpty else { return WebPage.races.response(values: values, csrf: context.session.csrf) }
@@ -79,12 +78,6 @@ struct RacesController: Sendable {
         }
         values["searched"] = true
         return WebPage.races.response(values: values, csrf: context.session.csrf)
-    }
-
-    private func role(of account: Account, in race: Race) async throws -> String {
-        if try await races.isOrganiser(account.id, of: race.id) { return "you organise it" }
-        if let entry = try await races.entry(raceID: race.id, accountID: account.id) { return "you run it, bib \(entry.bib)" }
-        return "you observe it"
     }
 
     // MARK: Making a race
@@ -325,23 +318,5 @@ struct RacesController: Sendable {
         let seen = try await access.race(raceID(context), account: context.account, code: form["code"])
         try await races.observe(raceID: seen.race.id, accountID: context.account.id, form["on"] != "0")
         return RunManagementController.seeOther("/races/\(seen.race.id)" + (seen.code.map { "?code=" + $0 } ?? ""))
-    }
-}
-
-extension Dictionary where Key == String, Value == Any {
-    /// The text values, for a form re-shown after a refusal.
-    var strings: [String: String] {
-        var out: [String: String] = [:]
-        for (key, value) in self { if let text = value as? String { out[key] = text } }
-        return out
-    }
-}
-
-extension Array {
-    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var out: [T] = []
-        out.reserveCapacity(count)
-        for element in self { out.append(try await transform(element)) }
-        return out
     }
 }

@@ -63,3 +63,12 @@ enum FieldErrors {
         }
     }
 }
+
+extension Dictionary where Key == String, Value == Any {
+    /// A page's text values: what a form refused (`WebRefusal.form`) is shown again with.
+    var strings: [String: String] {
+        var out: [String: String] = [:]
+        for (key, value) in self { if let text = value as? String { out[key] = text } }
+        return out
+    }
+}

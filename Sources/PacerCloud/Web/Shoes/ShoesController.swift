@@ -43,10 +43,8 @@ struct ShoesController: Sendable {
         let typed = ["\(prefix)name": form["name"] ?? "", "\(prefix)start_km": form["start_km"] ?? "", "\(prefix)remind_km": form["remind_km"] ?? ""]
         let list = try await shoes.shoes(accountID: context.account.id)
         func refuse(_ error: AccountInputError) -> WebRefusal {
-            var shown: [String: String] = [:]
-            for (key, value) in values(list, typed: typed) { if let text = value as? String { shown[key] = text } }
             // The add form's fields are new_*: only they are marked beside (a pair's own form shows it at the top).
-            return WebRefusal.form(.badRequest, page: .shoes, message: prefix + error.message, values: shown)
+            return WebRefusal.form(.badRequest, page: .shoes, message: prefix + error.message, values: values(list, typed: typed).strings)
         }
         let name = try Shoe.validatedName(form["name"] ?? "").mapError(refuse).get()
         let unit = context.account.units
