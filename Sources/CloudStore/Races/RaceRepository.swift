@@ -420,10 +420,10 @@ public struct RaceRepository: Sendable {
 
     // MARK: Frames
 
-    /// The races with changes no frame shows yet.
-    public func racesWithChanges() async throws -> [String] {
+    /// Whether the race has changes no frame shows yet.
+    public func hasChanges(raceID: String) async throws -> Bool {
         try await database.read { db in
-            try await db.raw("SELECT id FROM race WHERE dirty_seq > frame_dirty_seq").all().map { try $0.decode(column: "id", as: String.self) }
+            try await db.raw("SELECT 1 AS yes FROM race WHERE id = \(bind: raceID) AND dirty_seq > frame_dirty_seq").first() != nil
         }
     }
 

@@ -37,7 +37,8 @@ struct RaceFrameUpdate: Sendable {
     }
 }
 
-/// Races' frames (#34). Every `period`, each instance looks for races whose runners changed;
+/// Races' frames (#34). Every `period`, each instance looks at the races it changed itself
+/// (positions written, runners marked: `noteChange`), so an idle instance never asks the store;
 /// the one that claims a race's next frame in the store (at most one per race per period,
 /// whichever instance) makes it from the entries, stores it, and publishes one hub event, an id
 /// only (one NOTIFY per race per period on PostgreSQL, never one per position). Every instance
@@ -59,6 +60,8 @@ final class RaceFrames: Service, Sendable {
     /// When a device last posted to the race through this instance: its frames are read so its
     /// replies can say the runner's place.
     private let interest = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// Races this instance changed whose change no frame shows yet.
+    private let changed = Mutex<Set<String>>([])
     /// A race's frame being read from the store: others asking meanwhile wait for that read.
     private let reading = Mutex<[String: Task<RaceFrameUpdate?, Never>]>([:])
     /// Frames are made once the store is migrated (`markReady`).
@@ -124,14 +127,27 @@ final class RaceFrames: Service, Sendable {
         }
     }
 
-    /// One round: a frame for each race that changed and whose last frame is a period old.
-    /// The instance that made it hands it to its own spectators at once, without reading it back.
+    /// This instance changed what the race's frame shows: the next round makes a frame of it.
+    func noteChange(raceID: String) {
+        _ = changed.withLock { $0.insert(raceID) }
+    }
+
+    /// One round: a frame for each race this instance changed, once its last frame (by any
+    /// instance) is a period old; a race claimed too early waits for the next round. The instance
+    /// that made it hands it to its own spectators at once, without reading it back.
     func makeDueFrames() async throws {
-        for raceID in try await races.racesWithChanges() {
+        let due = changed.withLock { changed -> Set<String> in
+            defer { changed = [] }
+            return changed
+        }
+        for raceID in due {
             let nowMs = wallClock()
             // A tenth of a period's slack: two instances' timers never make a period skip a frame.
-            guard let seq = try await races.claimFrame(raceID: raceID, nowMs: nowMs, periodMs: periodMs - periodMs / 10),
-                  let race = try await races.race(id: raceID) else { continue }
+            guard let seq = try await races.claimFrame(raceID: raceID, nowMs: nowMs, periodMs: periodMs - periodMs / 10) else {
+                if try await races.hasChanges(raceID: raceID) { noteChange(raceID: raceID) }
+                continue
+            }
+            guard let race = try await races.race(id: raceID) else { continue }
             let frame = RaceFrame.make(race: race, entries: try await races.entries(raceID: raceID), seq: seq, nowMs: nowMs)
             try await races.storeFrame(raceID: raceID, seq: seq, json: String(decoding: try JSONEncoder().encode(frame), as: UTF8.self))
             if isInUse(raceID) { deliver(RaceFrameUpdate(frame: frame)) }

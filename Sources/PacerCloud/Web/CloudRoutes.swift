@@ -222,7 +222,7 @@ private struct Controllers {
         races = RacesController(races: store.races, access: raceAccess, frames: routes.raceFrames, heavyWork: routes.heavyWork, map: configuration.map,
                                 settings: configuration.races, linkBase: routes.linkBase, wallClock: wallClock, routeCalculator: routes.routeCalculator)
         raceOrganisers = RaceOrganiserController(races: store.races, accounts: store.accounts, devices: store.devices, sync: store.sync,
-                                                 outbox: store.outbox, access: raceAccess, mail: configuration.mail, linkBase: routes.linkBase,
+                                                 outbox: store.outbox, access: raceAccess, frames: routes.raceFrames, mail: configuration.mail, linkBase: routes.linkBase,
                                                  wallClock: wallClock, wakeForwarder: routes.wakeForwarder)
         deviceRaces = DeviceRacesController(lookups: RaceLookups(races: store.races, ttl: configuration.races.lookupTTL), writer: routes.raceWriter, frames: routes.raceFrames, settings: configuration.races,
                                             wallClock: wallClock)

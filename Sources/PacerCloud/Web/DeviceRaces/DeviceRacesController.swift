@@ -32,6 +32,7 @@ struct DeviceRacesController: Sendable {
         // A disqualified runner's marker stays where it was: nothing more is taken.
         guard entry.status != .disqualified else { return try JSONInput.encode(RacePositionsReply(stored: 0)) }
         let stored = batch.positions.isEmpty && batch.startCrossMs == nil && batch.finishMs == nil ? 0 : try await writer.write(batch)
+        if stored > 0 || batch.startCrossMs != nil || batch.finishMs != nil { frames.noteChange(raceID: race.id) }
         // The place from this instance's copy of the newest frame (none yet at a device's first post).
         frames.noteDevice(raceID: race.id)
         let ranked = frames.row(raceID: race.id, bib: entry.bib)

@@ -14,6 +14,8 @@ struct RaceOrganiserController: Sendable {
     let sync: SyncRepository
     let outbox: OutboxRepository
     let access: RaceAccessCheck
+    /// Told of each change a frame shows.
+    let frames: RaceFrames
     let mail: MailSettings?
     let linkBase: String
     let wallClock: @Sendable () -> Int64
@@ -79,6 +81,7 @@ struct RaceOrganiserController: Sendable {
         guard try await races.mark(raceID: race.id, bib: bib, status: status, correctedGunMs: corrected) else {
             throw WebRefusal.plain(.notFound, "no runner of \(race.name) has the bib \(bib)")
         }
+        frames.noteChange(raceID: race.id)
         return RunManagementController.seeOther("/races/\(race.id)/manage#runner-\(bib)")
     }
 
@@ -116,6 +119,7 @@ struct RaceOrganiserController: Sendable {
             closesMs = closes
         }
         guard try await races.postpone(raceID: race.id, startsMs: startsMs, closesMs: closesMs) else { throw RaceAccessCheck.notFound(race.id) }
+        frames.noteChange(raceID: race.id)
         let when = calendar.dateTime(startsMs)
         try await tellEveryone(race, subject: "Race moved: \(DisplayName.plain(race.name))",
                                text: "The race \"\(DisplayName.plain(race.name))\", which was to start \(calendar.dateTime(race.startsMs)), "

@@ -309,7 +309,7 @@ struct RacesController: Sendable {
         guard wallClock() < seen.race.startsMs else {
             throw WebRefusal.plain(.conflict, "\(seen.race.name) has started: ask its organisers to take you off")
         }
-        _ = try await races.withdraw(raceID: seen.race.id, accountID: context.account.id)
+        if try await races.withdraw(raceID: seen.race.id, accountID: context.account.id) { frames.noteChange(raceID: seen.race.id) }
         return RunManagementController.seeOther("/races/\(seen.race.id)")
     }
 
